@@ -1,0 +1,21 @@
+"""metricrank: learning to rank that optimises the metric you are judged by.
+
+The foundation is one catalogue of ranking metrics (:mod:`metricrank.metrics`)
+and one data layer (:mod:`metricrank.data`); learners build on both.
+
+Examples
+--------
+>>> import metricrank
+>>> metricrank.evaluate([2, 0, 1], [0.9, 0.8, 0.1], qid=[7, 7, 7], metric="MRR")
+1.0
+"""
+
+from .data import RankingDataset, load_letor, make_ltr, save_letor
+from .metrics import available_metrics, evaluate, evaluate_many, get_metric
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "RankingDataset", "__version__", "available_metrics", "evaluate", "evaluate_many",
+    "get_metric", "load_letor", "make_ltr", "save_letor",
+]

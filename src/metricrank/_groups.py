@@ -1,0 +1,160 @@
+"""Group offsets: the one representation of queries used everywhere.
+
+A ranking data set of ``n`` rows with ``Q`` queries is described by
+``group_ptr``, an int64 array of length ``Q + 1`` with ``group_ptr[0] == 0``,
+``group_ptr[-1] == n`` and query ``q`` occupying rows
+``group_ptr[q]:group_ptr[q + 1]``. Every kernel in the package iterates over
+these offsets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "NonContiguousQueryError",
+    "check_group_ptr",
+    "group_ptr_from_qid",
+    "group_ptr_from_sizes",
+    "resolve_groups",
+]
+
+
+class NonContiguousQueryError(ValueError):
+    """Rows of one query are split by rows of other queries."""
+
+
+def group_ptr_from_sizes(sizes, *, n_rows=None) -> np.ndarray:
+    """Offsets from query sizes (LightGBM's ``group`` / ``.query`` convention).
+
+    Parameters
+    ----------
+    sizes : array-like of int
+        Number of rows of each query, in row order. Every size must be >= 1.
+    n_rows : int, optional
+        If given, the sizes must add up to it.
+
+    Returns
+    -------
+    group_ptr : ndarray of int64, shape (n_queries + 1,)
+
+    Examples
+    --------
+    >>> group_ptr_from_sizes([2, 3]).tolist()
+    [0, 2, 5]
+    """
+    sizes = np.asarray(sizes)
+    if sizes.ndim != 1:
+        raise ValueError(f"group sizes must be one-dimensional, got shape {sizes.shape}")
+    if sizes.size and not np.issubdtype(sizes.dtype, np.integer):
+        as_int = sizes.astype(np.int64)
+        if not np.array_equal(as_int, sizes):
+            raise ValueError("group sizes must be integers")
+        sizes = as_int
+    if np.any(sizes < 1):
+        bad = int(np.flatnonzero(sizes < 1)[0])
+        raise ValueError(f"group sizes must be >= 1; group {bad} has size {int(sizes[bad])}")
+    ptr = np.zeros(sizes.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    if n_rows is not None and ptr[-1] != n_rows:
+        raise ValueError(f"group sizes add up to {int(ptr[-1])} rows but the data has {n_rows} rows")
+    return ptr
+
+
+def group_ptr_from_qid(qid, *, stable_sort=False, source=None):
+    """Offsets from per-row query ids.
+
+    Parameters
+    ----------
+    qid : array-like, shape (n_rows,)
+        Query id of each row (integers or strings).
+    stable_sort : bool, default=False
+        If False, the rows of each query must be contiguous, and a query id
+        that reappears after another query raises
+        :class:`NonContiguousQueryError`. If True, rows are reordered by a
+        stable sort on the query's first appearance and the permutation is
+        returned so the caller can reorder the other arrays.
+    source : str, optional
+        File name used in error messages.
+
+    Returns
+    -------
+    group_ptr : ndarray of int64
+    order : ndarray of int64 or None
+        Row permutation applied (``None`` when the rows were already contiguous).
+
+    Examples
+    --------
+    >>> ptr, order = group_ptr_from_qid([7, 7, 3, 3, 3])
+    >>> ptr.tolist(), order
+    ([0, 2, 5], None)
+    """
+    qid = np.asarray(qid)
+    if qid.ndim != 1:
+        raise ValueError(f"qid must be one-dimensional, got shape {qid.shape}")
+    n = qid.shape[0]
+    if n == 0:
+        return np.zeros(1, dtype=np.int64), None
+    starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
+    run_ids = qid[np.concatenate(([0], starts))]
+    uniq, first_run = np.unique(run_ids, return_index=True)
+    if uniq.size == run_ids.size:
+        return np.concatenate(([0], starts, [n])).astype(np.int64), None
+    if not stable_sort:
+        # First run that repeats an earlier query id: report it precisely.
+        seen = set()
+        bounds = np.concatenate(([0], starts))
+        for run, row in zip(run_ids.tolist(), bounds.tolist()):
+            if run in seen:
+                where = f" in {source}" if source else ""
+                raise NonContiguousQueryError(
+                    f"query id {run!r} reappears at row {row} (line {row + 1}){where} after rows "
+                    "of other queries; rows of a query must be contiguous. Sort the rows by query, "
+                    "or pass stable_sort=True to reorder them stably by first appearance."
+                )
+            seen.add(run)
+    # Stable sort by order of first appearance.
+    _, first_row, inverse = np.unique(qid, return_index=True, return_inverse=True)
+    rank_of_query = np.argsort(np.argsort(first_row, kind="stable"), kind="stable")
+    order = np.argsort(rank_of_query[inverse.ravel()], kind="stable").astype(np.int64)
+    sizes = np.bincount(rank_of_query[inverse.ravel()])
+    return group_ptr_from_sizes(sizes), order
+
+
+def check_group_ptr(group_ptr, n_rows: int) -> np.ndarray:
+    """Validate offsets and return them as contiguous int64.
+
+    Empty queries (two equal consecutive offsets) are rejected because no
+    convention assigns them a metric value.
+    """
+    ptr = np.ascontiguousarray(group_ptr, dtype=np.int64)
+    if ptr.ndim != 1 or ptr.size < 1:
+        raise ValueError("group_ptr must be a one-dimensional array of length n_queries + 1")
+    if ptr[0] != 0 or ptr[-1] != n_rows:
+        raise ValueError(
+            f"group_ptr must start at 0 and end at the number of rows ({n_rows}); "
+            f"got {int(ptr[0])} .. {int(ptr[-1])}"
+        )
+    if np.any(np.diff(ptr) < 1):
+        bad = int(np.flatnonzero(np.diff(ptr) < 1)[0])
+        raise ValueError(f"group_ptr must be strictly increasing; query {bad} is empty")
+    return ptr
+
+
+def resolve_groups(n_rows: int, *, qid=None, group_ptr=None, group=None) -> np.ndarray:
+    """Group offsets from whichever of ``qid``, ``group_ptr`` or ``group`` is given.
+
+    With none of them, all rows form a single query.
+    """
+    given = [name for name, v in (("qid", qid), ("group_ptr", group_ptr), ("group", group)) if v is not None]
+    if len(given) > 1:
+        raise ValueError(f"pass only one of qid, group_ptr and group; got {', '.join(given)}")
+    if qid is not None:
+        if len(qid) != n_rows:
+            raise ValueError(f"qid has {len(qid)} entries but there are {n_rows} rows")
+        return group_ptr_from_qid(qid)[0]
+    if group is not None:
+        return group_ptr_from_sizes(group, n_rows=n_rows)
+    if group_ptr is not None:
+        return check_group_ptr(group_ptr, n_rows)
+    return np.array([0, n_rows], dtype=np.int64)

@@ -1,0 +1,5 @@
+"""Analysis tools: significance of per-query differences between systems."""
+
+from .significance import ComparisonResult, compare_per_query
+
+__all__ = ["ComparisonResult", "compare_per_query"]

@@ -1,0 +1,27 @@
+"""Data layer: the :class:`RankingDataset` container, LETOR/SVMlight I/O,
+side files (query sizes, pairs, group weights) and synthetic data."""
+
+from .dataset import RankingDataset
+from .letor import load_letor, save_letor
+from .sidecars import (
+    load_group_weights,
+    load_pairs,
+    load_query_file,
+    save_group_weights,
+    save_pairs,
+    save_query_file,
+)
+from .synthetic import make_ltr
+
+__all__ = [
+    "RankingDataset",
+    "load_group_weights",
+    "load_letor",
+    "load_pairs",
+    "load_query_file",
+    "make_ltr",
+    "save_group_weights",
+    "save_letor",
+    "save_pairs",
+    "save_query_file",
+]

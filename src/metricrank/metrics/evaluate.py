@@ -1,0 +1,218 @@
+"""Public evaluation entry points: validate once, then run the kernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._groups import resolve_groups
+from ._base import MetricInput
+from .registry import Metric, get_metric
+
+__all__ = ["EvaluationResult", "evaluate", "evaluate_many", "make_input"]
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """One metric's result.
+
+    Attributes
+    ----------
+    spec : str
+        The metric spec as written by the caller.
+    value : float
+        The overall value (NaN when no query could be scored).
+    per_query : ndarray
+        Per-query values (NaN for queries not counted; one entry for global metrics).
+    n_counted : int
+        Number of queries that entered the value.
+    higher_is_better : bool
+    """
+
+    spec: str
+    value: float
+    per_query: np.ndarray
+    n_counted: int
+    higher_is_better: bool
+
+
+def _as_float_vector(values, name: str, n: int | None = None) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but there are {n} rows")
+    bad = ~np.isfinite(arr)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must be finite; {np.count_nonzero(bad)} value(s) are NaN or inf "
+                         f"(first at row {i}: {arr[i]})")
+    return arr
+
+
+def _non_negative(arr: np.ndarray, name: str) -> np.ndarray:
+    if np.any(arr < 0):
+        i = int(np.flatnonzero(arr < 0)[0])
+        raise ValueError(f"{name} must be >= 0; entry {i} is {arr[i]}")
+    return arr
+
+
+def _group_weights(group_weights, ptr: np.ndarray) -> np.ndarray:
+    nq, n = ptr.shape[0] - 1, int(ptr[-1])
+    gw = np.asarray(group_weights, dtype=np.float64).ravel()
+    if gw.shape[0] == nq:
+        return _non_negative(_as_float_vector(gw, "group_weights"), "group_weights")
+    if gw.shape[0] == n:
+        # CatBoost's per-object form: one value repeated over each query's rows.
+        gw = _as_float_vector(gw, "group_weights")
+        first = gw[ptr[:-1]]
+        if not np.array_equal(np.repeat(first, np.diff(ptr)), gw):
+            raise ValueError("per-row group_weights must be constant within each query")
+        return _non_negative(first, "group_weights")
+    raise ValueError(f"group_weights has {gw.shape[0]} entries; expected one per query ({nq}) or per row ({n})")
+
+
+def _pairs(pairs, pair_weights, ptr: np.ndarray):
+    arr = np.asarray(pairs)
+    if arr.ndim != 2 or arr.shape[1] not in (2, 3):
+        raise ValueError(f"pairs must have shape (n_pairs, 2) or (n_pairs, 3), got {arr.shape}")
+    if arr.shape[1] == 3:
+        if pair_weights is not None:
+            raise ValueError("pass pair weights either as a third pairs column or as pair_weights, not both")
+        pair_weights = arr[:, 2]
+        arr = arr[:, :2]
+    idx = arr.astype(np.int64)
+    if not np.array_equal(idx, arr):
+        raise ValueError("pair indices must be integers")
+    n = int(ptr[-1])
+    out_of_range = (idx < 0) | (idx >= n)
+    if np.any(out_of_range):
+        p = int(np.flatnonzero(out_of_range.any(axis=1))[0])
+        raise ValueError(f"pair {p} {idx[p].tolist()} refers to a row outside 0..{n - 1}")
+    query_of = np.searchsorted(ptr, idx, side="right") - 1
+    split = query_of[:, 0] != query_of[:, 1]
+    if np.any(split):
+        p = int(np.flatnonzero(split)[0])
+        raise ValueError(f"pair {p} {idx[p].tolist()} joins rows of different queries")
+    pw = np.ones(idx.shape[0]) if pair_weights is None else _non_negative(
+        _as_float_vector(pair_weights, "pair_weights", idx.shape[0]), "pair_weights")
+    return np.ascontiguousarray(idx), pw
+
+
+def _tie_key(doc_ids, n: int) -> np.ndarray:
+    ids = np.asarray(doc_ids).astype(str)
+    if ids.shape != (n,):
+        raise ValueError(f"doc_ids has shape {ids.shape}; expected ({n},)")
+    # trec_eval orders tied scores by descending doc id: ascending key = descending id.
+    _, inverse = np.unique(ids, return_inverse=True)
+    return -inverse.ravel().astype(np.float64)
+
+
+def make_input(y_true, y_score, *, qid=None, group_ptr=None, group=None, weights=None,
+               group_weights=None, pairs=None, pair_weights=None, doc_ids=None) -> MetricInput:
+    """Validate arrays once and pack them for the metric kernels.
+
+    ``y_true`` may be a :class:`~metricrank.data.RankingDataset`, whose groups,
+    weights, pairs and doc ids are then used unless given explicitly.
+    """
+    if hasattr(y_true, "group_ptr") and hasattr(y_true, "y"):
+        ds = y_true
+        if qid is None and group_ptr is None and group is None:
+            group_ptr = ds.group_ptr
+        weights = ds.weight if weights is None else weights
+        group_weights = ds.group_weight if group_weights is None else group_weights
+        if pairs is None and ds.pairs is not None:
+            pairs, pair_weights = ds.pairs, ds.pair_weight
+        doc_ids = ds.doc_ids if doc_ids is None else doc_ids
+        y_true = ds.y
+    y = _as_float_vector(y_true, "y_true (labels)")
+    n = y.shape[0]
+    if n == 0:
+        raise ValueError("y_true is empty: there is nothing to evaluate")
+    score = _as_float_vector(y_score, "y_score", n)
+    ptr = resolve_groups(n, qid=qid, group_ptr=group_ptr, group=group)
+    nq = ptr.shape[0] - 1
+    w = np.ones(n) if weights is None else _non_negative(_as_float_vector(weights, "weights", n), "weights")
+    gw = np.ones(nq) if group_weights is None else _group_weights(group_weights, ptr)
+    pr, pw = (None, None) if pairs is None else _pairs(pairs, pair_weights, ptr)
+    key = None if doc_ids is None else _tie_key(doc_ids, n)
+    return MetricInput(y, score, ptr, w, gw, pr, pw, key, weights is not None, group_weights is not None)
+
+
+def evaluate_many(y_true, y_score, metrics, *, preset=None, **arrays) -> list[EvaluationResult]:
+    """Evaluate several metric specs on the same validated input.
+
+    Parameters
+    ----------
+    metrics : iterable of str or Metric
+    preset : str, optional
+    **arrays
+        Keyword arrays of :func:`make_input` (``qid``, ``group_ptr``, ``weights``...).
+    """
+    inp = make_input(y_true, y_score, **arrays)
+    results = []
+    for spec in metrics:
+        metric = get_metric(spec, preset)
+        value, per_q, counted = metric.compute(inp)
+        results.append(EvaluationResult(str(spec), value, per_q, counted, metric.higher_is_better))
+    return results
+
+
+def evaluate(y_true, y_score, *, qid=None, group_ptr=None, metric="NDCG:top=10", preset=None,
+             weights=None, group_weights=None, pairs=None, pair_weights=None, doc_ids=None,
+             group=None, per_query=False):
+    """Evaluate one ranking metric.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or RankingDataset
+        Relevance labels.
+    y_score : array-like of shape (n,)
+        Predicted scores; higher ranks first.
+    qid : array-like of shape (n,), optional
+        Query id of each row; rows of a query must be contiguous.
+    group_ptr : array-like of int, optional
+        Query offsets (length n_queries + 1), instead of ``qid``.
+    metric : str or Metric, default="NDCG:top=10"
+        A spec such as ``"NDCG:top=10;type=Exp"``, ``"MAP"``, ``"AUC:type=Ranking"``
+        or ``"ndcg@10"``. See :func:`metricrank.metrics.available_metrics`.
+    preset : {"catboost", "lightgbm", "xgboost", "trec_eval"}, optional
+        Conventions for parameters the spec leaves unset; without a preset each
+        metric uses CatBoost's definition.
+    weights : array-like of shape (n,), optional
+        Object weights (used by metrics that define them, e.g. AUC).
+    group_weights : array-like, optional
+        One weight per query (or per row, constant within a query).
+    pairs : array-like of shape (n_pairs, 2 or 3), optional
+        Explicit (winner row, loser row[, weight]) pairs for pairwise metrics.
+    pair_weights : array-like of shape (n_pairs,), optional
+    doc_ids : array-like of shape (n,), optional
+        Document ids; used to order tied scores when ``ties=docid`` (trec_eval).
+    group : array-like of int, optional
+        Query sizes, instead of ``qid`` (LightGBM's ``group``).
+    per_query : bool, default=False
+        Return the per-query values (NaN where a query is not counted).
+
+    Returns
+    -------
+    float, or ndarray of shape (n_queries,) when ``per_query``
+
+    Examples
+    --------
+    >>> evaluate([2, 0, 1], [0.9, 0.8, 0.1], qid=[1, 1, 1], metric="DCG")
+    2.5
+    >>> round(evaluate([1, 0, 0, 1], [0.3, 0.2, 0.9, 0.8], qid=[1, 1, 2, 2], metric="MRR"), 4)
+    0.75
+    """
+    (result,) = evaluate_many(
+        y_true, y_score, [metric], preset=preset, qid=qid, group_ptr=group_ptr, group=group,
+        weights=weights, group_weights=group_weights, pairs=pairs, pair_weights=pair_weights,
+        doc_ids=doc_ids,
+    )
+    return result.per_query if per_query else result.value

@@ -1,0 +1,33 @@
+"""Shared pytest fixtures."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+#: Real public data sets, read in place (never copied): ``../shared/data``
+#: relative to the repository root.
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def require_data_dir(path: Path) -> Path:
+    """Return ``path`` if it is a directory; otherwise skip the calling test,
+    or fail it when ``METRICRANK_REQUIRE_DATA=1``."""
+    if not path.is_dir():
+        reason = f"shared data directory {path} is absent"
+        if os.environ.get("METRICRANK_REQUIRE_DATA") == "1":
+            pytest.fail(f"{reason} but METRICRANK_REQUIRE_DATA=1", pytrace=False)
+        pytest.skip(reason)
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Path of the shared data directory (``../shared/data``).
+
+    Skips the test when the directory is absent, unless the environment
+    variable ``METRICRANK_REQUIRE_DATA=1`` is set, in which case the test fails.
+    """
+    return require_data_dir(SHARED_DATA)

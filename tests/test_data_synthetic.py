@@ -1,0 +1,122 @@
+"""make_ltr: determinism, shapes, label distribution and feature signal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from metricrank.data import RankingDataset, make_ltr
+from metricrank.data.synthetic import default_label_probs
+
+
+def test_same_seed_same_data():
+    a = make_ltr(30, random_state=7)
+    b = make_ltr(30, random_state=7)
+    np.testing.assert_array_equal(a.X, b.X)
+    np.testing.assert_array_equal(a.y, b.y)
+    np.testing.assert_array_equal(a.group_ptr, b.group_ptr)
+    np.testing.assert_array_equal(a.qid, b.qid)
+    assert a.doc_ids.tolist() == b.doc_ids.tolist()
+    c = make_ltr(30, random_state=8)
+    assert a.X.shape != c.X.shape or not np.array_equal(a.X, c.X)
+
+
+def test_generator_as_random_state():
+    a = make_ltr(5, random_state=np.random.default_rng(3))
+    b = make_ltr(5, random_state=np.random.default_rng(3))
+    np.testing.assert_array_equal(a.X, b.X)
+
+
+def test_shapes_and_ids():
+    ds = make_ltr(50, docs_per_query=(3, 7), n_features=9, n_informative=4, random_state=1)
+    assert isinstance(ds, RankingDataset)
+    assert ds.n_queries == 50 and ds.n_features == 9
+    assert ds.query_sizes.min() >= 3 and ds.query_sizes.max() <= 7
+    assert set(ds.query_sizes.tolist()) == set(range(3, 8))  # uniform over the range: all sizes occur
+    assert ds.qid.tolist() == np.repeat(np.arange(50), ds.query_sizes).tolist()
+    assert ds.doc_ids[:4].tolist()[:3] == ["q0-d0", "q0-d1", "q0-d2"]
+    assert ds.doc_ids[ds.group_ptr[1]] == "q1-d0"
+    assert len(set(ds.doc_ids.tolist())) == ds.n_docs
+    assert ds.X.dtype == np.float64 and ds.y.dtype == np.float64
+    fixed = make_ltr(4, docs_per_query=6, n_features=3, n_informative=1)
+    assert fixed.query_sizes.tolist() == [6, 6, 6, 6]
+
+
+def test_default_label_distribution():
+    ds = make_ltr(400, docs_per_query=(40, 60), n_features=5, random_state=0)
+    assert set(np.unique(ds.y).tolist()) == {0, 1, 2, 3, 4}
+    freq = np.bincount(ds.y.astype(int), minlength=5) / ds.n_docs
+    # Roughly 50 / 25 / 15 / 7 / 3 %.
+    np.testing.assert_allclose(freq, [0.50, 0.25, 0.14, 0.07, 0.03], atol=0.025)
+    assert np.all(np.diff(freq) < 0)
+
+
+@pytest.mark.parametrize("n_labels", [2, 3, 7])
+def test_derived_label_distribution(n_labels):
+    p = default_label_probs(n_labels)
+    assert p.shape == (n_labels,) and np.isclose(p.sum(), 1) and np.all(np.diff(p) < 0)
+    ds = make_ltr(300, docs_per_query=(30, 40), n_features=3, n_informative=1, n_labels=n_labels)
+    assert ds.y.max() <= n_labels - 1 and ds.y.min() == 0
+    freq = np.bincount(ds.y.astype(int), minlength=n_labels) / ds.n_docs
+    np.testing.assert_allclose(freq, p, atol=0.02)
+
+
+def test_custom_label_probs():
+    ds = make_ltr(100, docs_per_query=20, n_features=2, n_informative=1, n_labels=3, label_probs=[0, 1, 3])
+    freq = np.bincount(ds.y.astype(int), minlength=3) / ds.n_docs
+    assert freq[0] == 0 and abs(freq[2] - 0.75) < 0.03
+
+
+def _within_query_corr(ds, j):
+    x = ds.X[:, j].copy()
+    y = ds.y.copy()
+    for _, rows in ds.iter_queries():
+        x[rows] -= x[rows].mean()
+        y[rows] -= y[rows].mean()
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def test_informative_features_carry_signal_and_noise_does_not():
+    ds = make_ltr(200, docs_per_query=(20, 30), n_features=8, n_informative=3, noise=0.5, random_state=4)
+    for j in range(3):
+        assert abs(_within_query_corr(ds, j)) > 0.4
+    for j in range(3, 8):
+        assert abs(_within_query_corr(ds, j)) < 0.06
+    # Per-query offsets: query means of a noise feature vary far more than sampling error would.
+    means = np.array([ds.X[rows, 5].mean() for _, rows in ds.iter_queries()])
+    assert means.std() > 1.0
+
+
+def test_more_noise_weakens_signal():
+    quiet = make_ltr(200, docs_per_query=(20, 30), n_features=2, n_informative=1, noise=0.2)
+    loud = make_ltr(200, docs_per_query=(20, 30), n_features=2, n_informative=1, noise=5.0)
+    assert abs(_within_query_corr(quiet, 0)) > abs(_within_query_corr(loud, 0)) + 0.3
+
+
+def test_sparse():
+    ds = make_ltr(40, n_features=30, n_informative=5, sparse=True, random_state=2)
+    assert sp.isspmatrix_csr(ds.X)
+    density = ds.X.nnz / (ds.n_docs * ds.n_features)
+    assert 0.25 < density < 0.45  # informative dense, noise ~20% non-zero
+    dense = make_ltr(40, n_features=30, n_informative=5, random_state=2)
+    np.testing.assert_array_equal(ds.y, dense.y)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"docs_per_query": (5, 2)},
+        {"docs_per_query": (0, 2)},
+        {"n_features": 0},
+        {"n_informative": 30},
+        {"n_labels": 0},
+        {"label_probs": [1, 2]},
+        {"label_probs": [1, -1, 1, 1, 1]},
+        {"noise": -1},
+        {"n_queries": -1},
+    ],
+)
+def test_bad_parameters(kwargs):
+    with pytest.raises(ValueError):
+        make_ltr(**kwargs)

@@ -1,0 +1,240 @@
+"""Position-based metrics against CatBoost, pytrec_eval, written formulas and properties."""
+
+from math import log2
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from metricrank.metrics import evaluate, get_metric
+
+catboost_utils = pytest.importorskip("catboost.utils")
+
+CATBOOST_SPECS = [
+    "NDCG", "NDCG:top=3", "NDCG:type=Exp;top=5", "NDCG:denominator=Position", "DCG",
+    "DCG:top=2;type=Exp", "MAP", "MAP:top=3", "MAP:top=2;border=2", "MRR", "MRR:top=3;border=1",
+    "PrecisionAt:top=3", "PrecisionAt", "RecallAt:top=4", "AverageGain:top=3", "PFound",
+    "PFound:top=3;decay=0.5", "ERR", "ERR:top=3", "FilteredDCG",
+    "FilteredDCG:type=Exp;denominator=LogPosition",
+]
+PROBABILITY_LABELS = ("PFound", "ERR")
+
+
+def random_queries(seed, max_queries=8, max_size=12, n_labels=5):
+    """Queries with tied scores, tied labels, single documents and all-equal labels."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_size, size=rng.integers(1, max_queries))
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.integers(0, n_labels, size=qid.size).astype(float)
+    y[: sizes[0]] = y[0]  # first query: all labels equal
+    score = np.round(rng.normal(size=qid.size), 1)  # one decimal: many ties
+    # CatBoost stores weights as float32: use float32-exact values.
+    group_w = rng.integers(1, 12, size=sizes.size) / 4
+    return y, score, qid, group_w, sizes
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("spec", CATBOOST_SPECS)
+def test_matches_catboost(spec, seed):
+    y, score, qid, group_w, sizes = random_queries(seed)
+    if spec.startswith(PROBABILITY_LABELS):
+        y = y / 4
+    expected = catboost_utils.eval_metric(y, score, spec, group_id=qid)[0]
+    assert evaluate(y, score, qid=qid, metric=spec) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    if not spec.startswith("FilteredDCG"):  # CatBoost rejects weights for FilteredDCG
+        row_gw = np.repeat(group_w, sizes)
+        expected = catboost_utils.eval_metric(y, score, spec, group_id=qid, group_weight=row_gw)[0]
+        got = evaluate(y, score, qid=qid, metric=spec, group_weights=group_w)
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_ndcg_formula_with_pessimistic_ties():
+    # Scores tie for the last two documents: CatBoost puts the lower label first.
+    y, s = [0, 1, 2], [1.0, 1.0, 1.0]
+    dcg = 0 / log2(2) + 1 / log2(3) + 2 / log2(4)
+    ideal = 2 / log2(2) + 1 / log2(3) + 0 / log2(4)
+    assert evaluate(y, s, metric="NDCG") == pytest.approx(dcg / ideal)
+    assert evaluate(y, s, metric="NDCG:ties=optimistic") == pytest.approx(1.0)
+    stable = (0 + 1 / log2(3) + 2 / log2(4)) / ideal
+    assert evaluate(y, s, metric="NDCG:ties=stable") == pytest.approx(stable)
+
+
+def test_exp_gain_and_position_discount():
+    y, s = [3, 0, 1], [0.9, 0.5, 0.7]  # ranked labels 3, 1, 0
+    assert evaluate(y, s, metric="DCG:type=Exp") == pytest.approx(7 + 1 / log2(3))
+    assert evaluate(y, s, metric="DCG:denominator=Position") == pytest.approx(3 + 1 / 2)
+    assert evaluate(y, s, metric="dcg@1") == pytest.approx(3.0)
+
+
+def test_map_denominators():
+    # ranked labels 1, 0, 1, 1, 0, 2 -> relevant at 1, 3, 4, 6 (R = 4)
+    y = [1, 0, 1, 1, 0, 2]
+    s = [6, 5, 4, 3, 2, 1]
+    p_hits = [1 / 1, 2 / 3, 3 / 4, 4 / 6]
+    assert evaluate(y, s, metric="MAP") == pytest.approx(sum(p_hits) / 4)
+    assert evaluate(y, s, metric="MAP:top=3") == pytest.approx((1 + 2 / 3) / 3)  # min(R, 3)
+    assert evaluate(y, s, metric="MAP:top=3;norm=retrieved") == pytest.approx((1 + 2 / 3) / 2)
+    assert evaluate(y, s, metric="MAP:top=3;norm=all") == pytest.approx((1 + 2 / 3) / 4)
+
+
+def test_err_graded_burges():
+    # Burges: R = (2^l - 1) / 2^l_max; l_max = 2 here.
+    y, s = [2, 1, 0], [3, 2, 1]
+    r = [(2**2 - 1) / 4, (2**1 - 1) / 4, 0.0]
+    expected = r[0] + (1 - r[0]) * r[1] / 2 + (1 - r[0]) * (1 - r[1]) * r[2] / 3
+    assert evaluate(y, s, metric="ERR:type=Graded") == pytest.approx(expected)
+    r4 = [(2**2 - 1) / 16, (2**1 - 1) / 16]
+    assert evaluate(y, s, metric="ERR:type=Graded;max_label=4") == pytest.approx(
+        r4[0] + (1 - r4[0]) * r4[1] / 2)
+
+
+def test_empty_query_conventions():
+    y, s, qid = [0, 0, 1, 0], [0.1, 0.2, 0.3, 0.4], [1, 1, 2, 2]
+    # query 1 has no relevant document
+    assert evaluate(y, s, qid=qid, metric="NDCG", per_query=True)[0] == 1.0
+    assert evaluate(y, s, qid=qid, metric="NDCG:empty=0") == pytest.approx((0 + 1 / log2(3)) / 2)
+    assert evaluate(y, s, qid=qid, metric="NDCG:empty=skip") == pytest.approx(1 / log2(3))
+    assert evaluate(y, s, qid=qid, metric="MAP", per_query=True)[0] == 0.0
+    assert evaluate(y, s, qid=qid, metric="MAP", preset="lightgbm", per_query=True)[0] == 1.0
+    assert evaluate(y, s, qid=qid, metric="RecallAt:top=1", per_query=True)[0] == 1.0
+    per_q = evaluate(y, s, qid=qid, metric="MRR:empty=skip", per_query=True)
+    assert np.isnan(per_q[0]) and per_q[1] == 0.5
+
+
+def test_single_document_queries():
+    y, s, qid = [2, 0, 1], [0.3, 0.1, 0.2], [1, 2, 3]
+    assert evaluate(y, s, qid=qid, metric="NDCG", per_query=True).tolist() == [1.0, 1.0, 1.0]
+    assert evaluate(y, s, qid=qid, metric="MAP", per_query=True).tolist() == [1.0, 0.0, 1.0]
+
+
+def test_filtered_dcg_keeps_non_negative_scores_in_input_order():
+    y, s = [1, 0, 1, 1, 0, 2], [0.9, 0.0, 0.7, -0.6, 0.5, 0.4]
+    # kept: rows 0, 1, 2, 4, 5 -> positions 1..5
+    assert evaluate(y, s, metric="FilteredDCG") == pytest.approx(1 / 1 + 0 + 1 / 3 + 0 + 2 / 5)
+
+
+def _trec_eval_case(seed):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 15, size=rng.integers(1, 8))
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.integers(0, 3, size=qid.size)
+    y[: sizes[0]] = 0  # a query without relevant documents
+    score = np.round(rng.normal(size=qid.size), 1)
+    ids = np.array([f"d{i:07d}" for i in rng.permutation(10**6)[: qid.size]])
+    return y, score, qid, ids
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_trec_eval_preset_matches_pytrec_eval(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    y, score, qid, ids = _trec_eval_case(seed)
+    qrels, run = {}, {}
+    for i in range(y.size):
+        qrels.setdefault(str(qid[i]), {})[ids[i]] = int(y[i])
+        run.setdefault(str(qid[i]), {})[ids[i]] = float(score[i])
+    measures = {"ndcg", "ndcg_cut.3,10", "map", "map_cut.5", "recip_rank", "P.5", "recall.5"}
+    res = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    pairs = [("ndcg", "NDCG"), ("ndcg_cut_3", "ndcg@3"), ("ndcg_cut_10", "NDCG:top=10"),
+             ("map", "MAP"), ("map_cut_5", "MAP:top=5"), ("recip_rank", "MRR"),
+             ("P_5", "p@5"), ("recall_5", "recall@5")]
+    for key, spec in pairs:
+        expected = [res[str(q)][key] for q in range(qid.max() + 1)]
+        got = evaluate(y, score, qid=qid, metric=spec, preset="trec_eval", doc_ids=ids, per_query=True)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12, err_msg=spec)
+
+
+def test_lightgbm_preset_matches_lightgbm_metric():
+    lgb = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(2, 20, size=30)
+    n = sizes.sum()
+    y = rng.integers(0, 4, size=n)
+    y[: sizes[0]] = 0
+    score = np.round(rng.normal(size=n), 1)
+    X = rng.normal(size=(n, 2))
+    # Zero gradients give a tree that adds nothing to init_score, so LightGBM
+    # evaluates its own metrics on `score` itself.
+    train = lgb.Dataset(X, y, group=sizes, init_score=score)
+
+    def zero_objective(preds, data):
+        return np.zeros_like(preds), np.ones_like(preds)
+
+    params = {"objective": zero_objective, "metric": ["ndcg", "map"], "eval_at": [3, 10],
+              "verbosity": -1, "num_threads": 1}
+    record = {}
+    lgb.train(params, train, num_boost_round=1, valid_sets=[train], valid_names=["t"],
+              callbacks=[lgb.record_evaluation(record)])
+    for k in (3, 10):
+        assert evaluate(y, score, group=sizes, metric=f"ndcg@{k}", preset="lightgbm") == pytest.approx(
+            record["t"][f"ndcg@{k}"][0], rel=1e-6)
+        assert evaluate(y, score, group=sizes, metric=f"map@{k}", preset="lightgbm") == pytest.approx(
+            record["t"][f"map@{k}"][0], rel=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(-50, 50)), min_size=1, max_size=30),
+       st.sampled_from(["NDCG", "NDCG:top=5;type=Exp", "MAP", "MRR", "PrecisionAt:top=3",
+                        "RecallAt:top=3", "ERR:type=Graded"]))
+def test_bounded_and_invariant_to_monotone_transforms(rows, spec):
+    y = np.array([r[0] for r in rows], float)
+    s = np.array([r[1] for r in rows], float)
+    value = evaluate(y, s, metric=spec)
+    assert -1e-12 <= value <= 1 + 1e-12
+    # a strictly increasing transform (distinct in float64 on this grid) keeps order and ties
+    assert evaluate(y, np.exp(s / 10) * 3 + 1, metric=spec) == pytest.approx(value, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=30))
+def test_perfect_ranking_scores_one(labels):
+    y = np.array(labels, float)
+    for spec in ("NDCG", "NDCG:top=3;type=Exp", "MAP:empty=1", "MRR:empty=1"):
+        assert evaluate(y, y, metric=spec) == pytest.approx(1.0)
+
+
+def test_label_domain_errors_name_the_metric():
+    with pytest.raises(ValueError, match=r"ERR:type=Probability needs labels .* in \[0, 1\]"):
+        evaluate([0, 2], [0.1, 0.2], metric="ERR")
+    with pytest.raises(ValueError, match="PFound needs labels"):
+        evaluate([0, 1.5], [0.1, 0.2], metric="PFound")
+    with pytest.raises(ValueError, match="ERR:type=Graded needs graded labels"):
+        evaluate([0, -1], [0.1, 0.2], metric="ERR:type=Graded")
+
+
+def test_spec_errors():
+    with pytest.raises(ValueError, match="unknown metric 'NDGC'.*available metrics: .*NDCG"):
+        get_metric("NDGC")
+    with pytest.raises(ValueError, match="NDCG: type=Linear is not allowed; choose one of Base, Exp"):
+        get_metric("NDCG:type=Linear")
+    with pytest.raises(ValueError, match="NDCG has no parameter 'k'"):
+        get_metric("NDCG:k=3")
+    with pytest.raises(ValueError, match="NDCG: bad value for top: top must be a positive integer"):
+        get_metric("NDCG:top=0")
+    with pytest.raises(ValueError, match="AverageGain needs the parameter 'top'"):
+        get_metric("AverageGain")
+    with pytest.raises(ValueError, match="unknown preset 'sklearn'"):
+        get_metric("NDCG", preset="sklearn")
+
+
+def test_spec_shorthands_and_presets():
+    assert get_metric("ndcg@10").spec == "NDCG:top=10"
+    assert get_metric("NDCG:top=10;type=Exp").params["type"] == "Exp"
+    m = get_metric("ndcg@5", preset="lightgbm")
+    assert (m.params["type"], m.params["ties"], m.params["top"]) == ("Exp", "stable", 5)
+    # an explicit parameter wins over the preset
+    assert get_metric("NDCG:type=Base", preset="lightgbm").params["type"] == "Base"
+    assert get_metric("MAP", preset="trec_eval").params["norm"] == "all"
+
+
+def test_bad_arrays():
+    with pytest.raises(ValueError, match="y_score must be finite; 1 value"):
+        evaluate([0, 1], [0.1, np.nan], metric="NDCG")
+    with pytest.raises(ValueError, match="y_true \\(labels\\) must be finite"):
+        evaluate([0, np.inf], [0.1, 0.2], metric="NDCG")
+    with pytest.raises(ValueError, match="y_score has 3 entries but there are 2 rows"):
+        evaluate([0, 1], [0.1, 0.2, 0.3], metric="NDCG")
+    with pytest.raises(ValueError, match="query id 1 reappears"):
+        evaluate([0, 1, 0], [0.1, 0.2, 0.3], qid=[1, 2, 1], metric="NDCG")
+    with pytest.raises(ValueError, match="group_weights has 3 entries; expected one per query"):
+        evaluate([0, 1], [0.1, 0.2], qid=[1, 2], group_weights=[1, 1, 1], metric="NDCG")
