@@ -24,7 +24,8 @@ from metricrank.data import (
     save_pairs,
     save_query_file,
 )
-from metricrank.data.sidecars import _atomic_write, save_group_weights
+from metricrank._io import atomic_write as _atomic_write
+from metricrank.data.sidecars import save_group_weights
 
 
 def write(path, text, mode="w"):
@@ -229,12 +230,13 @@ def test_dense_auto_choice(tmp_path):
 
 def test_zero_based(tmp_path):
     write(tmp_path / "z.txt", "1 qid:1 0:5 2:7\n")
-    assert load_letor(tmp_path / "z.txt").X.tolist() == [[5.0, 0.0, 7.0]]  # auto: 0 seen
+    assert load_letor(tmp_path / "z.txt", zero_based="auto").X.tolist() == [[5.0, 0.0, 7.0]]  # 0 seen
     assert load_letor(tmp_path / "z.txt", zero_based=True).X.tolist() == [[5.0, 0.0, 7.0]]
     with pytest.raises(ValueError, match=where(tmp_path / "z.txt", 1) + " feature index 0"):
-        load_letor(tmp_path / "z.txt", zero_based=False)
+        load_letor(tmp_path / "z.txt")  # default: 1-based, as SVMlight and LETOR
     write(tmp_path / "o.txt", "1 qid:1 1:5 3:7\n")
-    assert load_letor(tmp_path / "o.txt").X.tolist() == [[5.0, 0.0, 7.0]]  # auto: 1-based
+    assert load_letor(tmp_path / "o.txt").X.tolist() == [[5.0, 0.0, 7.0]]
+    assert load_letor(tmp_path / "o.txt", zero_based="auto").X.tolist() == [[5.0, 0.0, 7.0]]
     assert load_letor(tmp_path / "o.txt", zero_based=True).X.tolist() == [[0.0, 5.0, 0.0, 7.0]]
 
 

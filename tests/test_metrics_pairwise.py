@@ -417,3 +417,13 @@ def test_parallel_and_serial_kernels_agree():
         for x, z in zip(par, ser):
             np.testing.assert_allclose(x, z, rtol=1e-12)
     assert pw._parallel_pays(ptr)
+
+
+def test_max_pairs_must_be_minus_one_or_positive():
+    parse = DEFS["PairLogit"].param("max_pairs").parse
+    assert parse("-1") == -1 and parse("7") == 7
+    for bad in ("0", "-2", "1.5"):
+        with pytest.raises(ValueError):
+            parse(bad)
+    with pytest.raises(ValueError, match="max_pairs"):
+        mine("PairLogit", [1.0, 0.0], [0.0, 1.0], max_pairs=0)

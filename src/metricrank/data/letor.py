@@ -29,7 +29,8 @@ from sklearn.datasets import load_svmlight_file
 
 from .._groups import NonContiguousQueryError, group_ptr_from_qid, group_ptr_from_sizes
 from .dataset import RankingDataset
-from .sidecars import _atomic_write, _compression, _open_read, load_query_file, save_query_file
+from .._io import atomic_write, compression_of, open_read
+from .sidecars import load_query_file, save_query_file
 
 __all__ = ["load_letor", "save_letor"]
 
@@ -54,7 +55,7 @@ class _Scan:
 
 
 def _scan(path) -> _Scan:
-    with _open_read(path) as fh:
+    with open_read(path) as fh:
         state = _ScanState()
         try:
             state.run(fh, path)
@@ -172,7 +173,7 @@ def _check_line(body: bytes, allow_zero: bool) -> str | None:
 
 
 def _locate_bad_line(path, allow_zero: bool):
-    with _open_read(path) as fh:
+    with open_read(path) as fh:
         for lineno, raw in enumerate(fh, 1):
             hash_pos = raw.find(b"#")
             body = raw if hash_pos < 0 else raw[:hash_pos]
@@ -187,7 +188,7 @@ def _query_file_for(path, query_file):
         return os.fspath(query_file)
     path = os.fspath(path)
     candidates = [path + ".query", path + ".group"]
-    if _compression(path):
+    if compression_of(path):
         stem = path.rsplit(".", 1)[0]
         candidates += [stem + ".query", stem + ".group"]
     for cand in candidates:
@@ -223,7 +224,7 @@ def load_letor(
     dense=None,
     stable_sort=False,
     query_file=None,
-    zero_based="auto",
+    zero_based=False,
 ) -> RankingDataset:
     """Load a LETOR / SVMlight ranking file.
 
@@ -254,10 +255,12 @@ def load_letor(
         ``qid`` and without a query file is treated as ONE query. If the file
         has ``qid`` and ``query_file`` is given explicitly, both must agree;
         an adjacent query file is ignored.
-    zero_based : bool or "auto", default="auto"
-        Whether feature indices start at 0. ``"auto"`` (sklearn's heuristic)
-        assumes 1-based unless an index 0 occurs. Pass ``False`` for LETOR
-        files to be safe when aligning several files.
+    zero_based : bool or "auto", default=False
+        Whether feature indices start at 0. The default follows SVMlight and
+        LETOR (1-based; an index 0 is an error naming the line), so that
+        train, validation and test files always map index ``j`` to the same
+        column. ``"auto"`` (sklearn's heuristic) decides per file: 0-based if
+        an index 0 occurs, which can shift columns between files.
 
     Returns
     -------
@@ -324,7 +327,8 @@ def load_letor(
         k = int(np.flatnonzero(indices == 0)[0])
         row = int(np.searchsorted(X.indptr, k, side="right") - 1)
         raise ValueError(
-            f"{path}, line {int(scan.lines[row])}: feature index 0 in a file read with zero_based=False"
+            f"{path}, line {int(scan.lines[row])}: feature index 0 in a file read with zero_based=False "
+            "(SVMlight indices start at 1); pass zero_based=True for 0-based files"
         )
     one_based = zero_based is False or (zero_based == "auto" and indices.size > 0 and indices.min() > 0)
     offset = 1 if one_based else 0
@@ -506,7 +510,7 @@ def save_letor(
     y_text = _format_values(ds.y)
     qid_text = None if qid is None else [f" qid:{q}" for q in qid.tolist()]
 
-    with _atomic_write(path) as fh:
+    with atomic_write(path) as fh:
         if comment:
             fh.write("".join(f"# {line}\n" for line in str(comment).splitlines()).encode("utf-8"))
         for start in range(0, n, chunk_rows):

@@ -16,17 +16,14 @@ reader never sees a half-written file.
 
 from __future__ import annotations
 
-import bz2
-import contextlib
-import gzip
 import math
 import os
-import tempfile
-from typing import IO, Iterator
+from typing import Iterator
 
 import numpy as np
 
 from .._groups import group_ptr_from_sizes
+from .._io import atomic_write, open_read
 
 __all__ = [
     "load_group_weights",
@@ -38,81 +35,9 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------------
-# Shared I/O helpers (also used by ``letor``)
-# ---------------------------------------------------------------------------
-
-
-def _compression(path) -> str | None:
-    name = os.fspath(path)
-    if name.endswith(".gz"):
-        return "gz"
-    if name.endswith(".bz2"):
-        return "bz2"
-    return None
-
-
-def _open_read(path) -> IO[bytes]:
-    """Open ``path`` for binary reading, decompressing ``.gz`` / ``.bz2``."""
-    comp = _compression(path)
-    if comp == "gz":
-        return gzip.open(path, "rb")
-    if comp == "bz2":
-        return bz2.open(path, "rb")
-    return open(path, "rb")
-
-
-def _current_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-@contextlib.contextmanager
-def _atomic_write(path) -> Iterator[IO[bytes]]:
-    """Binary stream whose content replaces ``path`` atomically on success.
-
-    The data go to a temporary file in the same directory (so the final
-    :func:`os.replace` is a rename within one file system), compressed when
-    ``path`` ends in ``.gz`` or ``.bz2``. On any exception the temporary file
-    is removed and ``path`` is left untouched.
-    """
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(path)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            comp = _compression(path)
-            if comp == "gz":
-                # mtime=0 and no file name: identical input gives identical bytes.
-                stream = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
-            elif comp == "bz2":
-                stream = bz2.BZ2File(raw, "wb")
-            else:
-                stream = None
-            if stream is None:
-                yield raw
-            else:
-                with stream:
-                    yield stream
-            raw.flush()
-            os.fsync(raw.fileno())
-        if os.path.exists(path):
-            mode = os.stat(path).st_mode & 0o7777
-        else:
-            mode = 0o666 & ~_current_umask()
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _iter_data_lines(path) -> Iterator[tuple[int, list[str]]]:
     """Yield ``(line_number, fields)`` for the non-blank, non-comment lines."""
-    with _open_read(path) as fh:
+    with open_read(path) as fh:
         for lineno, raw in enumerate(fh, 1):
             try:
                 text = raw.decode("utf-8")
@@ -225,7 +150,7 @@ def save_query_file(path, sizes) -> None:
     sizes = np.asarray(sizes)
     group_ptr_from_sizes(sizes)  # validates: 1-D, integer, >= 1
     text = "".join(f"{int(s)}\n" for s in sizes.tolist())
-    with _atomic_write(path) as fh:
+    with atomic_write(path) as fh:
         fh.write(text.encode("ascii"))
 
 
@@ -367,7 +292,7 @@ def save_pairs(path, pairs, weights=None) -> None:
         text = "".join(
             f"{a}\t{b}\t{_fmt_float(w)}\n" for (a, b), w in zip(pairs.tolist(), weights.tolist())
         )
-    with _atomic_write(path) as fh:
+    with atomic_write(path) as fh:
         fh.write(text.encode("ascii"))
 
 
@@ -480,5 +405,5 @@ def save_group_weights(path, query_ids, weights) -> None:
         if not gid or any(c.isspace() for c in gid):
             raise ValueError(f"group id {gid!r} is empty or contains whitespace")
         parts.append(f"{gid}\t{_fmt_float(w)}\n")
-    with _atomic_write(path) as fh:
+    with atomic_write(path) as fh:
         fh.write("".join(parts).encode("utf-8"))

@@ -255,7 +255,7 @@ def _pair_compute(kind):
         if inp.pairs is not None:
             pw = np.ones(inp.pairs.shape[0]) if inp.pair_weight is None else inp.pair_weight
             return explicit_pair_parts(inp.score, inp.pairs, pw, inp.group_ptr, kind)
-        max_pairs = int(params.get("max_pairs", -1))
+        max_pairs = _check_max_pairs(params.get("max_pairs", -1))
         num, den, _ = sampled_pair_parts(inp.y, inp.score, inp.weight, inp.group_weight,
                                          inp.group_ptr, kind, max_pairs, PAIR_SEED)
         return num, den
@@ -283,7 +283,7 @@ def _auc_classic_one(y, score, weight):
             pos_block += y[r] * weight[r]
             neg_block += (1.0 - y[r]) * weight[r]
             m += 1
-        num += pos_block * neg_below
+        num += pos_block * (neg_below + 0.5 * neg_block)
         neg_below += neg_block
         total_pos += pos_block
         k = m
@@ -437,8 +437,19 @@ def _auc_label_check(metric: str):
 
 # --- definitions -----------------------------------------------------------------------------
 
+def _check_max_pairs(value) -> int:
+    value = int(value)
+    if value != -1 and value < 1:
+        raise ValueError(f"max_pairs must be -1 (all pairs) or a positive integer, got {value}")
+    return value
+
+
+def _parse_max_pairs(text: str) -> int:
+    return _check_max_pairs(parse_int(text))
+
+
 MAX_PAIRS = Param(
-    "max_pairs", -1, parse_int, None,
+    "max_pairs", -1, _parse_max_pairs, None,
     "maximum number of generated pairs per query (only without explicit pairs); -1 means all",
 )
 AUC_TYPE = Param("type", "Classic", parse_choice, ("Classic", "Ranking"),
