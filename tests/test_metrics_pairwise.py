@@ -399,24 +399,27 @@ def test_directions():
     assert DEFS["QueryAUC"].higher_is_better and DEFS["QueryAUC"].per_query
 
 
-def test_parallel_and_serial_kernels_agree():
+def test_many_query_kernels_equal_query_by_query():
+    # The prange drivers must read each query's rows through its offsets only.
     from metricrank.metrics import _pairwise as pw
 
     d = make_data(7, n_queries=300, max_size=60)
     ptr = _ptr(d["g"])
-    args = (d["y"], d["a"], d["w"], d["gwq"], ptr)
     for kind in (0, 1):
-        for k in (-1, 5):
-            par = pw._pairs_parallel(*args, kind, k, 0)
-            ser = pw._pairs_serial(*args, kind, k, 0)
-            for x, z in zip(par, ser):
-                np.testing.assert_allclose(x, z, rtol=1e-12)
+        whole = pw._pairs_kernel(d["y"], d["a"], d["w"], d["gwq"], ptr, kind, -1, 0)
+        for q in range(ptr.size - 1):
+            rows = slice(ptr[q], ptr[q + 1])
+            one = pw._pairs_kernel(d["y"][rows], d["a"][rows], d["w"][rows], d["gwq"][q:q + 1],
+                                   np.array([0, ptr[q + 1] - ptr[q]]), kind, -1, 0)
+            for x, z in zip(whole, one):
+                np.testing.assert_allclose(x[q], z[0], rtol=1e-12)
     for classic, t in ((True, d["soft"]), (False, d["y"])):
-        par = pw._auc_parallel(t, d["a"], d["w"], ptr, classic)
-        ser = pw._auc_serial(t, d["a"], d["w"], ptr, classic)
-        for x, z in zip(par, ser):
-            np.testing.assert_allclose(x, z, rtol=1e-12)
-    assert pw._parallel_pays(ptr)
+        whole = pw._auc_kernel(t, d["a"], d["w"], ptr, classic)
+        for q in range(ptr.size - 1):
+            rows = slice(ptr[q], ptr[q + 1])
+            one = pw._auc_kernel(t[rows], d["a"][rows], d["w"][rows], np.array([0, ptr[q + 1] - ptr[q]]), classic)
+            for x, z in zip(whole, one):
+                np.testing.assert_allclose(x[q], z[0], rtol=1e-12)
 
 
 def test_max_pairs_must_be_minus_one_or_positive():

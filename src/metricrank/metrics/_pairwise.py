@@ -163,7 +163,7 @@ def _sampled_one(y, score, s, e, kind, max_pairs, seed, stream):
 
 
 @njit(cache=True, parallel=True)
-def _pairs_parallel(y, score, weight, group_weight, group_ptr, kind, max_pairs, seed):
+def _pairs_kernel(y, score, weight, group_weight, group_ptr, kind, max_pairs, seed):
     nq = group_ptr.shape[0] - 1
     num = np.zeros(nq)
     den = np.zeros(nq)
@@ -181,41 +181,13 @@ def _pairs_parallel(y, score, weight, group_weight, group_ptr, kind, max_pairs, 
     return num, den, used
 
 
-@njit(cache=True)
-def _pairs_serial(y, score, weight, group_weight, group_ptr, kind, max_pairs, seed):
-    nq = group_ptr.shape[0] - 1
-    num = np.zeros(nq)
-    den = np.zeros(nq)
-    used = np.zeros(nq, dtype=np.int64)
-    for q in range(nq):
-        s = group_ptr[q]
-        c = group_weight[q] * weight[s]
-        if max_pairs > 0:
-            acc, count = _sampled_one(y, score, s, group_ptr[q + 1], kind, max_pairs, seed, q)
-        else:
-            acc, count = _generated_one(y, score, s, group_ptr[q + 1], kind)
-        num[q] = c * acc
-        den[q] = c * count
-        used[q] = count
-    return num, den, used
-
-
-PARALLEL_MIN_WORK = 200_000  # sum of squared query sizes above which prange pays
-
-
-def _parallel_pays(group_ptr) -> bool:
-    sizes = np.diff(group_ptr)
-    return sizes.shape[0] > 1 and float(np.dot(sizes, sizes)) >= PARALLEL_MIN_WORK
-
-
 def generated_pair_parts(y, score, weight, group_weight, group_ptr, kind):
     """Per-query sums over all generated pairs ``y_i > y_j`` of each query.
 
     Every pair of query ``q`` has weight ``c_q = group_weight[q] * weight[first row]``;
     returns ``(num, den)`` with ``den[q] = c_q * n_pairs_q``.
     """
-    kernel = _pairs_parallel if _parallel_pays(group_ptr) else _pairs_serial
-    num, den, _ = kernel(y, score, weight, group_weight, group_ptr, kind, -1, 0)
+    num, den, _ = _pairs_kernel(y, score, weight, group_weight, group_ptr, kind, -1, 0)
     return num, den
 
 
@@ -227,8 +199,7 @@ def sampled_pair_parts(y, score, weight, group_weight, group_ptr, kind, max_pair
     (deterministic, thread-count independent). Returns ``(num, den, used)``,
     ``used`` the number of pairs kept per query.
     """
-    kernel = _pairs_parallel if _parallel_pays(group_ptr) else _pairs_serial
-    return kernel(y, score, weight, group_weight, group_ptr, kind, int(max_pairs), seed)
+    return _pairs_kernel(y, score, weight, group_weight, group_ptr, kind, int(max_pairs), seed)
 
 
 @njit(cache=True)
@@ -359,28 +330,11 @@ def _auc_ranking_one(y, score, weight):
 
 
 @njit(cache=True, parallel=True)
-def _auc_parallel(y, score, weight, group_ptr, classic):
+def _auc_kernel(y, score, weight, group_ptr, classic):
     nq = group_ptr.shape[0] - 1
     num = np.zeros(nq)
     den = np.zeros(nq)
     for q in prange(nq):
-        s = group_ptr[q]
-        e = group_ptr[q + 1]
-        if classic:
-            a, b = _auc_classic_one(y[s:e], score[s:e], weight[s:e])
-        else:
-            a, b = _auc_ranking_one(y[s:e], score[s:e], weight[s:e])
-        num[q] = a
-        den[q] = b
-    return num, den
-
-
-@njit(cache=True)
-def _auc_serial(y, score, weight, group_ptr, classic):
-    nq = group_ptr.shape[0] - 1
-    num = np.zeros(nq)
-    den = np.zeros(nq)
-    for q in range(nq):
         s = group_ptr[q]
         e = group_ptr[q + 1]
         if classic:
@@ -398,10 +352,7 @@ def auc_parts(y, score, weight, group_ptr, classic):
     ``classic`` selects ``type=Classic`` (soft labels split into positive and
     negative mass) over ``type=Ranking`` (pairs ``y_i < y_j``).
     """
-    sizes = np.diff(group_ptr)
-    parallel = sizes.shape[0] > 1 and group_ptr[-1] >= 50_000
-    kernel = _auc_parallel if parallel else _auc_serial
-    return kernel(y, score, weight, group_ptr, bool(classic))
+    return _auc_kernel(y, score, weight, group_ptr, bool(classic))
 
 
 def _auc_pair_sums(inp: MetricInput, params: dict):
