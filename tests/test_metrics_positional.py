@@ -238,3 +238,33 @@ def test_bad_arrays():
         evaluate([0, 1, 0], [0.1, 0.2, 0.3], qid=[1, 2, 1], metric="NDCG")
     with pytest.raises(ValueError, match="group_weights has 3 entries; expected one per query"):
         evaluate([0, 1], [0.1, 0.2], qid=[1, 2], group_weights=[1, 1, 1], metric="NDCG")
+
+
+def _best_threshold_accuracy(p, rank_value):
+    """Best accuracy of 'the top t documents are relevant' over every cutoff t (Yue Table 4)."""
+    ordered = np.asarray(p)[np.argsort(-np.asarray(rank_value), kind="stable")]
+    n, total_rel = ordered.size, ordered.sum()
+    return max((ordered[:t].sum() + (n - t) - (total_rel - ordered[:t].sum())) / n for t in range(n + 1))
+
+
+def test_yue_toy_tables():
+    # Yue et al. Tables 1-2: eight documents, one query; rank value 8 is the top.
+    p = np.array([1, 0, 0, 0, 0, 1, 1, 0])
+    h1, h2 = np.arange(8, 0, -1), np.arange(1, 9)
+    map1 = (1 / 1 + 2 / 6 + 3 / 7) / 3
+    map2 = (1 / 2 + 2 / 3 + 3 / 8) / 3
+    assert evaluate(p, h1, metric="MAP") == pytest.approx(map1)
+    assert evaluate(p, h2, metric="MAP") == pytest.approx(map2)
+    assert (round(map1, 2), round(map2, 2)) == (0.59, 0.51)
+    assert evaluate(p, h1, metric="ROCArea") == pytest.approx(7 / 15)  # paper: 0.47
+    assert evaluate(p, h2, metric="ROCArea") == pytest.approx(8 / 15)  # paper: 0.53
+    # Tables 3-4: eleven documents; MAP 0.56 / 0.51 and best accuracy 0.64 / 0.73.
+    p = np.array([1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0])
+    h1, h2 = np.arange(11, 0, -1), np.arange(1, 12)
+    map1 = (1 / 1 + 2 / 6 + 3 / 7 + 4 / 8 + 5 / 9) / 5
+    map2 = (1 / 3 + 2 / 4 + 3 / 5 + 4 / 6 + 5 / 11) / 5
+    assert evaluate(p, h1, metric="MAP") == pytest.approx(map1)
+    assert evaluate(p, h2, metric="MAP") == pytest.approx(map2)
+    assert (round(map1, 2), round(map2, 2)) == (0.56, 0.51)
+    assert _best_threshold_accuracy(p, h1) == pytest.approx(7 / 11)  # paper: 0.64
+    assert _best_threshold_accuracy(p, h2) == pytest.approx(8 / 11)  # paper: 0.73
