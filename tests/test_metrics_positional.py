@@ -268,3 +268,15 @@ def test_yue_toy_tables():
     assert (round(map1, 2), round(map2, 2)) == (0.56, 0.51)
     assert _best_threshold_accuracy(p, h1) == pytest.approx(7 / 11)  # paper: 0.64
     assert _best_threshold_accuracy(p, h2) == pytest.approx(8 / 11)  # paper: 0.73
+
+
+def test_bad_pairs_are_rejected_by_evaluate():
+    y, s, qid = [1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], [1, 1, 2, 2]
+    with pytest.raises(ValueError, match=r"pair 0 = \[0, 2\] joins rows of different queries"):
+        evaluate(y, s, qid=qid, metric="PairAccuracy", pairs=[[0, 2]])
+    with pytest.raises(ValueError, match=r"pair 1 = \[2, 9\] has a row index outside 0..3"):
+        evaluate(y, s, qid=qid, metric="PairAccuracy", pairs=[[0, 1], [2, 9]])
+    with pytest.raises(ValueError, match="pair_weights must be >= 0"):
+        evaluate(y, s, qid=qid, metric="PairLogit", pairs=[[0, 1, -1.0]])
+    # a third column carries the pair weights
+    assert evaluate(y, s, qid=qid, metric="PairAccuracy", pairs=[[0, 1, 2.0], [3, 2, 1.0]]) == pytest.approx(2 / 3)

@@ -14,6 +14,7 @@ import numpy as np
 __all__ = [
     "NonContiguousQueryError",
     "check_group_ptr",
+    "check_pairs",
     "group_ptr_from_qid",
     "group_ptr_from_sizes",
     "resolve_groups",
@@ -158,3 +159,42 @@ def resolve_groups(n_rows: int, *, qid=None, group_ptr=None, group=None) -> np.n
     if group_ptr is not None:
         return check_group_ptr(group_ptr, n_rows)
     return np.array([0, n_rows], dtype=np.int64)
+
+
+def check_pairs(pairs, group_ptr: np.ndarray, where: str = "") -> np.ndarray:
+    """Validate explicit (winner row, loser row) pairs against query offsets.
+
+    Every index must be an integer row of the data, both rows of a pair must
+    belong to the same query, and a row cannot be paired with itself.
+    ``where`` is appended to error messages (e.g. `` in train.txt``).
+    Returns the pairs as a contiguous int64 array of shape (n_pairs, 2).
+    """
+    pairs = np.asarray(pairs)
+    if pairs.size == 0:
+        pairs = pairs.reshape(0, 2)
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise ValueError(f"pairs must have shape (n_pairs, 2), got {pairs.shape}{where}")
+    if not np.issubdtype(pairs.dtype, np.integer):
+        as_int = pairs.astype(np.int64)
+        if not np.array_equal(as_int, pairs):
+            raise ValueError(f"pair indices must be integers{where}")
+        pairs = as_int
+    pairs = np.ascontiguousarray(pairs, dtype=np.int64)
+    n = int(group_ptr[-1])
+    out = ((pairs < 0) | (pairs >= n)).any(axis=1)
+    if out.any():
+        k = int(np.flatnonzero(out)[0])
+        raise ValueError(f"pair {k} = {pairs[k].tolist()} has a row index outside 0..{n - 1}{where}")
+    q = np.searchsorted(group_ptr, pairs, side="right") - 1
+    cross = q[:, 0] != q[:, 1]
+    if cross.any():
+        k = int(np.flatnonzero(cross)[0])
+        raise ValueError(
+            f"pair {k} = {pairs[k].tolist()} joins rows of different queries "
+            f"({int(q[k, 0])} and {int(q[k, 1])}){where}"
+        )
+    same = pairs[:, 0] == pairs[:, 1]
+    if same.any():
+        k = int(np.flatnonzero(same)[0])
+        raise ValueError(f"pair {k} = {pairs[k].tolist()} pairs a row with itself{where}")
+    return pairs

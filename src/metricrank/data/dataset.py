@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._groups import check_group_ptr, group_ptr_from_qid, group_ptr_from_sizes
+from .._groups import check_group_ptr, check_pairs, group_ptr_from_qid, group_ptr_from_sizes
 
 __all__ = ["RankingDataset"]
 
@@ -163,35 +163,7 @@ class RankingDataset:
         group_weight = _per_row_float("group_weight", group_weight, n_queries, source)
         # --- pairs ---------------------------------------------------------
         if pairs is not None:
-            pairs = np.asarray(pairs)
-            if pairs.size == 0:
-                pairs = pairs.reshape(0, 2)
-            if pairs.ndim != 2 or pairs.shape[1] != 2:
-                raise ValueError(f"pairs must have shape (n_pairs, 2), got {pairs.shape}{where}")
-            if not np.issubdtype(pairs.dtype, np.integer):
-                as_int = pairs.astype(np.int64)
-                if not np.array_equal(as_int, pairs):
-                    raise ValueError(f"pair indices must be integers{where}")
-                pairs = as_int
-            pairs = np.ascontiguousarray(pairs, dtype=np.int64)
-            out = ((pairs < 0) | (pairs >= n)).any(axis=1)
-            if out.any():
-                k = int(np.flatnonzero(out)[0])
-                raise ValueError(
-                    f"pair {k} = {pairs[k].tolist()} has a row index outside 0..{n - 1}{where}"
-                )
-            q = np.searchsorted(group_ptr, pairs, side="right") - 1
-            cross = q[:, 0] != q[:, 1]
-            if cross.any():
-                k = int(np.flatnonzero(cross)[0])
-                raise ValueError(
-                    f"pair {k} = {pairs[k].tolist()} joins rows of different queries "
-                    f"({int(q[k, 0])} and {int(q[k, 1])}){where}"
-                )
-            same = pairs[:, 0] == pairs[:, 1]
-            if same.any():
-                k = int(np.flatnonzero(same)[0])
-                raise ValueError(f"pair {k} = {pairs[k].tolist()} pairs a row with itself{where}")
+            pairs = check_pairs(pairs, group_ptr, where)
             pair_weight = _per_row_float("pair_weight", pair_weight, pairs.shape[0], source)
         elif pair_weight is not None:
             raise ValueError("pair_weight given without pairs")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._groups import resolve_groups
+from .._groups import check_pairs, resolve_groups
 from ._base import MetricInput
 from .registry import Metric, get_metric
 
@@ -80,29 +80,14 @@ def _group_weights(group_weights, ptr: np.ndarray) -> np.ndarray:
 
 def _pairs(pairs, pair_weights, ptr: np.ndarray):
     arr = np.asarray(pairs)
-    if arr.ndim != 2 or arr.shape[1] not in (2, 3):
-        raise ValueError(f"pairs must have shape (n_pairs, 2) or (n_pairs, 3), got {arr.shape}")
-    if arr.shape[1] == 3:
+    if arr.ndim == 2 and arr.shape[1] == 3:
         if pair_weights is not None:
             raise ValueError("pass pair weights either as a third pairs column or as pair_weights, not both")
-        pair_weights = arr[:, 2]
-        arr = arr[:, :2]
-    idx = arr.astype(np.int64)
-    if not np.array_equal(idx, arr):
-        raise ValueError("pair indices must be integers")
-    n = int(ptr[-1])
-    out_of_range = (idx < 0) | (idx >= n)
-    if np.any(out_of_range):
-        p = int(np.flatnonzero(out_of_range.any(axis=1))[0])
-        raise ValueError(f"pair {p} {idx[p].tolist()} refers to a row outside 0..{n - 1}")
-    query_of = np.searchsorted(ptr, idx, side="right") - 1
-    split = query_of[:, 0] != query_of[:, 1]
-    if np.any(split):
-        p = int(np.flatnonzero(split)[0])
-        raise ValueError(f"pair {p} {idx[p].tolist()} joins rows of different queries")
+        arr, pair_weights = arr[:, :2], arr[:, 2]
+    idx = check_pairs(arr, ptr)
     pw = np.ones(idx.shape[0]) if pair_weights is None else _non_negative(
         _as_float_vector(pair_weights, "pair_weights", idx.shape[0]), "pair_weights")
-    return np.ascontiguousarray(idx), pw
+    return idx, pw
 
 
 def _tie_key(doc_ids, n: int) -> np.ndarray:
