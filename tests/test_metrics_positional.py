@@ -280,3 +280,23 @@ def test_bad_pairs_are_rejected_by_evaluate():
         evaluate(y, s, qid=qid, metric="PairLogit", pairs=[[0, 1, -1.0]])
     # a third column carries the pair weights
     assert evaluate(y, s, qid=qid, metric="PairAccuracy", pairs=[[0, 1, 2.0], [3, 2, 1.0]]) == pytest.approx(2 / 3)
+
+
+@pytest.mark.data
+def test_mq2008_fold_against_catboost_and_pytrec_eval(shared_data):
+    from metricrank import load_letor
+
+    ds = load_letor(shared_data / "MQ2008" / "Fold1" / "test.txt.gz")
+    score = np.asarray(ds.X[:, 24]).ravel()  # a real feature: many tied values
+    for spec in ("NDCG:top=10", "MAP", "MRR", "PrecisionAt:top=5"):
+        expected = catboost_utils.eval_metric(ds.y, score, spec, group_id=ds.qid)[0]
+        assert evaluate(ds, score, metric=spec) == pytest.approx(expected, rel=1e-9), spec
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = {}, {}
+    for q, d, lab, sc in zip(ds.qid.tolist(), ds.doc_ids.tolist(), ds.y.tolist(), score.tolist()):
+        qrels.setdefault(str(q), {})[d] = int(lab)
+        run.setdefault(str(q), {})[d] = sc
+    res = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10"}).evaluate(run)
+    for key, spec in (("map", "MAP"), ("ndcg_cut_10", "ndcg@10")):
+        expected = np.mean([r[key] for r in res.values()])
+        assert evaluate(ds, score, metric=spec, preset="trec_eval") == pytest.approx(expected, rel=1e-12), spec
