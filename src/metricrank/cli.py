@@ -61,7 +61,9 @@ def _cmd_eval(args) -> int:
         _print_table(
             f"{args.data} ({data.n_queries} queries, {len(data)} documents)",
             ["metric", "value", "queries counted"],
-            [[r.spec, f"{r.value:.6f}", str(r.n_counted)] for r in results],
+            [[r.spec, f"{r.value:.6f}",
+              str(r.n_counted) if r.per_query.shape[0] == data.n_queries else "all rows (global)"]
+             for r in results],
         )
     return 0
 
