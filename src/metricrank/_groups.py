@@ -13,6 +13,7 @@ import numpy as np
 
 __all__ = [
     "NonContiguousQueryError",
+    "as_pair_array",
     "check_group_ptr",
     "check_pairs",
     "group_ptr_from_qid",
@@ -161,14 +162,8 @@ def resolve_groups(n_rows: int, *, qid=None, group_ptr=None, group=None) -> np.n
     return np.array([0, n_rows], dtype=np.int64)
 
 
-def check_pairs(pairs, group_ptr: np.ndarray, where: str = "") -> np.ndarray:
-    """Validate explicit (winner row, loser row) pairs against query offsets.
-
-    Every index must be an integer row of the data, both rows of a pair must
-    belong to the same query, and a row cannot be paired with itself.
-    ``where`` is appended to error messages (e.g. `` in train.txt``).
-    Returns the pairs as a contiguous int64 array of shape (n_pairs, 2).
-    """
+def as_pair_array(pairs, where: str = "") -> np.ndarray:
+    """Pairs as a contiguous int64 array of shape (n_pairs, 2); integral floats are accepted."""
     pairs = np.asarray(pairs)
     if pairs.size == 0:
         pairs = pairs.reshape(0, 2)
@@ -179,7 +174,18 @@ def check_pairs(pairs, group_ptr: np.ndarray, where: str = "") -> np.ndarray:
         if not np.array_equal(as_int, pairs):
             raise ValueError(f"pair indices must be integers{where}")
         pairs = as_int
-    pairs = np.ascontiguousarray(pairs, dtype=np.int64)
+    return np.ascontiguousarray(pairs, dtype=np.int64)
+
+
+def check_pairs(pairs, group_ptr: np.ndarray, where: str = "") -> np.ndarray:
+    """Validate explicit (winner row, loser row) pairs against query offsets.
+
+    Every index must be an integer row of the data, both rows of a pair must
+    belong to the same query, and a row cannot be paired with itself.
+    ``where`` is appended to error messages (e.g. `` in train.txt``).
+    Returns the pairs as a contiguous int64 array of shape (n_pairs, 2).
+    """
+    pairs = as_pair_array(pairs, where)
     n = int(group_ptr[-1])
     out = ((pairs < 0) | (pairs >= n)).any(axis=1)
     if out.any():

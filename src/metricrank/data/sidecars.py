@@ -22,7 +22,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .._groups import group_ptr_from_sizes
+from .._groups import as_pair_array, group_ptr_from_sizes
 from .._io import atomic_write, open_read
 
 __all__ = [
@@ -269,16 +269,7 @@ def save_pairs(path, pairs, weights=None) -> None:
     >>> open(p).read()
     '0\\t1\\t1\\n2\\t1\\t0.5\\n'
     """
-    pairs = np.asarray(pairs)
-    if pairs.size == 0:
-        pairs = pairs.reshape(0, 2)
-    if pairs.ndim != 2 or pairs.shape[1] != 2:
-        raise ValueError(f"pairs must have shape (n_pairs, 2), got {pairs.shape}")
-    if not np.issubdtype(pairs.dtype, np.integer):
-        as_int = pairs.astype(np.int64)
-        if not np.array_equal(as_int, pairs):
-            raise ValueError("pair indices must be integers")
-        pairs = as_int
+    pairs = as_pair_array(pairs)
     if np.any(pairs < 0):
         raise ValueError(f"pair {int(np.flatnonzero((pairs < 0).any(axis=1))[0])} has a negative index")
     if weights is None:
