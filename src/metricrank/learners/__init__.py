@@ -1,0 +1,1 @@
+"""Rankers: LambdaMART (LightGBM engine), structural SVMs and the LP-AUC ranker."""
