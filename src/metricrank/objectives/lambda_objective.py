@@ -1,0 +1,276 @@
+"""λ-objectives: the LambdaRank/LambdaMART gradient of any metric with an exact swap delta.
+
+A λ target is a metric spec from :mod:`metricrank.metrics` (``"NDCG:top=10;type=Exp"``,
+``"MAP"``, ``"MAUC"``, ...) or ``"RankNet"`` (every pair weighs 1). The spec is
+resolved once into a target code, a parameter vector and a tie policy; the
+numba accumulator in :mod:`._accumulate` then does all the work.
+
+Targets and the metric each one equals (so early stopping and the swap-delta
+tests read the very same definition):
+
+=================  =========================================================
+target             metric whose swap delta is used
+=================  =========================================================
+NDCG, DCG          ``NDCG`` / ``DCG`` with every ``top``/``type``/``denominator``
+MAP                ``MAP`` with ``top``, ``border``, ``norm``
+MRR                ``MRR`` with ``top``, ``border``
+ERR                ``ERR`` with ``top``, ``type`` (Probability or Graded)
+PrecisionAt        ``PrecisionAt`` with ``top``, ``border``, ``norm``
+AUC, QueryAUC      Welleck's per-query AUC of binary relevance ``label > 0``
+                   (the ``ROCArea`` metric); ``type=Ranking`` has no O(1) delta
+ROCArea            ``ROCArea`` with ``border``
+MAUC               ``MAUC`` with ``classes`` (per query; ``pooled=true`` is global)
+RankNet            none: ``|ΔZ| = 1``
+=================  =========================================================
+
+The pair direction is always the label order (Welleck's ``S_ij``), the size is
+the exact ``|ΔZ_ij|``. For MAUC this follows eq. 18/19 literally: the swap of
+two relevant documents of classes ``a < b`` changes ``AUC(a)`` and ``AUC(b)``
+in opposite directions, and ``|ΔMAUC|`` is the size of their weighted sum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..metrics._ordering import TIE_POLICIES
+from ..metrics._positional import err_probabilities
+from ..metrics.registry import Metric, get_metric
+from . import _swap_deltas as sd
+from ._accumulate import lambda_gradients
+
+__all__ = ["LAMBDA_TARGETS", "LambdaObjective", "LambdaTarget", "resolve_target", "swap_delta_matrix"]
+
+#: Names accepted as λ targets (case-insensitive; metric parameters allowed).
+LAMBDA_TARGETS = ("NDCG", "DCG", "MAP", "MRR", "ERR", "PrecisionAt", "AUC", "QueryAUC", "ROCArea",
+                  "MAUC", "RankNet")
+
+_ALL = float("inf")
+_MAX_TRUNCATION = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class LambdaTarget:
+    """A resolved λ target.
+
+    Attributes
+    ----------
+    spec : str
+        The canonical spec (``"RankNet"`` or the metric's spec).
+    code : int
+        Swap-delta family (``_swap_deltas.DCG``, ...).
+    params : ndarray of float64
+        Parameter vector read by the kernels.
+    ties : str
+        Tie policy used to rank tied scores while computing λ.
+    metric : Metric or None
+        The metric whose swap delta this is (``None`` for RankNet); use it to
+        evaluate the very quantity being optimised.
+    """
+
+    spec: str
+    code: int
+    params: np.ndarray = field(repr=False)
+    ties: str
+    metric: Metric | None
+
+    def transform_labels(self, y: np.ndarray) -> np.ndarray:
+        """Labels as the kernels read them (ERR: stopping probabilities)."""
+        if self.code == sd.ERR:
+            return err_probabilities(y, self.metric.params)
+        return y
+
+    def check_labels(self, y: np.ndarray) -> None:
+        """Raise ValueError (naming the target) if ``y`` is outside its label domain."""
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"λ target {self.spec}: labels must be finite")
+        if self.code in (sd.DCG, sd.MAUC) and np.any(y < 0):
+            raise ValueError(
+                f"λ target {self.spec} needs graded labels >= 0; got {float(y.min()):g} "
+                f"(first at row {int(np.argmax(y < 0))})"
+            )
+        if self.code == sd.MAUC and np.any(y != np.round(y)):
+            bad = int(np.argmax(y != np.round(y)))
+            raise ValueError(
+                f"λ target {self.spec} needs integer relevance classes 0, 1, 2, ...; "
+                f"row {bad} has label {y[bad]:g}"
+            )
+        if self.metric is not None and self.metric.definition.check_labels is not None:
+            self.metric.definition.check_labels(y, self.metric.params)
+
+
+def _vector(*values) -> np.ndarray:
+    out = np.zeros(sd.N_PARAMS)
+    out[: len(values)] = values
+    return out
+
+
+def _top(params: dict) -> float:
+    return _ALL if params["top"] == -1 else float(params["top"])
+
+
+def _no_delta(spec: str, why: str = "") -> ValueError:
+    return ValueError(
+        f"{spec!r} cannot be a λ target{': ' + why if why else ''}; valid targets are "
+        f"{', '.join(LAMBDA_TARGETS)} (with their metric parameters, e.g. 'NDCG:top=10;type=Exp')"
+    )
+
+
+def resolve_target(spec: str | Metric, preset: str | None = None) -> LambdaTarget:
+    """Resolve a λ-target spec.
+
+    Parameters
+    ----------
+    spec : str or Metric
+        A metric spec with an exact swap delta, or ``"RankNet"``.
+    preset : str, optional
+        Metric convention preset (see :mod:`metricrank.metrics.conventions`).
+
+    Raises
+    ------
+    ValueError
+        For a metric without an exact swap delta, listing the valid targets.
+
+    Examples
+    --------
+    >>> t = resolve_target("NDCG:top=10;type=Exp")
+    >>> t.spec, t.ties
+    ('NDCG:top=10;type=Exp', 'pessimistic')
+    >>> resolve_target("ranknet").spec
+    'RankNet'
+    """
+    if isinstance(spec, str) and spec.strip().lower() == "ranknet":
+        return LambdaTarget("RankNet", sd.RANKNET, _vector(), "stable", None)
+    try:
+        metric = get_metric(spec, preset=preset)
+    except ValueError as err:
+        raise _no_delta(str(spec), str(err)) from None
+    name, p = metric.name, metric.params
+    ties = p.get("ties", "stable")
+    if ties == "docid":  # no doc ids while training: descending row number
+        ties = "reverse"
+    if name in ("NDCG", "DCG"):
+        code = sd.DCG
+        vec = _vector(_top(p), p["type"] == "Exp", p["denominator"] == "LogPosition", name == "NDCG")
+    elif name == "MAP":
+        code, vec = sd.MAP, _vector(_top(p), p["border"], {"min": 0, "retrieved": 1, "all": 2}[p["norm"]])
+    elif name == "MRR":
+        code, vec = sd.MRR, _vector(_top(p), p["border"])
+    elif name == "ERR":
+        code, vec = sd.ERR, _vector(_top(p))
+    elif name == "PrecisionAt":
+        code, vec = sd.PRECISION, _vector(_top(p), p["border"], p["norm"] == "top")
+    elif name in ("AUC", "QueryAUC"):
+        if p["type"] != "Classic":
+            raise _no_delta(metric.spec, "AUC:type=Ranking has no O(1) swap delta; use AUC (binary) or MAUC")
+        # Welleck's λ-AUC: per-query AUC of binary relevance label > 0, i.e. ROCArea.
+        metric = get_metric("ROCArea")
+        code, vec = sd.AUC, _vector(0.0)
+    elif name == "ROCArea":
+        code, vec = sd.AUC, _vector(p["border"])
+    elif name == "MAUC":
+        if p["pooled"]:
+            raise _no_delta(metric.spec, "pooled MAUC ranks across queries; use the per-query MAUC")
+        code, vec = sd.MAUC, _vector(p["classes"] == "relevant")
+    else:
+        raise _no_delta(metric.spec)
+    return LambdaTarget(metric.spec if name not in ("AUC", "QueryAUC") else name, code, vec, ties, metric)
+
+
+def swap_delta_matrix(spec: str | LambdaTarget, ranked_labels) -> np.ndarray:
+    """|ΔZ_ij| of every pair of one query whose labels are given in ranked order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = swap_delta_matrix("AUC", [1, 0, 1, 0])      # Welleck: (j - i) / (m n)
+    >>> float(d[0, 3]) == 3 / 4
+    True
+    """
+    target = spec if isinstance(spec, LambdaTarget) else resolve_target(spec)
+    lab = np.ascontiguousarray(ranked_labels, dtype=np.float64)
+    target.check_labels(lab)
+    return sd.delta_matrix(target.code, target.transform_labels(lab), target.params)
+
+
+class LambdaObjective:
+    """λ-gradients and Newton weights of a metric, for a gradient-boosting engine.
+
+    Parameters
+    ----------
+    metric : str, default "NDCG"
+        The λ target (see :data:`LAMBDA_TARGETS`).
+    sigma : float, default 1.0
+        σ of the pairwise logistic ``ρ_ij = 1 / (1 + exp(σ (s_i - s_j)))``.
+    truncation : int or None, default None
+        Only pairs whose higher-ranked document is among the first
+        ``truncation`` positions (LightGBM's ``lambdarank_truncation_level``).
+        ``None`` uses every pair; top-k targets already give zero delta to pairs
+        entirely below ``k``.
+    norm : bool, default True
+        LightGBM's ``lambdarank_norm``: per-query ``log2(1 + S) / S`` scaling and
+        division of ``|ΔZ|`` by ``0.01 + |s_i - s_j|``.
+    preset : str, optional
+        Metric convention preset for the target.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> obj = LambdaObjective("NDCG:top=10")
+    >>> grad, hess = obj.gradient_hessian(np.array([2.0, 0, 1]), np.zeros(3), np.array([0, 3]))
+    >>> bool(abs(grad.sum()) < 1e-12), bool(grad[0] < 0 < grad[1])
+    (True, True)
+    """
+
+    def __init__(self, metric: str = "NDCG", *, sigma: float = 1.0, truncation: int | None = None,
+                 norm: bool = True, preset: str | None = None):
+        if not np.isfinite(sigma) or sigma <= 0:
+            raise ValueError(f"sigma must be a positive finite number; got {sigma!r}")
+        if truncation is not None and (int(truncation) != truncation or truncation < 1):
+            raise ValueError(f"truncation must be a positive integer or None (all pairs); got {truncation!r}")
+        self.target = resolve_target(metric, preset=preset)
+        self.sigma = float(sigma)
+        self.truncation = None if truncation is None else int(truncation)
+        self.norm = bool(norm)
+
+    def prepare_labels(self, y: np.ndarray) -> np.ndarray:
+        """Validate ``y`` for this target and return the labels the kernel reads."""
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        self.target.check_labels(y)
+        return np.ascontiguousarray(self.target.transform_labels(y), dtype=np.float64)
+
+    def gradient_hessian(self, y, raw, group_ptr, *, weights=None, group_weights=None,
+                         out_grad=None, out_hess=None, labels_prepared=False):
+        """Loss gradient ``-λ`` and Newton weight ``w`` of every row.
+
+        Parameters
+        ----------
+        y, raw : array of shape (n,)
+            Labels and current scores.
+        group_ptr : int64 array of shape (n_queries + 1,)
+        weights : array of shape (n,), optional
+            Per-row weights multiplying that row's λ and w.
+        group_weights : array of shape (n_queries,), optional
+            Per-query weights multiplying the whole query.
+        out_grad, out_hess : float64 arrays of shape (n,), optional
+            Preallocated outputs.
+        labels_prepared : bool
+            True when ``y`` already went through :meth:`prepare_labels`.
+        """
+        y = np.ascontiguousarray(y, dtype=np.float64) if labels_prepared else self.prepare_labels(y)
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        ptr = np.ascontiguousarray(group_ptr, dtype=np.int64)
+        n = y.shape[0]
+        w = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+        gw = np.ones(ptr.shape[0] - 1) if group_weights is None else np.ascontiguousarray(
+            group_weights, dtype=np.float64)
+        grad = np.empty(n) if out_grad is None else out_grad
+        hess = np.empty(n) if out_hess is None else out_hess
+        lambda_gradients(
+            self.target.code, self.target.params, raw, y, ptr, TIE_POLICIES[self.target.ties],
+            self.sigma, _MAX_TRUNCATION if self.truncation is None else self.truncation,
+            self.norm, self.norm, w, gw, grad, hess,
+        )
+        return grad, hess
