@@ -1,0 +1,170 @@
+"""The boosting loop shared by LambdaMART and MART: LightGBM grows the trees, we supply (grad, hess).
+
+LightGBM's custom-objective interface (``Booster.update(fobj=...)``) fits each
+tree to our gradients by least squares and sets every leaf to the Newton step
+``-Σ grad / (Σ hess + lambda_l2)``, times the learning rate: with ``grad = -λ``
+and ``hess = w`` that is Burges' ``η Σλ / Σw``. Evaluation sets are attached to
+the booster, so their scores are updated tree by tree inside LightGBM and read
+back without re-predicting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import lightgbm as lgb
+import numba
+import numpy as np
+
+__all__ = ["BoostResult", "EvalSet", "IterationInfo", "boost", "numba_threads", "tree_params"]
+
+
+@contextlib.contextmanager
+def numba_threads(n_jobs: int | None):
+    """Run numba kernels on ``n_jobs`` threads in this block, then restore the caller's setting."""
+    if n_jobs is None or n_jobs <= 0:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(int(n_jobs), numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+@dataclass
+class EvalSet:
+    """A named evaluation set: a LightGBM dataset and a function scoring raw predictions.
+
+    ``evaluate(raw) -> list of (metric spec, value, higher_is_better)``.
+    """
+
+    name: str
+    dataset: lgb.Dataset
+    evaluate: Callable[[np.ndarray], list]
+
+
+@dataclass
+class IterationInfo:
+    """What a callback sees after each boosting iteration."""
+
+    iteration: int  # 1-based number of trees so far
+    evaluations: dict  # {eval set name: {metric spec: value}}
+    booster: lgb.Booster
+
+
+@dataclass
+class BoostResult:
+    booster: lgb.Booster
+    evals_result: dict = field(default_factory=dict)  # {set: {metric: [value per iteration]}}
+    best_iteration: int | None = None
+    best_score: dict = field(default_factory=dict)
+    stopped_early: bool = False
+    stop_reason: str = ""
+
+
+def tree_params(*, num_leaves, learning_rate, min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2,
+                max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, n_jobs, random_state,
+                extra=None) -> dict:
+    """LightGBM parameters for the tree learner (the objective is ours)."""
+    params = {
+        "objective": "none",
+        "num_leaves": int(num_leaves),
+        "learning_rate": float(learning_rate),
+        "min_data_in_leaf": int(min_data_in_leaf),
+        "min_sum_hessian_in_leaf": float(min_sum_hessian_in_leaf),
+        "lambda_l2": float(lambda_l2),
+        "max_depth": int(max_depth),
+        "max_bin": int(max_bin),
+        "feature_fraction": float(feature_fraction),
+        "bagging_fraction": float(bagging_fraction),
+        "bagging_freq": int(bagging_freq),
+        "metric": "None",
+        "verbosity": -1,
+        "boost_from_average": False,
+    }
+    if n_jobs is not None and n_jobs > 0:
+        params["num_threads"] = int(n_jobs)
+    if random_state is not None:
+        params["seed"] = int(random_state)
+    if extra:
+        params.update(extra)
+    return params
+
+
+def _improved(value: float, best: float, higher_is_better: bool) -> bool:
+    if math.isnan(value):
+        return False
+    if math.isnan(best):
+        return True
+    return value > best if higher_is_better else value < best
+
+
+def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tuple], n_estimators: int, *,
+          eval_sets: Sequence[EvalSet] = (), early_stopping_rounds: int | None = None,
+          callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()) -> BoostResult:
+    """Grow up to ``n_estimators`` trees on ``gradient(raw_train_scores) -> (grad, hess)``.
+
+    Early stopping watches the *first metric of the last evaluation set* (the
+    convention of LightGBM's scikit-learn API is every metric; one metric is
+    easier to reason about and is what the CLI reports). A callback returning
+    True stops training after the current tree.
+    """
+    booster = lgb.Booster(params=params, train_set=train)
+    for es in eval_sets:
+        booster.add_valid(es.dataset, es.name)
+    by_dataset = {id(es.dataset): es for es in eval_sets}
+    result = BoostResult(booster=booster)
+    best_value = float("nan")
+    best_iter = 0
+
+    def feval(raw, dataset):
+        es = by_dataset[id(dataset)]
+        return [(spec, value, higher) for spec, value, higher in es.evaluate(raw)]
+
+    def fobj(raw, _dataset):
+        grad, hess = gradient(raw)
+        return grad, hess
+
+    for it in range(1, n_estimators + 1):
+        empty_tree = booster.update(fobj=fobj)
+        if empty_tree:
+            # LightGBM could not split: every further tree would be empty too.
+            booster.rollback_one_iter()
+            result.stop_reason = f"no split improves the objective after {it - 1} trees"
+            result.stopped_early = True
+            break
+        evaluations: dict = {}
+        directions: dict = {}
+        if eval_sets:
+            for set_name, spec, value, higher in booster.eval_valid(feval=feval):
+                evaluations.setdefault(set_name, {})[spec] = value
+                directions[set_name, spec] = higher
+                result.evals_result.setdefault(set_name, {}).setdefault(spec, []).append(value)
+        stop = False
+        for callback in callbacks:
+            if callback(IterationInfo(it, evaluations, booster)):
+                stop = True
+                result.stop_reason = f"a callback stopped training after {it} trees"
+        if eval_sets:
+            watched = eval_sets[-1]
+            spec = next(iter(evaluations[watched.name]))
+            value = evaluations[watched.name][spec]
+            if _improved(value, best_value, directions[watched.name, spec]):
+                best_value, best_iter = value, it
+                result.best_score = {name: dict(vals) for name, vals in evaluations.items()}
+            elif early_stopping_rounds is not None and it - best_iter >= early_stopping_rounds:
+                result.stopped_early = True
+                result.stop_reason = (f"{spec} on {watched.name} did not improve for {early_stopping_rounds} "
+                                      f"rounds; best {best_value:.6g} at tree {best_iter}")
+                stop = True
+        if stop:
+            break
+    if eval_sets and best_iter > 0:
+        result.best_iteration = best_iter
+    return result
+

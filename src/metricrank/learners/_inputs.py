@@ -1,0 +1,87 @@
+"""Turning ``fit``/``predict`` arguments into validated arrays (shared by the tree learners)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..data import RankingDataset
+
+__all__ = ["as_dataset", "check_features", "eval_datasets"]
+
+
+def check_features(X, *, n_features: int | None = None, what: str = "X"):
+    """X as float32/float64 (dense C-contiguous or CSR) with no infinite value.
+
+    NaN is allowed: LightGBM treats it as a missing value. ``+-inf`` is not,
+    because LightGBM would silently bin it with the largest finite values.
+    """
+    if sp.issparse(X):
+        X = X.tocsr()
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        values = X.data
+    else:
+        X = np.asarray(X)
+        if X.dtype.kind not in "fiub":
+            raise ValueError(f"{what} must be numeric, got dtype {X.dtype}")
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X = np.ascontiguousarray(X)
+        values = X
+    if X.ndim != 2:
+        raise ValueError(f"{what} must be two-dimensional, got shape {X.shape}")
+    if np.isinf(values).any():
+        flat = np.flatnonzero(np.isinf(values))[0]
+        if sp.issparse(X):
+            row = int(np.searchsorted(X.indptr, flat, side="right") - 1)
+            col = int(X.indices[flat])
+        else:
+            row, col = divmod(int(flat), X.shape[1])
+        raise ValueError(f"{what} has an infinite value at row {row}, feature {col}; "
+                         f"LightGBM cannot bin inf (NaN is allowed and means missing)")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{what} has {X.shape[1]} features, but the model was trained on {n_features}")
+    return X
+
+
+def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None,
+               what: str = "training data") -> RankingDataset:
+    """A RankingDataset from arrays, or the dataset itself (then ``y``, ``qid``... must be None)."""
+    if isinstance(X, RankingDataset):
+        if any(v is not None for v in (y, qid, group, sample_weight, group_weight)):
+            raise ValueError(f"{what}: pass either a RankingDataset or arrays (X, y, qid/group), not both")
+        ds = X
+    else:
+        if y is None:
+            raise ValueError(f"{what}: y is required when X is an array")
+        ds = RankingDataset(check_features(X), y, qid=qid, group=group, weight=sample_weight,
+                            group_weight=group_weight)
+    check_features(ds.X)
+    return ds
+
+
+def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> list[tuple[str, RankingDataset]]:
+    """Normalise ``eval_set`` the way LightGBM's scikit-learn API takes it.
+
+    Each entry is a RankingDataset, ``(X, y)`` (with ``eval_qid[i]`` or
+    ``eval_group[i]``), or ``(X, y, qid)``.
+    """
+    if eval_set is None:
+        return []
+    if isinstance(eval_set, (RankingDataset, tuple)):
+        eval_set = [eval_set]
+    out = []
+    for i, entry in enumerate(eval_set):
+        name = eval_names[i] if eval_names is not None else f"valid_{i}"
+        what = f"eval_set[{i}]"
+        if isinstance(entry, RankingDataset):
+            out.append((name, as_dataset(entry, what=what)))
+            continue
+        if not isinstance(entry, tuple) or len(entry) not in (2, 3):
+            raise ValueError(f"{what} must be a RankingDataset, (X, y) or (X, y, qid); got {type(entry).__name__}")
+        X, y = entry[0], entry[1]
+        qid = entry[2] if len(entry) == 3 else (eval_qid[i] if eval_qid is not None else None)
+        group = eval_group[i] if eval_group is not None else None
+        out.append((name, as_dataset(X, y, qid=qid, group=group, what=what)))
+    return out

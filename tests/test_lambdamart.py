@@ -1,0 +1,193 @@
+"""LambdaMART: training on λ-gradients, Newton leaves, early stopping, warm start, persistence."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from metricrank import LambdaMART, RankingDataset, evaluate, make_ltr
+from metricrank.objectives import LambdaObjective
+
+
+@pytest.fixture(scope="module")
+def data():
+    train = make_ltr(80, docs_per_query=(5, 30), n_features=10, random_state=0)
+    test = make_ltr(40, docs_per_query=(5, 30), n_features=10, random_state=1)
+    return train, test
+
+
+SMALL = dict(n_estimators=25, num_leaves=7, min_data_in_leaf=5, random_state=0, n_jobs=1)
+
+
+@pytest.mark.parametrize("target, metric", [
+    ("NDCG:top=10;type=Exp", "NDCG:top=10;type=Exp"), ("MAP", "MAP"), ("MAUC", "MAUC"), ("AUC", "ROCArea"),
+    ("ERR:type=Graded", "ERR:type=Graded"), ("MRR", "MRR"), ("PrecisionAt:top=5", "PrecisionAt:top=5"),
+    ("RankNet", "NDCG:top=10"), ("DCG:top=5", "DCG:top=5"),
+])
+def test_every_target_learns_its_metric(data, target, metric):
+    train, test = data
+    model = LambdaMART(target, **SMALL).fit(train.X, train.y, qid=train.qid)
+    trained = evaluate(test, model.predict(test.X), metric=metric)
+    untrained = evaluate(test, np.zeros(test.n_docs), metric=metric)  # ties: the metric's own convention
+    feature = evaluate(test, test.X[:, 0], metric=metric)
+    assert trained > max(untrained, feature)
+
+
+def test_leaves_are_the_newton_step(data):
+    # One tree, no L2: every leaf value equals learning_rate * Σλ / Σw over its rows (Burges' γ).
+    train, _ = data
+    model = LambdaMART("NDCG:top=10", n_estimators=1, learning_rate=0.3, num_leaves=4, min_data_in_leaf=5,
+                       n_jobs=1).fit(train)
+    grad, hess = LambdaObjective("NDCG:top=10").gradient_hessian(train.y, np.zeros(train.n_docs), train.group_ptr)
+    leaf = model.booster_.predict(train.X, pred_leaf=True).ravel()
+    pred = model.predict(train.X)
+    assert len(np.unique(leaf)) == 4
+    for value in np.unique(leaf):
+        rows = leaf == value
+        np.testing.assert_allclose(pred[rows], 0.3 * -grad[rows].sum() / hess[rows].sum(), rtol=1e-6)
+
+
+def test_early_stopping_and_evals_result(data):
+    train, test = data
+    model = LambdaMART("MAP", n_estimators=300, learning_rate=0.5, num_leaves=7, min_data_in_leaf=5, n_jobs=1)
+    model.fit(train, eval_set=[(test.X, test.y, test.qid)], eval_metrics=["MAP", "NDCG:top=5"],
+              early_stopping_rounds=5, eval_names=["test"])
+    history = model.evals_result_["test"]
+    assert set(history) == {"MAP", "NDCG:top=5"}
+    assert len(history["MAP"]) == model.n_estimators_ < 300
+    assert model.best_iteration_ == int(np.nanargmax(history["MAP"])) + 1
+    assert model.n_estimators_ - model.best_iteration_ == 5
+    assert "did not improve for 5 rounds" in model.stop_reason_
+    # predict uses the best iteration, and its MAP is the recorded best
+    assert evaluate(test, model.predict(test.X), metric="MAP") == pytest.approx(history["MAP"][model.best_iteration_ - 1])
+
+
+def test_callback_can_stop_training(data):
+    train, _ = data
+    seen = []
+
+    def callback(info):
+        seen.append(info.iteration)
+        return info.iteration == 3
+
+    model = LambdaMART(**SMALL).fit(train, callbacks=[callback])
+    assert seen == [1, 2, 3] and model.n_estimators_ == 3
+
+
+def test_warm_start_from_a_base_model(data):
+    train, test = data
+    base = LambdaMART("NDCG:top=10", **{**SMALL, "n_estimators": 5}).fit(train)
+    more = LambdaMART("MAP", **{**SMALL, "n_estimators": 10}).fit(train, init_model=base)
+    alone = LambdaMART("MAP", **{**SMALL, "n_estimators": 10}).fit(train)
+    np.testing.assert_allclose(more.predict(test.X) - base.predict(test.X),
+                               more.booster_.predict(test.X, raw_score=True))
+    assert not np.allclose(more.predict(test.X), alone.predict(test.X))
+    # init_score is the LightGBM-style alternative: trees start from the given scores
+    from_scores = LambdaMART("MAP", **{**SMALL, "n_estimators": 10}).fit(train, init_score=base.predict(train.X))
+    np.testing.assert_allclose(from_scores.predict(test.X), more.booster_.predict(test.X, raw_score=True))
+
+
+def test_save_load_round_trip(tmp_path, data):
+    train, test = data
+    base = LambdaMART(**{**SMALL, "n_estimators": 3}).fit(train)
+    model = LambdaMART("MAUC", **SMALL).fit(train, init_model=base, eval_set=[test], early_stopping_rounds=3)
+    path = tmp_path / "model.json.gz"
+    model.save(path)
+    assert os.listdir(tmp_path) == ["model.json.gz"]  # nothing half-written left behind
+    loaded = LambdaMART.load(path)
+    np.testing.assert_array_equal(loaded.predict(test.X), model.predict(test.X))
+    assert loaded.get_params() == model.get_params()
+    assert loaded.best_iteration_ == model.best_iteration_
+    assert loaded.evals_result_ == model.evals_result_
+
+
+def test_load_rejects_foreign_files(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"hello": 1}')
+    with pytest.raises(ValueError, match="not a metricrank model file"):
+        LambdaMART.load(bad)
+    bad.write_text("garbage")
+    with pytest.raises(ValueError, match="not a metricrank model file"):
+        LambdaMART.load(bad)
+    bad.write_text('{"format": "metricrank-model", "format_version": 99, "model": "LambdaMART", "state": {}}')
+    with pytest.raises(ValueError, match="format version 99 is not supported"):
+        LambdaMART.load(bad)
+
+
+def test_sklearn_conventions(data):
+    train, _ = data
+    model = LambdaMART("MAP", n_estimators=7, sigma=2.0)
+    twin = clone(model)
+    assert twin.get_params() == model.get_params()
+    assert not hasattr(twin, "booster_")
+    model.set_params(n_estimators=3, **{k: v for k, v in SMALL.items() if k != "n_estimators"}).fit(train)
+    assert model.feature_importances_.shape == (train.n_features,)
+    assert model.feature_importances_.sum() > 0
+    with pytest.raises(ValueError, match="not fitted yet"):
+        twin.predict(train.X)
+
+
+def test_unit_weights_change_nothing(data):
+    train, test = data
+    a = LambdaMART(**SMALL).fit(train.X, train.y, qid=train.qid)
+    b = LambdaMART(**SMALL).fit(train.X, train.y, qid=train.qid, sample_weight=np.ones(train.n_docs),
+                                group_weight=np.ones(train.n_queries))
+    np.testing.assert_array_equal(a.predict(test.X), b.predict(test.X))
+    c = LambdaMART(**SMALL).fit(train.X, train.y, qid=train.qid, group_weight=np.linspace(0.1, 3, train.n_queries))
+    assert not np.array_equal(a.predict(test.X), c.predict(test.X))
+
+
+def test_sparse_input_matches_dense(data):
+    import scipy.sparse as sp
+
+    train, test = data
+    dense = LambdaMART(**SMALL).fit(train.X, train.y, qid=train.qid)
+    sparse = LambdaMART(**SMALL).fit(sp.csr_matrix(train.X), train.y, qid=train.qid)
+    np.testing.assert_allclose(sparse.predict(sp.csr_matrix(test.X)), dense.predict(test.X))
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+def test_bad_input_errors(data):
+    train, test = data
+    X = train.X.copy()
+    X[3, 2] = np.inf
+    with pytest.raises(ValueError, match="infinite value at row 3, feature 2"):
+        LambdaMART(**SMALL).fit(X, train.y, qid=train.qid)
+    with pytest.raises(ValueError, match="valid targets are NDCG, DCG, MAP"):
+        LambdaMART("PFound", **SMALL).fit(train)
+    with pytest.raises(ValueError, match="NDCG:top=10 needs graded labels >= 0"):
+        LambdaMART(**SMALL).fit(train.X, -train.y, qid=train.qid)
+    with pytest.raises(ValueError, match="MAUC needs integer relevance classes"):
+        LambdaMART("MAUC", **SMALL).fit(train.X, train.y + 0.5, qid=train.qid)
+    with pytest.raises(ValueError, match="max_query_size=4"):
+        LambdaMART(max_query_size=4, **SMALL).fit(train)
+    with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
+        LambdaMART(**SMALL).fit(train, early_stopping_rounds=3)
+    with pytest.raises(ValueError, match="eval set valid_0 has 3 features"):
+        LambdaMART(**SMALL).fit(train, eval_set=[(test.X[:, :3], test.y, test.qid)])
+    with pytest.raises(ValueError, match="learning_rate must be a positive number"):
+        LambdaMART(learning_rate=0).fit(train)
+    with pytest.raises(ValueError, match="num_leaves must be an integer >= 2"):
+        LambdaMART(num_leaves=1).fit(train)
+    model = LambdaMART(**SMALL).fit(train)
+    with pytest.raises(ValueError, match="has 3 features, but the model was trained on 10"):
+        model.predict(test.X[:, :3])
+
+
+def test_noncontiguous_qid_is_an_error(data):
+    train, _ = data
+    qid = train.qid.copy()
+    qid[[0, -1]] = qid[[-1, 0]]
+    with pytest.raises(ValueError, match="[Qq]uer"):
+        LambdaMART(**SMALL).fit(train.X, train.y, qid=qid)
+
+
+def test_dataset_and_arrays_are_exclusive(data):
+    train, _ = data
+    with pytest.raises(ValueError, match="either a RankingDataset or arrays"):
+        LambdaMART(**SMALL).fit(train, train.y)
+    assert isinstance(train, RankingDataset)
