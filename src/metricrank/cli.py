@@ -1,7 +1,9 @@
-"""The ``metricrank`` command line: ``eval``, ``metrics`` and ``demo``.
+"""The ``metricrank`` command line: ``train``, ``predict``, ``eval``, ``metrics`` and ``demo``.
 
 Examples
 --------
+``metricrank train --train train.txt --valid vali.txt --objective lambda:MAP --trees 300 --out model.json``
+``metricrank predict --model model.json --data test.txt --out scores.txt``
 ``metricrank eval --data test.txt --scores scores.txt --metric NDCG:top=10 --metric MAP``
 """
 
@@ -15,6 +17,7 @@ import sys
 
 import numpy as np
 
+from ._cli_train import add_parsers as add_train_parsers
 from ._io import atomic_write, open_read
 
 PRESET_CHOICES = ("catboost", "lightgbm", "xgboost", "trec_eval")
@@ -121,6 +124,7 @@ def _cmd_demo(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="metricrank", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    add_train_parsers(sub, PRESET_CHOICES)
 
     ev = sub.add_parser("eval", help="evaluate scores against a LETOR/SVMlight file")
     ev.add_argument("--data", required=True, help="LETOR/SVMlight file (.gz/.bz2 ok)")

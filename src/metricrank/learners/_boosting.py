@@ -164,7 +164,8 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
                 stop = True
         if stop:
             break
-    if eval_sets and best_iter > 0:
+    if eval_sets and best_iter > 0 and early_stopping_rounds is not None:
+        # as in LightGBM, only early stopping makes predict() stop at the best tree
         result.best_iteration = best_iter
     return result
 

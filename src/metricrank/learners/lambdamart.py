@@ -82,7 +82,8 @@ class LambdaMART(GBDTBase):
     evals_result_ : dict
         ``{eval set name: {metric spec: [value after each tree]}}``.
     best_iteration_ : int or None
-        Tree count with the best early-stopping metric (None without eval sets).
+        With ``early_stopping_rounds``: the tree count with the best early-stopping
+        metric, which :meth:`predict` uses. None otherwise.
     best_score_ : dict
     n_estimators_ : int
         Trees actually grown.

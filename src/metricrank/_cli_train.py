@@ -1,0 +1,139 @@
+"""``metricrank train`` and ``metricrank predict``.
+
+``metricrank train --train F [--valid F] --objective lambda:<metric spec> --trees N --learning-rate R
+--leaves L --threads T --out MODEL`` trains LambdaMART with a progress bar and per-tree evaluation;
+``metricrank predict --model MODEL --data F --out SCORES`` writes one score per line, in the
+file's row order.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ._io import atomic_write
+
+OBJECTIVE_PREFIXES = ("lambda:", "ranknet")
+
+
+class _Progress:
+    """A rich progress bar that shows the latest evaluation of every eval set."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total = total
+        self.enabled = enabled
+        self.progress = None
+        self.task = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("trees"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     TextColumn("{task.description}"), transient=False)
+            self.progress.__enter__()
+            self.task = self.progress.add_task("", total=self.total)
+        return self
+
+    def __call__(self, info) -> None:
+        if self.progress is None:
+            return
+        text = "  ".join(f"{name} {spec}={value:.5f}" for name, vals in info.evaluations.items()
+                         for spec, value in vals.items())
+        self.progress.update(self.task, completed=info.iteration, description=text)
+
+    def __exit__(self, *exc):
+        if self.progress is not None:
+            self.progress.__exit__(*exc)
+        return False
+
+
+def parse_objective(text: str) -> str:
+    """The λ target of ``--objective lambda:<spec>`` (``ranknet`` = ``lambda:RankNet``)."""
+    low = text.strip().lower()
+    if low == "ranknet":
+        return "RankNet"
+    if low.startswith("lambda:") and text.strip()[len("lambda:"):].strip():
+        return text.strip()[len("lambda:"):].strip()
+    raise ValueError(f"--objective {text!r} is not understood; use lambda:<metric spec> "
+                     f"(e.g. lambda:NDCG:top=10, lambda:MAP, lambda:MAUC) or ranknet")
+
+
+def cmd_train(args) -> int:
+    from rich.console import Console
+
+    from .data import load_letor
+    from .learners import LambdaMART
+    from .metrics import evaluate_many
+
+    console = Console(stderr=True)
+    target = parse_objective(args.objective)
+    train = load_letor(args.train, query_file=args.train_query_file)
+    valid = [load_letor(path, n_features=train.n_features) for path in (args.valid or [])]
+    model = LambdaMART(
+        target, n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
+        min_data_in_leaf=args.min_data_in_leaf, sigma=args.sigma, truncation=args.truncation,
+        preset=args.preset, n_jobs=args.threads, random_state=args.seed,
+    )
+    console.print(f"training LambdaMART on {args.train}: {train.n_queries} queries, {train.n_docs} documents, "
+                  f"{train.n_features} features; λ target {model._objective().target.spec}")
+    names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
+    with _Progress(args.trees, enabled=not args.quiet) as progress:
+        model.fit(train, eval_set=valid or None, eval_names=names or None, eval_metrics=args.metric,
+                  early_stopping_rounds=args.early_stopping, callbacks=[progress])
+    model.save(args.out)
+    if model.stop_reason_:
+        console.print(f"stopped: {model.stop_reason_}")
+    specs = args.metric or [model._objective().target.metric.spec if target != "RankNet" else "NDCG:top=10"]
+    for label, data in [("train", train)] + list(zip(names, valid)):
+        results = evaluate_many(data, model.predict(data.X), specs, preset=args.preset)
+        console.print(f"{label}: " + "  ".join(f"{r.spec}={r.value:.6f}" for r in results))
+    console.print(f"wrote {args.out} ({model.n_estimators_} trees"
+                  f"{f', best {model.best_iteration_}' if model.best_iteration_ else ''})")
+    return 0
+
+
+def cmd_predict(args) -> int:
+    from .data import load_letor
+    from .learners import LambdaMART
+
+    model = LambdaMART.load(args.model)
+    data = load_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
+    scores = model.predict(data.X)
+    with atomic_write(args.out) as fh:
+        fh.write("".join(f"{s:.17g}\n" for s in np.asarray(scores)).encode("ascii"))
+    return 0
+
+
+def add_parsers(sub, preset_choices) -> None:
+    tr = sub.add_parser("train", help="train LambdaMART on a LETOR/SVMlight file",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    tr.add_argument("--train", required=True, help="training file (LETOR/SVMlight with qid, .gz/.bz2 ok)")
+    tr.add_argument("--train-query-file", help="group sizes for a training file without qid")
+    tr.add_argument("--valid", action="append", metavar="FILE",
+                    help="validation file, evaluated after every tree (repeatable; the last drives early stopping)")
+    tr.add_argument("--objective", default="lambda:NDCG:top=10",
+                    help="lambda:<metric spec> (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC, ROCArea, MAUC) or ranknet")
+    tr.add_argument("--metric", action="append", metavar="SPEC",
+                    help="evaluation metric (repeatable; the first drives early stopping; default: the λ target)")
+    tr.add_argument("--trees", type=int, default=100, help="number of trees")
+    tr.add_argument("--learning-rate", type=float, default=0.1)
+    tr.add_argument("--leaves", type=int, default=31, help="leaves per tree")
+    tr.add_argument("--min-data-in-leaf", type=int, default=20)
+    tr.add_argument("--sigma", type=float, default=1.0)
+    tr.add_argument("--truncation", type=int, default=None, help="only pairs with a document in the top T")
+    tr.add_argument("--early-stopping", type=int, default=None, metavar="ROUNDS")
+    tr.add_argument("--preset", choices=preset_choices, help="metric conventions")
+    tr.add_argument("--threads", type=int, default=None)
+    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.add_argument("--out", required=True, help="model file to write (JSON; .gz ok)")
+    tr.set_defaults(func=cmd_train)
+
+    pr = sub.add_parser("predict", help="score a LETOR/SVMlight file with a trained model")
+    pr.add_argument("--model", required=True)
+    pr.add_argument("--data", required=True)
+    pr.add_argument("--query-file", help="group sizes for a file without qid")
+    pr.add_argument("--out", required=True, help="scores, one per line in the file's row order")
+    pr.set_defaults(func=cmd_predict)
