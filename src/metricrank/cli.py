@@ -121,6 +121,23 @@ def _cmd_demo(args) -> int:
     return 0
 
 
+#: ``metricrank experiment NAME``: module (in metricrank.experiments) and what it reproduces
+EXPERIMENTS = {
+    "welleck": ("welleck_mq2008", "Welleck: LambdaMART-MAUC/-AUC/-MAP/-NDCG on MQ2008, 5 folds"),
+}
+
+
+def _cmd_experiment(args) -> int:
+    import importlib
+
+    module = importlib.import_module(f".experiments.{EXPERIMENTS[args.name][0]}", __package__)
+    out = args.out or f"reports/{EXPERIMENTS[args.name][0]}"
+    report = module.run(data_dir=args.data_dir, out_dir=out)
+    print(report)
+    print(f"written to {out}/report.md")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="metricrank", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -139,6 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("metrics", help="list every metric with its parameters")
     ls.set_defaults(func=_cmd_metrics)
+
+    ex = sub.add_parser("experiment", help="reproduce a paper's experiment (tables as Markdown, plots as PNG)",
+                        description="\n".join(f"{k}: {v[1]}" for k, v in EXPERIMENTS.items()),
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ex.add_argument("name", choices=sorted(EXPERIMENTS))
+    ex.add_argument("--data-dir", help="shared data directory (default: $METRICRANK_DATA or ../shared/data)")
+    ex.add_argument("--out", help="report directory (default: reports/<experiment>)")
+    ex.set_defaults(func=_cmd_experiment)
 
     demo = sub.add_parser("demo", help="compare rankers on built-in synthetic data")
     demo.add_argument("--queries", type=int, default=300)
