@@ -89,7 +89,7 @@ def test_module_entry_point_runs(files):
 def test_demo_trains_and_compares(capsys):
     from metricrank.demo import run_demo
 
-    results = run_demo(n_queries=60, seed=1)
+    results = run_demo(n_queries=60, seed=1, n_estimators=10)
     assert "LightGBM lambdarank" in results
     assert {"λ-NDCG@10", "λ-MAP", "λ-MAUC", "λ-AUC", "RankNet"} <= set(results)
     assert results["λ-MAUC"]["MAUC"] > results["random"]["MAUC"]

@@ -27,7 +27,7 @@ DEMO_TARGETS = (
 )
 
 
-def _fit_rankers(train, seed):
+def _fit_rankers(train, seed, n_estimators):
     """LambdaMART for each demo target, then the baselines users compare against."""
     import lightgbm as lgb
     from sklearn.linear_model import Ridge
@@ -36,17 +36,17 @@ def _fit_rankers(train, seed):
 
     rankers = {}
     for name, target in DEMO_TARGETS:
-        model = LambdaMART(target, n_estimators=60, learning_rate=0.15, num_leaves=15, random_state=seed,
-                           n_jobs=2).fit(train)
+        model = LambdaMART(target, n_estimators=n_estimators, learning_rate=0.1, num_leaves=31,
+                           random_state=seed, n_jobs=2).fit(train)
         rankers[name] = model.predict
     ridge = Ridge(alpha=1.0).fit(train.X, train.y)
     rankers["Ridge (pointwise)"] = ridge.predict
     native = lgb.LGBMRanker(
-        n_estimators=100, learning_rate=0.1, num_leaves=31, random_state=seed, verbose=-1, n_jobs=2,
+        n_estimators=n_estimators, learning_rate=0.1, num_leaves=31, random_state=seed, verbose=-1, n_jobs=2,
     ).fit(train.X, train.y, group=train.query_sizes)
     rankers["LightGBM lambdarank"] = native.predict
     rankers["LightGBM regression"] = lgb.LGBMRegressor(
-        n_estimators=100, learning_rate=0.1, num_leaves=31, random_state=seed, verbose=-1, n_jobs=2,
+        n_estimators=n_estimators, learning_rate=0.1, num_leaves=31, random_state=seed, verbose=-1, n_jobs=2,
     ).fit(train.X, train.y).predict
     correlations = np.array([np.corrcoef(train.X[:, j], train.y)[0, 1] for j in range(train.X.shape[1])])
     best = int(np.nanargmax(np.abs(correlations)))
@@ -57,7 +57,7 @@ def _fit_rankers(train, seed):
     return rankers
 
 
-def run_demo(n_queries: int = 300, seed: int = 0, console=None):
+def run_demo(n_queries: int = 300, seed: int = 0, console=None, n_estimators: int = 60):
     """Train baseline rankers on ``make_ltr`` data and print test metrics.
 
     Returns the table as ``{ranker: {metric: value}}``.
@@ -74,7 +74,7 @@ def run_demo(n_queries: int = 300, seed: int = 0, console=None):
     console.print(f"[bold]metricrank demo[/bold]: make_ltr data, {train.n_queries} train / "
                   f"{test.n_queries} test queries, {data.n_features} features, labels 0..4")
     results = {}
-    for name, predict in _fit_rankers(train, seed).items():
+    for name, predict in _fit_rankers(train, seed, n_estimators).items():
         results[name] = {r.spec: r.value for r in evaluate_many(test, predict(test.X), DEMO_METRICS)}
     table = Table(title="test-set metrics (higher is better; bold = best in its column)",
                   caption="λ-X = LambdaMART trained on the exact λ-gradients of metric X; the diagonal shows "

@@ -25,6 +25,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
+# numba's on-disk cache of ``lambda_gradients`` holds the compiled swap-delta code
+# too, but is invalidated only when *this* file changes: after editing
+# ``_swap_deltas.py`` in a checkout, delete ``__pycache__/*.nbi`` (CI starts clean).
 from ..metrics._ordering import rank_order
 from ._swap_deltas import fill_row, prepare
 
