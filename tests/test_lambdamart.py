@@ -191,3 +191,12 @@ def test_dataset_and_arrays_are_exclusive(data):
     with pytest.raises(ValueError, match="either a RankingDataset or arrays"):
         LambdaMART(**SMALL).fit(train, train.y)
     assert isinstance(train, RankingDataset)
+
+
+def test_group_sizes_and_eval_group_like_lightgbm(data):
+    train, test = data
+    by_qid = LambdaMART(**SMALL).fit(train.X, train.y, qid=train.qid, eval_set=[(test.X, test.y, test.qid)])
+    by_group = LambdaMART(**SMALL).fit(train.X, train.y, group=train.query_sizes, eval_set=[(test.X, test.y)],
+                                       eval_group=[test.query_sizes])
+    np.testing.assert_array_equal(by_qid.predict(test.X), by_group.predict(test.X))
+    assert by_qid.evals_result_ == by_group.evals_result_
