@@ -124,6 +124,7 @@ def _cmd_demo(args) -> int:
 #: ``metricrank experiment NAME``: module (in metricrank.experiments) and what it reproduces
 EXPERIMENTS = {
     "welleck": ("welleck_mq2008", "Welleck: LambdaMART-MAUC/-AUC/-MAP/-NDCG on MQ2008, 5 folds"),
+    "yue": ("yue_mq2008", "Yue et al.: SVM-MAP vs SVM-ROCArea and SVM-acc baselines on MQ2008, 5 folds (about 10 min)"),
     "ataman": ("ataman_uci", "Ataman et al.: LP ranker vs SVC on nine UCI sets, 10-fold CV, chunking (about 20 min)"),
 }
 

@@ -1,7 +1,15 @@
 """Rankers: LambdaMART (LightGBM engine), structural SVMs and the LP-AUC ranker."""
 
+from ._struct_svm import StructSVMFitReport, StructSVMSolverError
+from .binning import ThresholdBinner
 from .lambdamart import LambdaMART
 from .lp_ranker import LPFitReport, LPRanker, LPSolveError
 from .mart import MARTClassifier
+from .svm_acc import SVMAcc
+from .svm_map import SVMMAP
+from .svm_roc import SVMROCArea, SVMROCAreaMultiClass
 
-__all__ = ["LPFitReport", "LPRanker", "LPSolveError", "LambdaMART", "MARTClassifier"]
+__all__ = [
+    "LPFitReport", "LPRanker", "LPSolveError", "LambdaMART", "MARTClassifier", "SVMMAP", "SVMAcc", "SVMROCArea",
+    "SVMROCAreaMultiClass", "StructSVMFitReport", "StructSVMSolverError", "ThresholdBinner",
+]
