@@ -59,6 +59,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from ..data import RankingDataset
+from ._inputs import check_features
 
 __all__ = [
     "StructSVMFitReport",
@@ -479,13 +480,7 @@ class StructSVMBase(BaseEstimator):
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "coef_")
-        if not sp.issparse(X):
-            X = np.asarray(X, dtype=np.float64)
-            if X.ndim != 2:
-                raise ValueError(f"X must be two-dimensional, got shape {X.shape}")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with "
-                             f"{self.n_features_in_}")
+        X = check_features(X, n_features=self.n_features_in_)
         return np.asarray(X @ self.coef_, dtype=np.float64).ravel()
 
     def predict(self, X):

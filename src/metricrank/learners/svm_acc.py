@@ -31,6 +31,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
 from ..data import RankingDataset
+from ._inputs import check_features
 from ._struct_svm import binary_relevance, check_max_iter, check_positive
 from .binning import ThresholdBinner
 
@@ -304,13 +305,7 @@ class SVMAcc(BaseEstimator):
     def decision_function(self, X, *, qid=None, group=None):
         """Signed distance to the separating hyperplane (the ranking score)."""
         check_is_fitted(self, "svm_")
-        if not sp.issparse(X):
-            X = np.asarray(X, dtype=np.float64)
-            if X.ndim != 2:
-                raise ValueError(f"X must be two-dimensional, got shape {X.shape}")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with "
-                             f"{self.n_features_in_}")
+        X = check_features(X, n_features=self.n_features_in_)
         group_ptr = None
         if self.variant in ("acc3", "acc4"):
             if qid is None and group is None:
