@@ -7,6 +7,7 @@ import zlib
 
 import numpy as np
 import pytest
+from scipy.special import expit
 
 from metricrank import evaluate
 from metricrank.objectives import LAMBDA_TARGETS, LambdaObjective, resolve_target, swap_delta_matrix
@@ -122,7 +123,7 @@ def reference_lambdas(target_spec, y, s, ptr, *, sigma, truncation, norm, weight
                 dz = d[i, j]
                 if norm and sc[0] != sc[-1]:
                     dz /= 0.01 + abs(sc[hi] - sc[lo])
-                rho = 1 / (1 + math.exp(sigma * (sc[hi] - sc[lo])))
+                rho = float(expit(-sigma * (sc[hi] - sc[lo])))  # 1 / (1 + exp(σ Δs)), no overflow
                 lam[hi] += sigma * dz * rho
                 lam[lo] -= sigma * dz * rho
                 w[hi] += sigma**2 * dz * rho * (1 - rho)
@@ -240,3 +241,17 @@ def test_label_domain_errors_name_the_target():
 def test_bad_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
         LambdaObjective("NDCG", **kwargs)
+
+
+def test_accumulator_is_exact_when_scores_are_far_apart():
+    # e = exp(σ (s - s_max)) underflows for the last two documents: ρ then comes from the direct formula.
+    y = np.array([0.0, 2.0, 1.0, 0.0])
+    s = np.array([5.0, 4.0, -900.0, -901.0])
+    ptr = np.array([0, 4])
+    obj = LambdaObjective("NDCG", norm=False)
+    grad, hess = obj.gradient_hessian(y, s, ptr)
+    ref_g, ref_h = reference_lambdas("NDCG", y, s, ptr, sigma=1.0, truncation=10**9, norm=False,
+                                     weights=np.ones(4), group_weights=np.ones(1), ties=obj.target.ties)
+    np.testing.assert_allclose(grad, ref_g, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(hess, ref_h, rtol=1e-12, atol=1e-300)
+    assert grad[2] < 0  # the relevant document far below still gets pushed up (ρ ≈ 1)

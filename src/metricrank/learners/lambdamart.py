@@ -227,12 +227,15 @@ class LambdaMART(GBDTBase):
                               params=data_params)
             eval_objs.append(EvalSet(name, lds, _evaluator(eds, eval_metrics, self.preset)))
 
-        weights = None if ds.weight is None else ds.weight
-        group_weights = None if ds.group_weight is None else ds.group_weight
+        # buffers reused by every tree (LightGBM copies the gradients it is given)
+        weights = np.ones(ds.n_docs) if ds.weight is None else ds.weight
+        group_weights = np.ones(ds.n_queries) if ds.group_weight is None else ds.group_weight
+        grad_buffer, hess_buffer = np.empty(ds.n_docs), np.empty(ds.n_docs)
 
         def gradient(raw):
             return objective.gradient_hessian(labels, raw, ds.group_ptr, weights=weights,
-                                              group_weights=group_weights, labels_prepared=True)
+                                              group_weights=group_weights, out_grad=grad_buffer,
+                                              out_hess=hess_buffer, labels_prepared=True)
 
         callbacks = list(callbacks)
         if self.verbose:

@@ -56,6 +56,11 @@ def lambda_gradients(code, params, score, label, ptr, ties, sigma, truncation, n
         for r in range(n):
             lab[r] = label[a + order[r]]
             s[r] = score[a + order[r]]
+        # ρ_ij = 1 / (1 + exp(σ (s_hi - s_lo))) = e_lo / (e_lo + e_hi) with e = exp(σ (s - s_max)):
+        # n exponentials per query instead of one per pair (e <= 1, so no overflow).
+        ex = np.empty(n)
+        for r in range(n):
+            ex[r] = math.exp(sigma * (s[r] - s[0]))
         state = prepare(code, lab, params)
         row = np.zeros(n)
         lam = np.zeros(n)
@@ -78,7 +83,10 @@ def lambda_gradients(code, params, score, label, ptr, ties, sigma, truncation, n
                 ds = s[hi] - s[lo]
                 if norm_score and spread:
                     dz = dz / (0.01 + abs(ds))
-                rho = 1.0 / (1.0 + math.exp(sigma * ds))
+                if ex[hi] > 0.0 and ex[lo] > 0.0:
+                    rho = ex[lo] / (ex[lo] + ex[hi])
+                else:  # underflow far below the top score: the direct formula
+                    rho = 1.0 / (1.0 + math.exp(sigma * ds))
                 lij = sigma * dz * rho
                 hij = sigma * sigma * dz * rho * (1.0 - rho)
                 lam[hi] += lij
