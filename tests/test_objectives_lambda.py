@@ -220,7 +220,9 @@ def test_targets_without_swap_delta_list_the_valid_choices(spec):
 
 def test_every_listed_target_resolves():
     for name in LAMBDA_TARGETS:
-        assert resolve_target(name).code >= 0
+        target = resolve_target(name)
+        assert (target.metric is None) == (name == "RankNet")
+        assert target.eval_spec == ("NDCG:top=10" if name == "RankNet" else target.metric.spec)
 
 
 def test_label_domain_errors_name_the_target():

@@ -66,18 +66,19 @@ def cmd_train(args) -> int:
     from .data import load_letor
     from .learners import LambdaMART
     from .metrics import evaluate_many
+    from .objectives import resolve_target
 
     console = Console(stderr=True)
-    target = parse_objective(args.objective)
+    target = resolve_target(parse_objective(args.objective), preset=args.preset)
     train = load_letor(args.train, query_file=args.train_query_file)
     valid = [load_letor(path, n_features=train.n_features) for path in (args.valid or [])]
     model = LambdaMART(
-        target, n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
+        target.spec, n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
         min_data_in_leaf=args.min_data_in_leaf, sigma=args.sigma, truncation=args.truncation,
         preset=args.preset, n_jobs=args.threads, random_state=args.seed,
     )
     console.print(f"training LambdaMART on {args.train}: {train.n_queries} queries, {train.n_docs} documents, "
-                  f"{train.n_features} features; λ target {model._objective().target.spec}")
+                  f"{train.n_features} features; λ target {target.spec}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     with _Progress(args.trees, enabled=not args.quiet) as progress:
         model.fit(train, eval_set=valid or None, eval_names=names or None, eval_metrics=args.metric,
@@ -85,7 +86,7 @@ def cmd_train(args) -> int:
     model.save(args.out)
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
-    specs = args.metric or [model._objective().target.metric.spec if target != "RankNet" else "NDCG:top=10"]
+    specs = args.metric or [target.eval_spec]
     for label, data in [("train", train)] + list(zip(names, valid)):
         results = evaluate_many(data, model.predict(data.X), specs, preset=args.preset)
         console.print(f"{label}: " + "  ".join(f"{r.spec}={r.value:.6f}" for r in results))

@@ -126,12 +126,8 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
         es = by_dataset[id(dataset)]
         return [(spec, value, higher) for spec, value, higher in es.evaluate(raw)]
 
-    def fobj(raw, _dataset):
-        grad, hess = gradient(raw)
-        return grad, hess
-
     for it in range(1, n_estimators + 1):
-        empty_tree = booster.update(fobj=fobj)
+        empty_tree = booster.update(fobj=lambda raw, _dataset: gradient(raw))
         if empty_tree:
             # LightGBM could not split: every further tree would be empty too.
             booster.rollback_one_iter()

@@ -51,14 +51,12 @@ def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_wei
     if isinstance(X, RankingDataset):
         if any(v is not None for v in (y, qid, group, sample_weight, group_weight)):
             raise ValueError(f"{what}: pass either a RankingDataset or arrays (X, y, qid/group), not both")
-        ds = X
-    else:
-        if y is None:
-            raise ValueError(f"{what}: y is required when X is an array")
-        ds = RankingDataset(check_features(X), y, qid=qid, group=group, weight=sample_weight,
-                            group_weight=group_weight)
-    check_features(ds.X)
-    return ds
+        check_features(X.X)
+        return X
+    if y is None:
+        raise ValueError(f"{what}: y is required when X is an array")
+    return RankingDataset(check_features(X), y, qid=qid, group=group, weight=sample_weight,
+                          group_weight=group_weight)
 
 
 def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> list[tuple[str, RankingDataset]]:

@@ -116,6 +116,25 @@ def binary_relevance(y, border) -> np.ndarray:
     return (np.asarray(y, dtype=np.float64) > b).astype(np.int8)
 
 
+def run_most_violated(driver, scores, rel, group_ptr):
+    """Call a per-query numba ``driver(scores, rel, group_ptr, out_coef, out_delta, out_h)``.
+
+    The drivers (Algorithm 2 for MAP, the ROC-area oracle) stay separate numba
+    functions because a cached kernel cannot take another kernel as an argument;
+    this is the one place that prepares their inputs and outputs.
+    Returns ``(diff_coef, delta, H)``.
+    """
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    rel = np.ascontiguousarray(rel, dtype=np.int8)
+    group_ptr = np.ascontiguousarray(group_ptr, dtype=np.int64)
+    nq = group_ptr.shape[0] - 1
+    coef = np.zeros(scores.shape[0])
+    delta = np.empty(nq)
+    h = np.empty(nq)
+    driver(scores, rel, group_ptr, coef, delta, h)
+    return coef, delta, h
+
+
 def usable_queries(rel: np.ndarray, group_ptr: np.ndarray) -> np.ndarray:
     """Boolean mask of queries with at least one relevant and one non-relevant document."""
     n_rel = np.add.reduceat(rel.astype(np.int64), group_ptr[:-1]) if rel.size else np.zeros(0, np.int64)

@@ -207,8 +207,7 @@ class LambdaMART(GBDTBase):
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
         if eval_metrics is None:
-            target = objective.target
-            eval_metrics = [target.metric.spec if target.metric is not None else "NDCG:top=10"]
+            eval_metrics = [objective.target.eval_spec]
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
         if early_stopping_rounds is not None and not evals:

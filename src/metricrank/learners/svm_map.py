@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._struct_svm import StructSVMBase
+from ._struct_svm import StructSVMBase, run_most_violated
 
 __all__ = ["SVMMAP", "map_most_violated", "map_loss", "ranking_coefficients"]
 
@@ -148,15 +148,7 @@ def map_most_violated(scores, rel, group_ptr):
     >>> bool(np.isclose(delta[0], 1 - (1/3 + 2/4) / 2)), bool(np.isclose(H[0], delta[0]))
     (True, True)
     """
-    scores = np.ascontiguousarray(scores, dtype=np.float64)
-    rel = np.ascontiguousarray(rel, dtype=np.int8)
-    group_ptr = np.ascontiguousarray(group_ptr, dtype=np.int64)
-    nq = group_ptr.shape[0] - 1
-    coef = np.zeros(scores.shape[0])
-    delta = np.empty(nq)
-    h = np.empty(nq)
-    _alg2_all(scores, rel, group_ptr, coef, delta, h)
-    return coef, delta, h
+    return run_most_violated(_alg2_all, scores, rel, group_ptr)
 
 
 @njit(cache=True)

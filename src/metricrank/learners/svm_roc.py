@@ -27,7 +27,8 @@ from numba import njit, prange
 from sklearn.base import BaseEstimator, clone
 
 from ..data import RankingDataset
-from ._struct_svm import StructSVMBase, check_max_iter, check_positive, usable_queries
+from ..metrics import evaluate
+from ._struct_svm import StructSVMBase, check_max_iter, check_positive, run_most_violated, usable_queries
 
 __all__ = ["SVMROCArea", "SVMROCAreaMultiClass", "roc_loss", "roc_most_violated"]
 
@@ -95,15 +96,7 @@ def roc_most_violated(scores, rel, group_ptr):
     >>> delta.tolist(), H.tolist()
     ([1.0], [1.0])
     """
-    scores = np.ascontiguousarray(scores, dtype=np.float64)
-    rel = np.ascontiguousarray(rel, dtype=np.int8)
-    group_ptr = np.ascontiguousarray(group_ptr, dtype=np.int64)
-    nq = group_ptr.shape[0] - 1
-    coef = np.zeros(scores.shape[0])
-    delta = np.empty(nq)
-    h = np.empty(nq)
-    _roc_all(scores, rel, group_ptr, coef, delta, h)
-    return coef, delta, h
+    return run_most_violated(_roc_all, scores, rel, group_ptr)
 
 
 def roc_loss(scores, rel, group_ptr):
@@ -120,22 +113,9 @@ def roc_loss(scores, rel, group_ptr):
     >>> round(1 - float(roc_loss(np.arange(1, 9.0), p, [0, 8])[0]), 2)
     0.53
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    rel = np.asarray(rel, dtype=np.int8)
-    group_ptr = np.asarray(group_ptr, dtype=np.int64)
-    out = np.full(group_ptr.shape[0] - 1, np.nan)
-    for q in range(out.shape[0]):
-        a, b = group_ptr[q], group_ptr[q + 1]
-        s, r = scores[a:b], rel[a:b].astype(bool)
-        P, N = int(r.sum()), int((~r).sum())
-        if P == 0 or N == 0:
-            continue
-        pos = np.sort(s[r])
-        neg = np.sort(s[~r])
-        lower = np.searchsorted(neg, pos, side="left").sum()
-        ties = (np.searchsorted(neg, pos, side="right") - np.searchsorted(neg, pos, side="left")).sum()
-        out[q] = 1.0 - (lower + 0.5 * ties) / (P * N)
-    return out
+    # the metric catalogue's ROCArea: per-query, ties 1/2, NaN without both classes
+    return 1.0 - evaluate(np.asarray(rel, dtype=np.float64), scores, group_ptr=group_ptr, metric="ROCArea",
+                          per_query=True)
 
 
 class SVMROCArea(StructSVMBase):

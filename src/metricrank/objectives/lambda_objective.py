@@ -76,6 +76,11 @@ class LambdaTarget:
     ties: str
     metric: Metric | None
 
+    @property
+    def eval_spec(self) -> str:
+        """The metric that measures this target (RankNet, which has none: ``NDCG:top=10``)."""
+        return self.metric.spec if self.metric is not None else "NDCG:top=10"
+
     def transform_labels(self, y: np.ndarray) -> np.ndarray:
         """Labels as the kernels read them (ERR: stopping probabilities)."""
         if self.code == sd.ERR:
