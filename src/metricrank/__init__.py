@@ -12,13 +12,13 @@ Examples
 
 from .analysis import compare_per_query
 from .data import RankingDataset, load_letor, make_ltr, save_letor
-from .learners import SVMMAP, LambdaMART, LPRanker, SVMAcc, SVMROCArea, SVMROCAreaMultiClass, ThresholdBinner
+from .learners import SVMMAP, GBRanker, LambdaMART, LPRanker, SVMAcc, SVMROCArea, SVMROCAreaMultiClass, ThresholdBinner
 from .metrics import available_metrics, evaluate, evaluate_many, get_metric
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "LPRanker", "LambdaMART", "RankingDataset", "SVMAcc", "SVMMAP", "SVMROCArea", "SVMROCAreaMultiClass",
+    "GBRanker", "LPRanker", "LambdaMART", "RankingDataset", "SVMAcc", "SVMMAP", "SVMROCArea", "SVMROCAreaMultiClass",
     "ThresholdBinner", "__version__", "available_metrics", "compare_per_query", "evaluate", "evaluate_many",
     "get_metric", "load_letor", "make_ltr", "save_letor",
 ]

@@ -19,7 +19,7 @@ import lightgbm as lgb
 import numba
 import numpy as np
 
-__all__ = ["BoostResult", "EvalSet", "IterationInfo", "boost", "numba_threads", "tree_params"]
+__all__ = ["BoostResult", "EvalSet", "IterationInfo", "ScoreTracker", "boost", "numba_threads", "tree_params"]
 
 
 @contextlib.contextmanager
@@ -104,15 +104,43 @@ def _improved(value: float, best: float, higher_is_better: bool) -> bool:
     return value > best if higher_is_better else value < best
 
 
+class ScoreTracker:
+    """Scores kept outside LightGBM for engines that rewrite a tree's leaves after growing it.
+
+    LightGBM updates its own training and validation scores with the leaf
+    values it computed; once :meth:`revalue` overwrites them (pairwise Newton
+    leaves), those cached scores are stale, so the loop reads these instead.
+    Subclasses implement ``revalue(booster, tree_index, train_scores) -> None``:
+    set the new tree's leaves with ``booster.set_leaf_output`` and return nothing.
+    """
+
+    def __init__(self, train_X, train_base: np.ndarray, eval_X: Sequence, eval_base: Sequence[np.ndarray]):
+        self.train_X = train_X
+        self.train = np.array(train_base, dtype=np.float64)
+        self.eval_X = list(eval_X)
+        self.evals = [np.array(b, dtype=np.float64) for b in eval_base]
+
+    def revalue(self, booster: lgb.Booster, tree_index: int, train_scores: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def after_tree(self, booster: lgb.Booster, tree_index: int) -> None:
+        self.revalue(booster, tree_index, self.train)
+        self.train += booster.predict(self.train_X, start_iteration=tree_index, num_iteration=1, raw_score=True)
+        for X, scores in zip(self.eval_X, self.evals):
+            scores += booster.predict(X, start_iteration=tree_index, num_iteration=1, raw_score=True)
+
+
 def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tuple], n_estimators: int, *,
           eval_sets: Sequence[EvalSet] = (), early_stopping_rounds: int | None = None,
-          callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()) -> BoostResult:
+          callbacks: Sequence[Callable[[IterationInfo], bool | None]] = (),
+          tracker: ScoreTracker | None = None) -> BoostResult:
     """Grow up to ``n_estimators`` trees on ``gradient(raw_train_scores) -> (grad, hess)``.
 
     Early stopping watches the *first metric of the last evaluation set* (the
     convention of LightGBM's scikit-learn API is every metric; one metric is
     easier to reason about and is what the CLI reports). A callback returning
-    True stops training after the current tree.
+    True stops training after the current tree. With a ``tracker``, each new
+    tree's leaves are revalued by it and scores are read from it.
     """
     booster = lgb.Booster(params=params, train_set=train)
     for es in eval_sets:
@@ -126,22 +154,39 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
         es = by_dataset[id(dataset)]
         return [(spec, value, higher) for spec, value, higher in es.evaluate(raw)]
 
+    def evaluate_all():
+        if tracker is None:
+            return booster.eval_valid(feval=feval)
+        return [(es.name, spec, value, higher) for es, raw in zip(eval_sets, tracker.evals)
+                for spec, value, higher in es.evaluate(raw)]
+
+    if tracker is None:
+        fobj = lambda raw, _dataset: gradient(raw)  # noqa: E731
+    else:
+        fobj = lambda _raw, _dataset: gradient(tracker.train)  # noqa: E731
     for it in range(1, n_estimators + 1):
-        empty_tree = booster.update(fobj=lambda raw, _dataset: gradient(raw))
-        if empty_tree:
-            # LightGBM could not split: every further tree would be empty too.
-            booster.rollback_one_iter()
-            result.stop_reason = f"no split improves the objective after {it - 1} trees"
+        before = booster.current_iteration()
+        finished = booster.update(fobj=fobj)
+        if finished and booster.current_iteration() == before:
+            # LightGBM found no split and discarded the tree: every further tree would be empty too.
+            result.stop_reason = f"no split improves the objective after {before} trees"
             result.stopped_early = True
             break
+        if tracker is not None:
+            tracker.after_tree(booster, booster.current_iteration() - 1)
         evaluations: dict = {}
         directions: dict = {}
         if eval_sets:
-            for set_name, spec, value, higher in booster.eval_valid(feval=feval):
+            for set_name, spec, value, higher in evaluate_all():
                 evaluations.setdefault(set_name, {})[spec] = value
                 directions[set_name, spec] = higher
                 result.evals_result.setdefault(set_name, {}).setdefault(spec, []).append(value)
         stop = False
+        if finished:
+            # the first tree is kept as a constant when it cannot split; nothing further can be learnt
+            stop = True
+            result.stopped_early = True
+            result.stop_reason = f"no split improves the objective after {booster.current_iteration()} trees"
         for callback in callbacks:
             if callback(IterationInfo(it, evaluations, booster)):
                 stop = True
@@ -164,4 +209,3 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
         # as in LightGBM, only early stopping makes predict() stop at the best tree
         result.best_iteration = best_iter
     return result
-

@@ -45,18 +45,23 @@ def check_features(X, *, n_features: int | None = None, what: str = "X"):
     return X
 
 
-def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None,
-               what: str = "training data") -> RankingDataset:
+def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
+               pair_weight=None, what: str = "training data") -> RankingDataset:
     """A RankingDataset from arrays, or the dataset itself (then ``y``, ``qid``... must be None)."""
     if isinstance(X, RankingDataset):
         if any(v is not None for v in (y, qid, group, sample_weight, group_weight)):
             raise ValueError(f"{what}: pass either a RankingDataset or arrays (X, y, qid/group), not both")
         check_features(X.X)
-        return X
+        if pairs is None and pair_weight is None:
+            return X
+        if X.pairs is not None:
+            raise ValueError(f"{what}: the RankingDataset already holds pairs; do not pass pairs= as well")
+        return RankingDataset(X.X, X.y, group_ptr=X.group_ptr, weight=X.weight, group_weight=X.group_weight,
+                              pairs=pairs, pair_weight=pair_weight)
     if y is None:
         raise ValueError(f"{what}: y is required when X is an array")
     return RankingDataset(check_features(X), y, qid=qid, group=group, weight=sample_weight,
-                          group_weight=group_weight)
+                          group_weight=group_weight, pairs=pairs, pair_weight=pair_weight)
 
 
 def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> list[tuple[str, RankingDataset]]:

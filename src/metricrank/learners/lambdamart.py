@@ -2,33 +2,21 @@
 
 from __future__ import annotations
 
-import os
-from typing import Callable, Sequence
-
-import lightgbm as lgb
 import numpy as np
 
-from ..data import RankingDataset
-from ..metrics.evaluate import evaluate_many
 from ..objectives.lambda_objective import LambdaObjective
-from ._boosting import EvalSet, IterationInfo, boost, numba_threads
-from ._gbdt import GBDTBase, positive_int
-from ._inputs import as_dataset, check_features, eval_datasets
-from ._persistence import read_model_file, write_model_file
+from .gbranker import MAX_QUERY_SIZE, GBRanker
 
 __all__ = ["LambdaMART", "MAX_QUERY_SIZE"]
 
-#: Largest query LambdaMART accepts by default: the λ kernel visits every pair
-#: of a query, so a 10,000-document query costs 5·10⁷ pair updates per tree.
-MAX_QUERY_SIZE = 10_000
 
-
-class LambdaMART(GBDTBase):
+class LambdaMART(GBRanker):
     """Gradient-boosted trees trained with the exact λ-gradients of a metric.
 
-    Each tree is fitted by LightGBM to the λ-gradients of ``metric``
-    (:mod:`metricrank.objectives`); its leaves take the Newton step
-    ``η Σλ / Σw``. Any metric with an exact swap delta can be the target:
+    :class:`~metricrank.GBRanker` with the λ objective of ``metric``
+    (:class:`~metricrank.objectives.LambdaObjective`): each tree is fitted by
+    LightGBM to the λ-gradients; its leaves take the Newton step ``η Σλ / Σw``.
+    ``fit``, ``predict``, ``save`` and ``load`` are GBRanker's. Any metric with an exact swap delta can be the target:
     NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC (Welleck's per-query binary
     AUC), ROCArea, MAUC, or ``"RankNet"``.
 
@@ -88,7 +76,8 @@ class LambdaMART(GBDTBase):
     n_estimators_ : int
         Trees actually grown.
     stop_reason_ : str
-    init_model_ : LambdaMART or None
+    objective_ : LambdaObjective
+    init_model_ : GBRanker, LambdaMART or None
         The base model whose scores the trees start from (warm start).
 
     Examples
@@ -129,218 +118,11 @@ class LambdaMART(GBDTBase):
         self.lgb_params = lgb_params
         self.verbose = verbose
 
-    # --- validation ------------------------------------------------------------------------
-
     def _check_params(self) -> None:
         super()._check_params()
-        positive_int(self, "max_query_size", 2)
         if not isinstance(self.norm, (bool, np.bool_)):
             raise ValueError(f"norm must be True or False; got {self.norm!r}")
 
-    def _objective(self) -> LambdaObjective:
+    def _make_objective(self) -> LambdaObjective:
         return LambdaObjective(self.metric, sigma=self.sigma, truncation=self.truncation, norm=bool(self.norm),
                                preset=self.preset)
-
-    def _check_query_sizes(self, ds: RankingDataset, what: str) -> None:
-        sizes = ds.query_sizes
-        if sizes.size and sizes.max() > self.max_query_size:
-            q = int(np.argmax(sizes))
-            raise ValueError(
-                f"{what}: query {q} has {int(sizes[q])} documents, more than max_query_size="
-                f"{self.max_query_size} (λ-gradients cost O(n²) per query); raise max_query_size or split the query"
-            )
-
-    # --- fitting ---------------------------------------------------------------------------
-
-    def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, eval_set=None,
-            eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None,
-            init_model=None, init_score=None, callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
-        """Grow the trees.
-
-        Parameters
-        ----------
-        X : array-like or sparse matrix of shape (n, n_features), or RankingDataset
-        y : array-like of shape (n,)
-            Relevance labels (omit when ``X`` is a RankingDataset).
-        qid : array-like of shape (n,), optional
-            Query id of every row; rows of a query must be contiguous.
-        group : array-like, optional
-            Query sizes in row order (LightGBM's ``group``), instead of ``qid``.
-        sample_weight : array-like of shape (n,), optional
-            Multiplies each row's λ and Newton weight.
-        group_weight : array-like of shape (n_queries,), optional
-            Multiplies every λ of a query.
-        eval_set : list of RankingDataset, (X, y) or (X, y, qid), optional
-            Sets evaluated after every tree; the last one drives early stopping.
-        eval_qid, eval_group : list, optional
-            Query ids or sizes for ``(X, y)`` entries of ``eval_set``.
-        eval_names : list of str, optional
-        eval_metrics : list of str, optional
-            Metric specs evaluated on every eval set; the first drives early
-            stopping. Default: the λ target itself (NDCG:top=10 for RankNet).
-        early_stopping_rounds : int, optional
-            Stop when the first eval metric on the last eval set has not improved
-            for this many trees; :meth:`predict` then uses the best tree count.
-        init_model : LambdaMART, optional
-            Base model (Burges' BaseModel): training starts from its scores and
-            :meth:`predict` adds them back. Any object with ``predict(X)`` works
-            for training; only a LambdaMART base can be saved with :meth:`save`.
-        init_score : array-like of shape (n,), optional
-            Raw starting scores (as LightGBM's ``init_score``); not added at predict.
-        callbacks : list of callables
-            Called after each tree with an :class:`~metricrank.learners._boosting.IterationInfo`;
-            returning True stops training.
-
-        Returns
-        -------
-        self
-        """
-        self._check_params()
-        objective = self._objective()
-        ds = as_dataset(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight)
-        if ds.n_docs == 0:
-            raise ValueError("training data has no rows")
-        self._check_query_sizes(ds, "training data")
-        labels = objective.prepare_labels(ds.y)
-        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
-        for name, eds in evals:
-            if eds.n_features != ds.n_features:
-                raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
-        if eval_metrics is None:
-            eval_metrics = [objective.target.eval_spec]
-        elif isinstance(eval_metrics, str):
-            eval_metrics = [eval_metrics]
-        if early_stopping_rounds is not None and not evals:
-            raise ValueError("early_stopping_rounds needs an eval_set")
-        if early_stopping_rounds is not None and (int(early_stopping_rounds) != early_stopping_rounds
-                                                  or early_stopping_rounds < 1):
-            raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
-
-        base_train = self._base_scores(init_model, init_score, ds)
-        data_params = {"max_bin": int(self.max_bin), "verbosity": -1}
-        train = lgb.Dataset(ds.X, label=ds.y, init_score=base_train, free_raw_data=False, params=data_params)
-        eval_objs = []
-        for name, eds in evals:
-            base = None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
-            lds = lgb.Dataset(eds.X, label=eds.y, init_score=base, reference=train, free_raw_data=False,
-                              params=data_params)
-            eval_objs.append(EvalSet(name, lds, _evaluator(eds, eval_metrics, self.preset)))
-
-        # buffers reused by every tree (LightGBM copies the gradients it is given)
-        weights = np.ones(ds.n_docs) if ds.weight is None else ds.weight
-        group_weights = np.ones(ds.n_queries) if ds.group_weight is None else ds.group_weight
-        grad_buffer, hess_buffer = np.empty(ds.n_docs), np.empty(ds.n_docs)
-
-        def gradient(raw):
-            return objective.gradient_hessian(labels, raw, ds.group_ptr, weights=weights,
-                                              group_weights=group_weights, out_grad=grad_buffer,
-                                              out_hess=hess_buffer, labels_prepared=True)
-
-        callbacks = list(callbacks)
-        if self.verbose:
-            callbacks.append(_printer(int(self.verbose)))
-        with numba_threads(self.n_jobs):
-            result = boost(self._tree_params(), train, gradient, int(self.n_estimators), eval_sets=eval_objs,
-                           early_stopping_rounds=early_stopping_rounds, callbacks=callbacks)
-        self._set_fitted(result, ds.n_features, init_model)
-        return self
-
-    @staticmethod
-    def _base_scores(init_model, init_score, ds: RankingDataset):
-        if init_model is not None and init_score is not None:
-            raise ValueError("pass either init_model or init_score, not both")
-        if init_model is not None:
-            if not hasattr(init_model, "predict"):
-                raise ValueError("init_model must have a predict(X) method (e.g. a fitted LambdaMART)")
-            base = np.asarray(init_model.predict(ds.X), dtype=np.float64).ravel()
-        elif init_score is not None:
-            base = np.asarray(init_score, dtype=np.float64).ravel()
-        else:
-            return None
-        if base.shape[0] != ds.n_docs or not np.all(np.isfinite(base)):
-            raise ValueError(f"initial scores must be {ds.n_docs} finite numbers; got shape {base.shape}")
-        return base
-
-    def predict(self, X, *, num_iteration: int | None = None):
-        """Scores (higher = ranked higher), one per row.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or RankingDataset
-        num_iteration : int, optional
-            Use the first ``num_iteration`` trees; default the best iteration when
-            early stopping found one, otherwise all trees.
-        """
-        self._check_fitted()
-        if isinstance(X, RankingDataset):
-            X = X.X
-        X = check_features(X, n_features=self.n_features_in_)
-        if num_iteration is None:
-            num_iteration = self.best_iteration_ or self.n_estimators_
-        scores = self.booster_.predict(X, num_iteration=num_iteration, raw_score=True)
-        if self.init_model_ is not None:
-            scores = scores + np.asarray(self.init_model_.predict(X), dtype=np.float64)
-        return scores
-
-    # --- persistence -------------------------------------------------------------------------
-
-    def _state(self) -> dict:
-        self._check_fitted()
-        base = self.init_model_
-        if base is not None and not isinstance(base, LambdaMART):
-            raise ValueError(f"cannot save a model whose init_model is a {type(base).__name__}; only a "
-                             "LambdaMART base model is saved with it (use pickle/joblib for other bases)")
-        params = self.get_params()
-        params["lgb_params"] = dict(self.lgb_params) if self.lgb_params else None
-        return {
-            "params": params,
-            "booster": self.booster_.model_to_string(),
-            "n_features_in": self.n_features_in_,
-            "evals_result": self.evals_result_,
-            "best_iteration": self.best_iteration_,
-            "best_score": self.best_score_,
-            "stop_reason": self.stop_reason_,
-            "init_model": None if base is None else base._state(),
-        }
-
-    @classmethod
-    def _from_state(cls, state: dict) -> "LambdaMART":
-        model = cls(**state["params"])
-        model.booster_ = lgb.Booster(model_str=state["booster"])
-        model.n_features_in_ = int(state["n_features_in"])
-        model.evals_result_ = state["evals_result"]
-        model.best_iteration_ = state["best_iteration"]
-        model.best_score_ = state["best_score"]
-        model.n_estimators_ = int(model.booster_.current_iteration())
-        model.stop_reason_ = state["stop_reason"]
-        model.init_model_ = None if state["init_model"] is None else cls._from_state(state["init_model"])
-        return model
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the fitted model to ``path`` (JSON, versioned; written atomically)."""
-        write_model_file(path, type(self).__name__, self._state())
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> "LambdaMART":
-        """Read a model written by :meth:`save`."""
-        _, state = read_model_file(path, cls.__name__)
-        return cls._from_state(state)
-
-
-def _evaluator(ds: RankingDataset, specs: list[str], preset):
-    def evaluate(raw):
-        results = evaluate_many(ds.y, raw, specs, preset=preset, group_ptr=ds.group_ptr,
-                                group_weights=ds.group_weight)
-        return [(spec, r.value, r.higher_is_better) for spec, r in zip(specs, results)]
-
-    return evaluate
-
-
-def _printer(period: int):
-    def callback(info: IterationInfo):
-        if info.iteration % period == 0 or info.iteration == 1:
-            parts = [f"{name} {spec}={value:.5f}" for name, vals in info.evaluations.items()
-                     for spec, value in vals.items()]
-            print(f"[{info.iteration}] " + "  ".join(parts), flush=True)
-
-    return callback

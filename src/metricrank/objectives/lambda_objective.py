@@ -40,6 +40,7 @@ from ..metrics._positional import err_probabilities
 from ..metrics.registry import Metric, get_metric
 from . import _swap_deltas as sd
 from ._accumulate import lambda_gradients
+from ._base import BoundObjective, Objective, TrainingData
 
 __all__ = ["LAMBDA_TARGETS", "LambdaObjective", "LambdaTarget", "resolve_target", "swap_delta_matrix"]
 
@@ -200,7 +201,7 @@ def swap_delta_matrix(spec: str | LambdaTarget, ranked_labels) -> np.ndarray:
     return sd.delta_matrix(target.code, target.transform_labels(lab), target.params)
 
 
-class LambdaObjective:
+class LambdaObjective(Objective):
     """λ-gradients and Newton weights of a metric, for a gradient-boosting engine.
 
     Parameters
@@ -229,6 +230,8 @@ class LambdaObjective:
     (True, True)
     """
 
+    name = "lambda"
+
     def __init__(self, metric: str = "NDCG", *, sigma: float = 1.0, truncation: int | None = None,
                  norm: bool = True, preset: str | None = None):
         if not np.isfinite(sigma) or sigma <= 0:
@@ -239,43 +242,40 @@ class LambdaObjective:
         self.sigma = float(sigma)
         self.truncation = None if truncation is None else int(truncation)
         self.norm = bool(norm)
+        super().__init__("lambda:" + self.target.spec, {"metric": self.target.spec, "sigma": self.sigma,
+                                                       "truncation": self.truncation, "norm": self.norm})
 
-    def prepare_labels(self, y: np.ndarray) -> np.ndarray:
-        """Validate ``y`` for this target and return the labels the kernel reads."""
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        self.target.check_labels(y)
-        return np.ascontiguousarray(self.target.transform_labels(y), dtype=np.float64)
+    def __repr__(self) -> str:
+        return (f"LambdaObjective({self.target.spec!r}, sigma={self.sigma!r}, truncation={self.truncation!r}, "
+                f"norm={self.norm!r})")
 
-    def gradient_hessian(self, y, raw, group_ptr, *, weights=None, group_weights=None,
-                         out_grad=None, out_hess=None, labels_prepared=False):
-        """Loss gradient ``-λ`` and Newton weight ``w`` of every row.
+    @property
+    def eval_spec(self) -> str:
+        return self.target.eval_spec
 
-        Parameters
-        ----------
-        y, raw : array of shape (n,)
-            Labels and current scores.
-        group_ptr : int64 array of shape (n_queries + 1,)
-        weights : array of shape (n,), optional
-            Per-row weights multiplying that row's λ and w.
-        group_weights : array of shape (n_queries,), optional
-            Per-query weights multiplying the whole query.
-        out_grad, out_hess : float64 arrays of shape (n,), optional
-            Preallocated outputs.
-        labels_prepared : bool
-            True when ``y`` already went through :meth:`prepare_labels`.
-        """
-        y = np.ascontiguousarray(y, dtype=np.float64) if labels_prepared else self.prepare_labels(y)
-        raw = np.ascontiguousarray(raw, dtype=np.float64)
-        ptr = np.ascontiguousarray(group_ptr, dtype=np.int64)
-        n = y.shape[0]
-        w = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-        gw = np.ones(ptr.shape[0] - 1) if group_weights is None else np.ascontiguousarray(
-            group_weights, dtype=np.float64)
-        grad = np.empty(n) if out_grad is None else out_grad
-        hess = np.empty(n) if out_hess is None else out_hess
+    def check_labels(self, y: np.ndarray) -> None:
+        self.target.check_labels(np.ascontiguousarray(y, dtype=np.float64))
+
+    def bind(self, data: TrainingData, random_state=None) -> BoundObjective:
+        self.check_labels(data.y)
+        return _BoundLambda(self, data)
+
+
+class _BoundLambda(BoundObjective):
+    """λ-gradients on one training set: labels transformed once, buffers reused."""
+
+    def __init__(self, objective: LambdaObjective, data: TrainingData):
+        self.objective = objective
+        self.data = data
+        self.labels = np.ascontiguousarray(objective.target.transform_labels(data.y), dtype=np.float64)
+        self.grad = np.empty(data.n_rows)
+        self.hess = np.empty(data.n_rows)
+
+    def __call__(self, raw):
+        obj, data = self.objective, self.data
         lambda_gradients(
-            self.target.code, self.target.params, raw, y, ptr, TIE_POLICIES[self.target.ties],
-            self.sigma, _MAX_TRUNCATION if self.truncation is None else self.truncation,
-            self.norm, self.norm, w, gw, grad, hess,
+            obj.target.code, obj.target.params, raw, self.labels, data.group_ptr, TIE_POLICIES[obj.target.ties],
+            obj.sigma, _MAX_TRUNCATION if obj.truncation is None else obj.truncation,
+            obj.norm, obj.norm, data.weight, data.group_weight, self.grad, self.hess,
         )
-        return grad, hess
+        return self.grad, self.hess

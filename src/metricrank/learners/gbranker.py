@@ -1,0 +1,383 @@
+"""GBRanker: one boosting estimator for every objective (LightGBM grows the trees)."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence
+
+import lightgbm as lgb
+import numpy as np
+
+from ..data import RankingDataset
+from ..metrics.evaluate import evaluate_many
+from ..objectives._base import Objective, as_training_data
+from ..objectives.lambda_objective import LambdaObjective
+from ._boosting import EvalSet, IterationInfo, boost, numba_threads
+from ._gbdt import GBDTBase, positive_int
+from ._inputs import as_dataset, check_features, eval_datasets
+from ._pairwise_leaves import PairwiseLeafTracker
+from ._persistence import read_model_file, write_model_file
+
+__all__ = ["GBRanker", "MAX_QUERY_SIZE"]
+
+#: Largest query accepted by objectives that visit every pair of a query (λ,
+#: PairLogit without ``max_pairs``): 10,000 documents are 5·10⁷ pairs per tree.
+MAX_QUERY_SIZE = 10_000
+
+
+class GBRanker(GBDTBase):
+    """Gradient-boosted trees for any ranking objective of :mod:`metricrank.objectives`.
+
+    LightGBM grows each tree on the objective's gradient and hessian; leaves
+    take the Newton step ``-η Σgrad / (Σhess + lambda_l2)``, except for the
+    ``*Pairwise`` objectives, whose leaves solve the pairwise Newton system of
+    the tree (see :mod:`metricrank.learners._pairwise_leaves`).
+
+    Parameters
+    ----------
+    objective : str, default "YetiRank"
+        An objective spec: ``PairLogit``, ``PairLogitPairwise``, ``YetiRank``,
+        ``YetiRankPairwise``, ``StochasticFilter``, ``StochasticRank:metric=NDCG``,
+        ``QueryRMSE``, ``QuerySoftMax``, ``QueryCrossEntropy``, with parameters in
+        CatBoost's syntax (``YetiRank:permutations=20``), or a λ target
+        ``lambda:<metric spec>`` / ``RankNet``. ``metricrank objectives`` lists
+        them all with their parameters and defaults.
+    n_estimators : int, default 100
+    learning_rate : float, default 0.1
+    num_leaves : int, default 31
+    min_data_in_leaf : int, default 20
+    min_sum_hessian_in_leaf : float, default 1e-3
+    lambda_l2 : float, default 0.0
+        L2 penalty on leaf values (the Newton denominator, and the ridge of the
+        pairwise system).
+    max_depth : int, default -1 (no limit)
+    max_bin : int, default 255
+    feature_fraction, bagging_fraction : float, default 1.0
+    bagging_freq : int, default 0
+    preset : str, optional
+        Metric convention preset for λ targets and evaluation metrics.
+    max_query_size : int, default 10000
+        Queries larger than this raise a ValueError for objectives that visit
+        every pair (λ targets, PairLogit without ``max_pairs``).
+    n_jobs : int or None, default None
+        Threads for LightGBM and the objective kernels (None: all cores).
+    random_state : int or None, default None
+        Seeds LightGBM and the stochastic objectives (YetiRank's permutations,
+        sampled pairs, Stochastic*): a fit is deterministic given it.
+    importance_type : {"split", "gain"}, default "split"
+    lgb_params : dict, optional
+        Extra LightGBM parameters for the tree learner (not the objective).
+    verbose : int, default 0
+        Print the evaluation every ``verbose`` trees (0: silent).
+
+    Attributes
+    ----------
+    booster_ : lightgbm.Booster
+    objective_ : Objective
+        The resolved objective.
+    n_features_in_ : int
+    evals_result_ : dict
+        ``{eval set name: {metric spec: [value after each tree]}}``.
+    best_iteration_ : int or None
+        With ``early_stopping_rounds``: the tree count :meth:`predict` uses.
+    best_score_ : dict
+    n_estimators_ : int
+        Trees in the booster.
+    stop_reason_ : str
+    init_model_ : estimator or None
+        The base model whose scores the trees start from (warm start).
+
+    Examples
+    --------
+    >>> from metricrank import GBRanker, make_ltr, evaluate
+    >>> ds = make_ltr(60, n_features=8, random_state=0)
+    >>> model = GBRanker("YetiRank", n_estimators=20, num_leaves=7, min_data_in_leaf=5,
+    ...                  random_state=0).fit(ds.X, ds.y, qid=ds.qid)
+    >>> bool(evaluate(ds, model.predict(ds.X), metric="NDCG:top=10") > 0.8)
+    True
+    """
+
+    def __init__(self, objective="YetiRank", *, n_estimators=100, learning_rate=0.1, num_leaves=31,
+                 min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=0.0, max_depth=-1, max_bin=255,
+                 feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, preset=None,
+                 max_query_size=MAX_QUERY_SIZE, n_jobs=None, random_state=None, importance_type="split",
+                 lgb_params=None, verbose=0):
+        self.objective = objective
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.min_data_in_leaf = min_data_in_leaf
+        self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
+        self.lambda_l2 = lambda_l2
+        self.max_depth = max_depth
+        self.max_bin = max_bin
+        self.feature_fraction = feature_fraction
+        self.bagging_fraction = bagging_fraction
+        self.bagging_freq = bagging_freq
+        self.preset = preset
+        self.max_query_size = max_query_size
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.importance_type = importance_type
+        self.lgb_params = lgb_params
+        self.verbose = verbose
+
+    # --- validation ------------------------------------------------------------------------
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        positive_int(self, "max_query_size", 2)
+
+    def _make_objective(self) -> Objective:
+        if not isinstance(self.objective, str):
+            raise ValueError(f"objective must be an objective spec string (e.g. 'YetiRank', 'lambda:MAP'); "
+                             f"got {type(self.objective).__name__}")
+        from ..objectives.registry import get_objective
+
+        return get_objective(self.objective, preset=self.preset)
+
+    def _check_query_sizes(self, objective: Objective, ds: RankingDataset, what: str) -> None:
+        quadratic = isinstance(objective, LambdaObjective) or (
+            objective.uses_pairs and objective.name.startswith("PairLogit")
+            and objective.params.get("max_pairs", -1) in (-1, None) and ds.pairs is None)
+        sizes = ds.query_sizes
+        if quadratic and sizes.size and sizes.max() > self.max_query_size:
+            q = int(np.argmax(sizes))
+            raise ValueError(
+                f"{what}: query {q} has {int(sizes[q])} documents, more than max_query_size="
+                f"{self.max_query_size} ({objective.spec} visits every pair of a query); raise max_query_size"
+                f"{', set max_pairs' if objective.uses_pairs else ''} or split the query"
+            )
+
+    # --- fitting ---------------------------------------------------------------------------
+
+    def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
+            pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
+            early_stopping_rounds=None, init_model=None, init_score=None,
+            callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
+        """Grow the trees.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, n_features), or RankingDataset
+        y : array-like of shape (n,)
+            Relevance labels (omit when ``X`` is a RankingDataset).
+        qid : array-like of shape (n,), optional
+            Query id of every row; rows of a query must be contiguous.
+        group : array-like, optional
+            Query sizes in row order (LightGBM's ``group``), instead of ``qid``.
+        sample_weight : array-like of shape (n,), optional
+            Row weights, as each objective defines them (λ: multiply a row's λ;
+            generated pairs: the weight of the query's first row, as CatBoost).
+        group_weight : array-like of shape (n_queries,), optional
+            Multiplies every term of a query (generated pairs weigh it).
+        pairs : int array-like of shape (n_pairs, 2), optional
+            Explicit ``(winner row, loser row)`` pairs for the pair objectives
+            (PairLogit, YetiRank and their Pairwise variants), as in CatBoost's
+            pairs files; both rows of a pair must be in one query.
+        pair_weight : array-like of shape (n_pairs,), optional
+        eval_set : list of RankingDataset, (X, y) or (X, y, qid), optional
+            Sets evaluated after every tree; the last one drives early stopping.
+        eval_qid, eval_group : list, optional
+            Query ids or sizes for ``(X, y)`` entries of ``eval_set``.
+        eval_names : list of str, optional
+        eval_metrics : list of str, optional
+            Metric specs evaluated on every eval set; the first drives early
+            stopping. Default: the objective's own metric (``objective_.eval_spec``).
+        early_stopping_rounds : int, optional
+            Stop when the first eval metric on the last eval set has not improved
+            for this many trees; :meth:`predict` then uses the best tree count.
+        init_model : fitted GBRanker or LambdaMART, optional
+            Base model (Burges' BaseModel): training starts from its scores and
+            :meth:`predict` adds them back. Any object with ``predict(X)`` works
+            for training; only a GBRanker/LambdaMART base is saved with :meth:`save`.
+        init_score : array-like of shape (n,), optional
+            Raw starting scores (as LightGBM's ``init_score``); not added at predict.
+        callbacks : list of callables
+            Called after each tree with an :class:`~metricrank.learners._boosting.IterationInfo`;
+            returning True stops training.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        objective = self._make_objective()
+        ds = as_dataset(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
+                        pairs=pairs, pair_weight=pair_weight)
+        if ds.n_docs == 0:
+            raise ValueError("training data has no rows")
+        if ds.pairs is not None and not objective.uses_pairs:
+            raise ValueError(f"objective {objective.spec} does not read pairs; pairs are used by PairLogit, "
+                             "PairLogitPairwise, YetiRank and YetiRankPairwise")
+        self._check_query_sizes(objective, ds, "training data")
+        data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
+                                pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)
+        bound = objective.bind(data, self.random_state)
+        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
+        for name, eds in evals:
+            if eds.n_features != ds.n_features:
+                raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
+        if eval_metrics is None:
+            eval_metrics = [objective.eval_spec]
+        elif isinstance(eval_metrics, str):
+            eval_metrics = [eval_metrics]
+        if early_stopping_rounds is not None and not evals:
+            raise ValueError("early_stopping_rounds needs an eval_set")
+        if early_stopping_rounds is not None and (int(early_stopping_rounds) != early_stopping_rounds
+                                                  or early_stopping_rounds < 1):
+            raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
+
+        params = self._tree_params()
+        base_train = self._base_scores(init_model, init_score, ds)
+        # The Dataset gets every tree parameter: binning and feature pre-filtering read
+        # min_data_in_leaf, and without it LightGBM drops every feature of small data.
+        train = lgb.Dataset(ds.X, label=ds.y, init_score=base_train, free_raw_data=False, params=params)
+        eval_objs, eval_bases = [], []
+        for name, eds in evals:
+            base = None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
+            lds = lgb.Dataset(eds.X, label=eds.y, init_score=base, reference=train, free_raw_data=False,
+                              params=params)
+            eval_objs.append(EvalSet(name, lds, _evaluator(eds, eval_metrics, self.preset)))
+            eval_bases.append(np.zeros(eds.n_docs) if base is None else base)
+
+        tracker = None
+        if objective.pairwise_leaves:
+            tracker = PairwiseLeafTracker(bound, self.learning_rate, self.lambda_l2, ds.X,
+                                          np.zeros(ds.n_docs) if base_train is None else base_train,
+                                          [eds.X for _, eds in evals], eval_bases)
+        callbacks = list(callbacks)
+        if self.verbose:
+            callbacks.append(_printer(int(self.verbose)))
+        with numba_threads(self.n_jobs):
+            result = boost(params, train, bound, int(self.n_estimators), eval_sets=eval_objs,
+                           early_stopping_rounds=early_stopping_rounds, callbacks=callbacks, tracker=tracker)
+        self.objective_ = objective
+        self._set_fitted(result, ds.n_features, init_model)
+        return self
+
+    @staticmethod
+    def _base_scores(init_model, init_score, ds: RankingDataset):
+        if init_model is not None and init_score is not None:
+            raise ValueError("pass either init_model or init_score, not both")
+        if init_model is not None:
+            if not hasattr(init_model, "predict"):
+                raise ValueError("init_model must have a predict(X) method (e.g. a fitted GBRanker)")
+            base = np.asarray(init_model.predict(ds.X), dtype=np.float64).ravel()
+        elif init_score is not None:
+            base = np.asarray(init_score, dtype=np.float64).ravel()
+        else:
+            return None
+        if base.shape[0] != ds.n_docs or not np.all(np.isfinite(base)):
+            raise ValueError(f"initial scores must be {ds.n_docs} finite numbers; got shape {base.shape}")
+        return base
+
+    def predict(self, X, *, num_iteration: int | None = None):
+        """Scores (higher = ranked higher), one per row.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or RankingDataset
+        num_iteration : int, optional
+            Use the first ``num_iteration`` trees; default the best iteration when
+            early stopping found one, otherwise all trees.
+        """
+        self._check_fitted()
+        if isinstance(X, RankingDataset):
+            X = X.X
+        X = check_features(X, n_features=self.n_features_in_)
+        if num_iteration is None:
+            num_iteration = self.best_iteration_ or self.n_estimators_
+        scores = self.booster_.predict(X, num_iteration=num_iteration, raw_score=True)
+        if self.init_model_ is not None:
+            scores = scores + np.asarray(self.init_model_.predict(X), dtype=np.float64)
+        return scores
+
+    # --- persistence -------------------------------------------------------------------------
+
+    def _state(self) -> dict:
+        self._check_fitted()
+        base = self.init_model_
+        if base is not None and not isinstance(base, GBRanker):
+            raise ValueError(f"cannot save a model whose init_model is a {type(base).__name__}; only a "
+                             "GBRanker or LambdaMART base model is saved with it (use pickle/joblib for others)")
+        params = self.get_params()
+        params["lgb_params"] = dict(self.lgb_params) if self.lgb_params else None
+        return {
+            "params": params,
+            "booster": self.booster_.model_to_string(),
+            "n_features_in": self.n_features_in_,
+            "evals_result": self.evals_result_,
+            "best_iteration": self.best_iteration_,
+            "best_score": self.best_score_,
+            "stop_reason": self.stop_reason_,
+            "init_model": None if base is None else {"model": type(base).__name__, "state": base._state()},
+        }
+
+    @classmethod
+    def _from_state(cls, state: dict) -> "GBRanker":
+        model = cls(**state["params"])
+        model.booster_ = lgb.Booster(model_str=state["booster"])
+        model.objective_ = model._make_objective()
+        model.n_features_in_ = int(state["n_features_in"])
+        model.evals_result_ = state["evals_result"]
+        model.best_iteration_ = state["best_iteration"]
+        model.best_score_ = state["best_score"]
+        model.n_estimators_ = int(model.booster_.current_iteration())
+        model.stop_reason_ = state["stop_reason"]
+        model.init_model_ = _base_from_state(state["init_model"], cls)
+        return model
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the fitted model to ``path`` (JSON, versioned; written atomically)."""
+        write_model_file(path, type(self).__name__, self._state())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "GBRanker":
+        """Read a model written by :meth:`save` (of this class)."""
+        _, state = read_model_file(path, cls.__name__)
+        return cls._from_state(state)
+
+
+def _base_from_state(entry, default_cls):
+    """A nested base model: ``{"model": class name, "state": ...}`` (older files: a bare LambdaMART state)."""
+    if entry is None:
+        return None
+    from . import model_classes
+
+    if "model" in entry and "state" in entry:
+        classes = model_classes()
+        if entry["model"] not in classes:
+            raise ValueError(f"unknown base model class {entry['model']!r} in model file")
+        return classes[entry["model"]]._from_state(entry["state"])
+    return default_cls._from_state(entry)
+
+
+def load_ranker(path: str | os.PathLike):
+    """Load a GBRanker or LambdaMART model file, whichever it holds."""
+    from . import model_classes
+
+    name, state = read_model_file(path)
+    classes = model_classes()
+    if name not in classes:
+        raise ValueError(f"{path}: holds a {name} model; expected one of {', '.join(sorted(classes))}")
+    return classes[name]._from_state(state)
+
+
+def _evaluator(ds: RankingDataset, specs: list[str], preset):
+    def evaluate(raw):
+        results = evaluate_many(ds.y, raw, specs, preset=preset, group_ptr=ds.group_ptr,
+                                group_weights=ds.group_weight)
+        return [(spec, r.value, r.higher_is_better) for spec, r in zip(specs, results)]
+
+    return evaluate
+
+
+def _printer(period: int):
+    def callback(info: IterationInfo):
+        if info.iteration % period == 0 or info.iteration == 1:
+            parts = [f"{name} {spec}={value:.5f}" for name, vals in info.evaluations.items()
+                     for spec, value in vals.items()]
+            print(f"[{info.iteration}] " + "  ".join(parts), flush=True)
+
+    return callback

@@ -1,0 +1,235 @@
+"""The contract every training objective follows.
+
+An objective is a loss over query offsets. Its public entry point,
+:meth:`Objective.gradient_hessian`, validates its input once and returns the
+*loss* derivatives ``(grad, hess)`` per row: a tree's Newton leaf
+``-Σgrad / Σhess`` moves the scores in the direction that decreases the loss.
+
+Training engines do not call it per tree. They call :meth:`Objective.bind`
+once with validated :class:`TrainingData` and get a :class:`BoundObjective`:
+a callable ``raw -> (grad, hess)`` that caches what depends only on the labels
+(generated pairs, per-query constants), reuses its output buffers, and, for a
+stochastic objective, draws from its own seeded generator, so a fit is
+deterministic given ``random_state``.
+
+Objectives whose loss is a weighted sum of PairLogit terms over pairs
+``(winner, loser)`` (PairLogit, YetiRank and their ``Pairwise`` variants)
+report the pairs of the latest call through :meth:`BoundObjective.pairs`, so
+the engine can solve the pairwise Newton system for a tree's leaves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .._groups import check_group_ptr, check_pairs
+from ..metrics._base import Param
+
+__all__ = ["BoundObjective", "Objective", "ObjectiveDef", "TrainingData", "as_training_data"]
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """Validated arrays an objective reads (contiguous float64 / int64).
+
+    Attributes
+    ----------
+    y : float64 (n,)
+    group_ptr : int64 (n_queries + 1,)
+    weight : float64 (n,) row weights (ones when none were given)
+    group_weight : float64 (n_queries,) (ones when none were given)
+    pairs : int64 (n_pairs, 2) explicit ``(winner, loser)`` global row indices, or None
+    pair_weight : float64 (n_pairs,) or None (ones when pairs were given without weights)
+    has_weight, has_group_weight : whether the caller supplied them
+    """
+
+    y: np.ndarray
+    group_ptr: np.ndarray
+    weight: np.ndarray
+    group_weight: np.ndarray
+    pairs: np.ndarray | None = None
+    pair_weight: np.ndarray | None = None
+    has_weight: bool = False
+    has_group_weight: bool = False
+
+    @property
+    def n_rows(self) -> int:
+        return self.y.shape[0]
+
+    @property
+    def n_queries(self) -> int:
+        return self.group_ptr.shape[0] - 1
+
+
+def _float_vector(name: str, values, length: int, *, nonnegative: bool) -> np.ndarray:
+    arr = np.ascontiguousarray(values, dtype=np.float64)
+    if arr.ndim != 1 or arr.shape[0] != length:
+        raise ValueError(f"{name} must have shape ({length},); got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite; entry {int(np.flatnonzero(~np.isfinite(arr))[0])} is not")
+    if nonnegative and np.any(arr < 0):
+        raise ValueError(f"{name} must be >= 0; entry {int(np.flatnonzero(arr < 0)[0])} is {arr[arr < 0][0]:g}")
+    return arr
+
+
+def as_training_data(y, group_ptr, *, weights=None, group_weights=None, pairs=None,
+                     pair_weights=None) -> TrainingData:
+    """Validate labels, offsets, weights and pairs once; see :class:`TrainingData`.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: non-finite labels, offsets that do not cover every
+        row, weights of the wrong length or negative, pairs out of range or
+        crossing queries (the error names the pair).
+    """
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one-dimensional; got shape {y.shape}")
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"labels must be finite; row {int(np.flatnonzero(~np.isfinite(y))[0])} is not")
+    ptr = check_group_ptr(group_ptr, y.shape[0])
+    n, nq = y.shape[0], ptr.shape[0] - 1
+    w = np.ones(n) if weights is None else _float_vector("weights", weights, n, nonnegative=True)
+    gw = np.ones(nq) if group_weights is None else _float_vector("group_weights", group_weights, nq,
+                                                                   nonnegative=True)
+    pw = None
+    if pairs is not None:
+        pairs = check_pairs(pairs, ptr)
+        pw = np.ones(pairs.shape[0]) if pair_weights is None else _float_vector(
+            "pair_weights", pair_weights, pairs.shape[0], nonnegative=True)
+    elif pair_weights is not None:
+        raise ValueError("pair_weights given without pairs")
+    return TrainingData(y, ptr, w, gw, pairs, pw, weights is not None, group_weights is not None)
+
+
+def check_raw(raw, n: int) -> np.ndarray:
+    """Current scores as contiguous float64 of length ``n``, all finite."""
+    raw = np.ascontiguousarray(raw, dtype=np.float64)
+    if raw.ndim != 1 or raw.shape[0] != n:
+        raise ValueError(f"raw scores must have shape ({n},); got {raw.shape}")
+    if not np.all(np.isfinite(raw)):
+        raise ValueError(f"raw scores must be finite; row {int(np.flatnonzero(~np.isfinite(raw))[0])} is not")
+    return raw
+
+
+class BoundObjective:
+    """An objective bound to one training set: ``bound(raw) -> (grad, hess)``.
+
+    Subclasses implement :meth:`__call__`; the returned arrays may be reused
+    buffers, valid until the next call. ``raw`` is trusted (the engine passes
+    its own finite float64 scores).
+    """
+
+    def __call__(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(winner rows, loser rows, pair weights)`` of the latest call (pair objectives only)."""
+        raise TypeError(f"{type(self).__name__} is not a pair objective")
+
+
+class Objective:
+    """A training loss; create one with :func:`metricrank.objectives.get_objective`.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name (``"YetiRank"``, ``"lambda"``...).
+    spec : str
+        Canonical spec, parameters written explicitly (``"YetiRank:permutations=20"``).
+    params : dict
+        Every parameter, defaults filled in.
+    uses_pairs : bool
+        The loss is a PairLogit sum over pairs (explicit pairs are accepted).
+    pairwise_leaves : bool
+        Leaves are valued by the pairwise Newton system (the ``*Pairwise`` variants).
+    stochastic : bool
+        Gradients are estimates drawn with a random generator.
+    """
+
+    name: str = ""
+    uses_pairs: bool = False
+    pairwise_leaves: bool = False
+    stochastic: bool = False
+
+    def __init__(self, spec: str, params: dict):
+        self.spec = spec
+        self.params = dict(params)
+
+    def __repr__(self) -> str:
+        return f"get_objective({self.spec!r})"
+
+    @property
+    def eval_spec(self) -> str:
+        """The metric spec that measures this objective (default early-stopping metric)."""
+        return "NDCG:top=10"
+
+    def check_labels(self, y: np.ndarray) -> None:
+        """Raise ValueError (naming the objective) if ``y`` is outside its label domain."""
+
+    def bind(self, data: TrainingData, random_state=None) -> BoundObjective:
+        """A :class:`BoundObjective` for validated ``data`` (labels are checked here)."""
+        raise NotImplementedError
+
+    def gradient_hessian(self, y, raw, group_ptr, *, weights=None, group_weights=None, pairs=None,
+                         pair_weights=None, random_state=None, out_grad=None, out_hess=None):
+        """Loss gradient and hessian (diagonal) of every row at scores ``raw``.
+
+        Parameters
+        ----------
+        y, raw : array of shape (n,)
+            Labels and current scores (finite).
+        group_ptr : int array of shape (n_queries + 1,)
+            Query offsets covering every row.
+        weights : array of shape (n,), optional
+        group_weights : array of shape (n_queries,), optional
+        pairs : int array of shape (n_pairs, 2), optional
+            Explicit ``(winner, loser)`` rows (pair objectives only).
+        pair_weights : array of shape (n_pairs,), optional
+        random_state : int or numpy Generator, optional
+            Seed of a stochastic objective's estimate (same seed, same estimate).
+        out_grad, out_hess : float64 arrays of shape (n,), optional
+            Where to write the result.
+
+        Returns
+        -------
+        grad, hess : float64 arrays of shape (n,)
+        """
+        data = as_training_data(y, group_ptr, weights=weights, group_weights=group_weights, pairs=pairs,
+                                pair_weights=pair_weights)
+        if data.pairs is not None and not self.uses_pairs:
+            raise ValueError(f"objective {self.spec} does not use pairs; pairs are read by PairLogit, "
+                             f"PairLogitPairwise, YetiRank and YetiRankPairwise")
+        raw = check_raw(raw, data.n_rows)
+        grad, hess = self.bind(data, random_state)(raw)
+        for out, value, name in ((out_grad, grad, "out_grad"), (out_hess, hess, "out_hess")):
+            if out is not None:
+                if out.shape != value.shape or out.dtype != np.float64:
+                    raise ValueError(f"{name} must be a float64 array of shape {value.shape}")
+                out[:] = value
+        return (grad.copy() if out_grad is None else out_grad), (hess.copy() if out_hess is None else out_hess)
+
+
+@dataclass(frozen=True)
+class ObjectiveDef:
+    """A registry entry: name, parameters (with defaults) and a factory.
+
+    ``factory(spec, params) -> Objective`` receives every parameter with its
+    default filled in, and raises ValueError for combinations it rejects.
+    """
+
+    name: str
+    params: tuple  # of metrics._base.Param
+    factory: Callable[[str, dict], Objective]
+    doc: str = ""
+    source: str = "catboost"
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)

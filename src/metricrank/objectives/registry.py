@@ -1,0 +1,99 @@
+"""The objective registry: one spec syntax for every training objective.
+
+Specs use the metric syntax (:mod:`metricrank._spec`): ``YetiRank``,
+``YetiRank:permutations=20;decay=0.95``, ``StochasticRank:metric=NDCG;top=10``,
+``QuerySoftMax:beta=2``. λ-objectives are written ``lambda:<metric spec>``
+(``lambda:NDCG:top=10;type=Exp``, ``lambda:MAP``); ``RankNet`` is
+``lambda:RankNet``. Names are case-insensitive.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .._spec import parse_param_values, split_spec
+from ..metrics._base import REQUIRED
+from ._base import Objective, ObjectiveDef
+
+__all__ = ["OBJECTIVES", "available_objectives", "get_objective"]
+
+# Modules that define ``DEFINITIONS``: a tuple of ObjectiveDef.
+_MODULES = ("pairlogit", "yetirank", "stochastic_filter", "stochastic_rank", "query_losses")
+
+OBJECTIVES: dict[str, ObjectiveDef] = {}
+_BY_LOWER: dict[str, str] = {}
+
+
+def _load() -> None:
+    """Fill the registry on first use (the objective modules import numba kernels)."""
+    if OBJECTIVES:
+        return
+    for module in _MODULES:
+        for defn in importlib.import_module(f"{__package__}.{module}").DEFINITIONS:
+            OBJECTIVES[defn.name] = defn
+    _BY_LOWER.update({name.lower(): name for name in OBJECTIVES})
+
+
+def available_objectives() -> list[str]:
+    """Canonical names of every objective (``lambda:<metric>`` and ``RankNet`` included)."""
+    _load()
+    return sorted(OBJECTIVES) + ["RankNet", "lambda:<metric>"]
+
+
+def get_objective(spec, *, preset: str | None = None) -> Objective:
+    """Resolve an objective spec.
+
+    Parameters
+    ----------
+    spec : str or Objective
+        ``Name[:param=value;...]`` or ``lambda:<metric spec>``; an Objective is
+        returned as it is.
+    preset : str, optional
+        Metric convention preset for a λ target (see :mod:`metricrank.metrics.conventions`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown objective or parameter (listing the valid ones), a bad
+        value, or a combination the objective rejects.
+
+    Examples
+    --------
+    >>> get_objective("YetiRank:permutations=20").params["permutations"]
+    20
+    >>> get_objective("lambda:MAP").spec
+    'lambda:MAP'
+    """
+    from .lambda_objective import LambdaObjective
+
+    if isinstance(spec, Objective):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an objective spec must be a non-empty string, got {spec!r}")
+    text = spec.strip()
+    if text.lower().startswith("lambda:"):
+        target = text[len("lambda:"):].strip()
+        if not target:
+            raise ValueError("objective 'lambda:' needs a metric spec, e.g. lambda:NDCG:top=10")
+        return LambdaObjective(target, preset=preset)
+    if text.lower() == "ranknet":
+        return LambdaObjective("RankNet")
+    _load()
+    name, k, raw = split_spec(text, what="objective")
+    canonical = _BY_LOWER.get(name.lower())
+    if canonical is None or k is not None:
+        raise ValueError(f"unknown objective {text!r}; objectives are {', '.join(available_objectives())}")
+    defn = OBJECTIVES[canonical]
+    explicit = parse_param_values(defn.name, defn.params, raw)
+    params = {}
+    for p in defn.params:
+        value = explicit.get(p.name, p.default)
+        if value is REQUIRED:
+            raise ValueError(f"objective {defn.name} needs the parameter {p.name!r} ({p.doc})")
+        if p.choices is not None and value not in p.choices:
+            raise ValueError(f"{defn.name}: {p.name}={value} is not allowed; choose one of "
+                             f"{', '.join(map(str, p.choices))}")
+        params[p.name] = value
+    canonical_spec = defn.name + ("" if not explicit else ":" + ";".join(
+        f"{key}={raw[key]}" for key in raw))
+    return defn.factory(canonical_spec, params)
