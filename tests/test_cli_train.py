@@ -28,7 +28,7 @@ def test_train_then_predict(files, capsys):
                  "--threads", "1", "--quiet", "--out", str(model_path)])
     assert code == 0
     err = capsys.readouterr().err
-    assert "λ target NDCG:top=5;type=Exp" in err and "valid: MAP=" in err
+    assert "objective lambda:NDCG:top=5;type=Exp" in err and "valid: MAP=" in err
     model = LambdaMART.load(model_path)
     assert model.metric == "NDCG:top=5;type=Exp" and model.n_estimators_ == 12
     assert set(model.evals_result_["valid"]) == {"MAP", "NDCG:top=5"}
@@ -48,9 +48,11 @@ def test_ranknet_objective_and_progress_bar(files, capsys):
 
 
 @pytest.mark.parametrize("objective, message", [
-    ("MAP", "use lambda:<metric spec>"),
+    ("MAP", "write lambda:MAP"),
     ("lambda:PFound", "valid targets are NDCG, DCG, MAP"),
-    ("lambda:", "use lambda:<metric spec>"),
+    ("lambda:", "needs a metric spec"),
+    ("YetiRank:decay=2", "decay"),
+    ("Yeti", "objectives are"),
 ])
 def test_bad_objective(files, capsys, objective, message):
     root, _, _ = files
@@ -68,3 +70,50 @@ def test_predict_rejects_a_non_model(files, capsys):
     assert code == 2
     assert "not a metricrank model file" in capsys.readouterr().err
     assert not (root / "s.txt").exists()
+
+
+def test_train_any_objective_with_explicit_pairs_then_predict(files, capsys, tmp_path):
+    root, train, valid = files
+    from metricrank import GBRanker
+    from metricrank.data import save_pairs
+
+    pairs = [[0, 1], [1, 2], [5, 7]]
+    save_pairs(tmp_path / "train.pairs", pairs, [1.0, 2.0, 0.5])
+    out = tmp_path / "yeti.json"
+    code = main(["train", "--train", str(root / "train.txt"), "--valid", str(root / "valid.txt.gz"),
+                 "--objective", "PairLogit", "--pairs", str(tmp_path / "train.pairs"), "--trees", "4",
+                 "--leaves", "4", "--min-data-in-leaf", "2", "--quiet", "--seed", "3", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    model = GBRanker.load(out)
+    expected = GBRanker("PairLogit", n_estimators=4, num_leaves=4, min_data_in_leaf=2, random_state=3).fit(
+        train, pairs=pairs, pair_weight=[1.0, 2.0, 0.5])
+    np.testing.assert_array_equal(model.predict(valid.X), expected.predict(valid.X))
+    assert main(["predict", "--model", str(out), "--data", str(root / "valid.txt.gz"),
+                 "--out", str(tmp_path / "s.txt")]) == 0
+    np.testing.assert_array_equal(np.loadtxt(tmp_path / "s.txt"), model.predict(valid.X))
+    code = main(["train", "--train", str(root / "train.txt"), "--objective", "YetiRank:permutations=3",
+                 "--trees", "3", "--leaves", "4", "--min-data-in-leaf", "2", "--quiet", "--out",
+                 str(tmp_path / "y.json")])
+    assert code == 0 and GBRanker.load(tmp_path / "y.json").objective == "YetiRank:permutations=3"
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--objective", "QueryRMSE", "--pairs", "x.pairs"], "--pairs needs a pair objective"),
+    (["--objective", "YetiRank", "--sigma", "2"], "--sigma applies to λ objectives"),
+    (["--objective", "YetiRank", "--metric", "NDGC"], "unknown metric"),
+])
+def test_train_rejects_bad_option_combinations_before_reading_data(files, capsys, extra, message):
+    root, _, _ = files
+    code = main(["train", "--train", str(root / "train.txt"), "--out", str(root / "never.json"), *extra])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (root / "never.json").exists()
+
+
+def test_objectives_lists_every_objective_with_defaults(capsys):
+    assert main(["objectives"]) == 0
+    out = capsys.readouterr().out
+    for name in ("PairLogit", "PairLogitPairwise", "YetiRank", "YetiRankPairwise", "StochasticFilter",
+                 "StochasticRank", "QueryRMSE", "QuerySoftMax", "QueryCrossEntropy", "lambda:<metric>", "RankNet"):
+        assert name in out
+    assert "permutations=10" in out and "decay=0.99" in out and "alpha=0.95" in out

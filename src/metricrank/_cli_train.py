@@ -1,9 +1,9 @@
-"""``metricrank train`` and ``metricrank predict``.
+"""``metricrank train``, ``metricrank predict`` and ``metricrank objectives``.
 
-``metricrank train --train F [--valid F] --objective lambda:<metric spec> --trees N --learning-rate R
---leaves L --threads T --out MODEL`` trains LambdaMART with a progress bar and per-tree evaluation;
-``metricrank predict --model MODEL --data F --out SCORES`` writes one score per line, in the
-file's row order.
+``metricrank train --train F [--valid F] --objective SPEC --trees N --learning-rate R --leaves L
+--threads T --out MODEL`` trains a GBRanker (LambdaMART for ``lambda:<metric spec>``) with a progress
+bar and per-tree evaluation; ``metricrank predict --model MODEL --data F --out SCORES`` writes one
+score per line, in the file's row order; ``metricrank objectives`` lists every objective.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import numpy as np
 
 from ._io import atomic_write
 
-OBJECTIVE_PREFIXES = ("lambda:", "ranknet")
 
 
 class _Progress:
@@ -49,44 +48,54 @@ class _Progress:
         return False
 
 
-def parse_objective(text: str) -> str:
-    """The λ target of ``--objective lambda:<spec>`` (``ranknet`` = ``lambda:RankNet``)."""
-    low = text.strip().lower()
-    if low == "ranknet":
-        return "RankNet"
-    if low.startswith("lambda:") and text.strip()[len("lambda:"):].strip():
-        return text.strip()[len("lambda:"):].strip()
-    raise ValueError(f"--objective {text!r} is not understood; use lambda:<metric spec> "
-                     f"(e.g. lambda:NDCG:top=10, lambda:MAP, lambda:MAUC) or ranknet")
+def _model_for(args):
+    """The estimator ``--objective`` asks for: LambdaMART for λ targets, GBRanker otherwise."""
+    from .learners import GBRanker, LambdaMART
+    from .objectives import LambdaObjective, get_objective
+
+    objective = get_objective(args.objective, preset=args.preset)
+    common = dict(n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
+                  min_data_in_leaf=args.min_data_in_leaf, preset=args.preset, n_jobs=args.threads,
+                  random_state=args.seed)
+    if isinstance(objective, LambdaObjective):
+        return LambdaMART(objective.target.spec, sigma=1.0 if args.sigma is None else args.sigma,
+                          truncation=args.truncation, **common), objective
+    for option in ("sigma", "truncation"):
+        if getattr(args, option) is not None:
+            raise ValueError(f"--{option} applies to λ objectives (lambda:<metric>, ranknet) only, "
+                             f"not to --objective {objective.spec}")
+    return GBRanker(objective.spec, **common), objective
 
 
 def cmd_train(args) -> int:
     from rich.console import Console
 
-    from .data import load_letor
-    from .learners import LambdaMART
-    from .metrics import evaluate_many
-    from .objectives import resolve_target
+    from .data import load_letor, load_pairs
+    from .metrics import evaluate_many, get_metric
 
     console = Console(stderr=True)
-    target = resolve_target(parse_objective(args.objective), preset=args.preset)
+    model, objective = _model_for(args)
+    for spec in args.metric or []:
+        get_metric(spec, preset=args.preset)  # fail before reading data
+    if args.pairs and not objective.uses_pairs:
+        raise ValueError(f"--pairs needs a pair objective (PairLogit, PairLogitPairwise, YetiRank, "
+                         f"YetiRankPairwise), not {objective.spec}")
     train = load_letor(args.train, query_file=args.train_query_file)
+    pairs = pair_weight = None
+    if args.pairs:
+        pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr)
     valid = [load_letor(path, n_features=train.n_features) for path in (args.valid or [])]
-    model = LambdaMART(
-        target.spec, n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
-        min_data_in_leaf=args.min_data_in_leaf, sigma=args.sigma, truncation=args.truncation,
-        preset=args.preset, n_jobs=args.threads, random_state=args.seed,
-    )
-    console.print(f"training LambdaMART on {args.train}: {train.n_queries} queries, {train.n_docs} documents, "
-                  f"{train.n_features} features; λ target {target.spec}")
+    console.print(f"training {type(model).__name__} on {args.train}: {train.n_queries} queries, {train.n_docs} "
+                  f"documents, {train.n_features} features; objective {objective.spec}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     with _Progress(args.trees, enabled=not args.quiet) as progress:
-        model.fit(train, eval_set=valid or None, eval_names=names or None, eval_metrics=args.metric,
-                  early_stopping_rounds=args.early_stopping, callbacks=[progress])
+        model.fit(train, pairs=pairs, pair_weight=pair_weight, eval_set=valid or None,
+                  eval_names=names or None, eval_metrics=args.metric, early_stopping_rounds=args.early_stopping,
+                  callbacks=[progress])
     model.save(args.out)
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
-    specs = args.metric or [target.eval_spec]
+    specs = args.metric or [objective.eval_spec]
     for label, data in [("train", train)] + list(zip(names, valid)):
         results = evaluate_many(data, model.predict(data.X), specs, preset=args.preset)
         console.print(f"{label}: " + "  ".join(f"{r.spec}={r.value:.6f}" for r in results))
@@ -97,9 +106,9 @@ def cmd_train(args) -> int:
 
 def cmd_predict(args) -> int:
     from .data import load_letor
-    from .learners import LambdaMART
+    from .learners import load_ranker
 
-    model = LambdaMART.load(args.model)
+    model = load_ranker(args.model)
     data = load_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
     scores = model.predict(data.X)
     with atomic_write(args.out) as fh:
@@ -108,22 +117,27 @@ def cmd_predict(args) -> int:
 
 
 def add_parsers(sub, preset_choices) -> None:
-    tr = sub.add_parser("train", help="train LambdaMART on a LETOR/SVMlight file",
+    tr = sub.add_parser("train", help="train a GBRanker / LambdaMART on a LETOR/SVMlight file",
                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     tr.add_argument("--train", required=True, help="training file (LETOR/SVMlight with qid, .gz/.bz2 ok)")
     tr.add_argument("--train-query-file", help="group sizes for a training file without qid")
     tr.add_argument("--valid", action="append", metavar="FILE",
                     help="validation file, evaluated after every tree (repeatable; the last drives early stopping)")
     tr.add_argument("--objective", default="lambda:NDCG:top=10",
-                    help="lambda:<metric spec> (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC, ROCArea, MAUC) or ranknet")
+                    help="objective spec: lambda:<metric spec> (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC, ROCArea, "
+                         "MAUC), ranknet, or YetiRank, PairLogit, StochasticRank:metric=NDCG, QuerySoftMax, ... "
+                         "with CatBoost-style parameters (see `metricrank objectives`)")
+    tr.add_argument("--pairs", metavar="FILE",
+                    help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for pair objectives")
     tr.add_argument("--metric", action="append", metavar="SPEC",
-                    help="evaluation metric (repeatable; the first drives early stopping; default: the λ target)")
+                    help="evaluation metric (repeatable; the first drives early stopping; default: the objective's)")
     tr.add_argument("--trees", type=int, default=100, help="number of trees")
     tr.add_argument("--learning-rate", type=float, default=0.1)
     tr.add_argument("--leaves", type=int, default=31, help="leaves per tree")
     tr.add_argument("--min-data-in-leaf", type=int, default=20)
-    tr.add_argument("--sigma", type=float, default=1.0)
-    tr.add_argument("--truncation", type=int, default=None, help="only pairs with a document in the top T")
+    tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")
+    tr.add_argument("--truncation", type=int, default=None,
+                    help="λ objectives: only pairs with a document in the top T (default: all pairs)")
     tr.add_argument("--early-stopping", type=int, default=None, metavar="ROUNDS")
     tr.add_argument("--preset", choices=preset_choices, help="metric conventions")
     tr.add_argument("--threads", type=int, default=None)
@@ -138,3 +152,21 @@ def add_parsers(sub, preset_choices) -> None:
     pr.add_argument("--query-file", help="group sizes for a file without qid")
     pr.add_argument("--out", required=True, help="scores, one per line in the file's row order")
     pr.set_defaults(func=cmd_predict)
+
+    ob = sub.add_parser("objectives", help="list every training objective with its parameters and defaults")
+    ob.set_defaults(func=cmd_objectives)
+
+
+def cmd_objectives(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .objectives import describe_objectives
+
+    table = Table(title="objectives (--objective / GBRanker(objective=...))", show_lines=False)
+    for column in ("objective", "parameters (default)", "what it optimises"):
+        table.add_column(column, overflow="fold")
+    for name, params, doc in describe_objectives():
+        table.add_row(name, params, doc)
+    Console().print(table)
+    return 0

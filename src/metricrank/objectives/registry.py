@@ -15,7 +15,7 @@ from .._spec import parse_param_values, split_spec
 from ..metrics._base import REQUIRED
 from ._base import Objective, ObjectiveDef
 
-__all__ = ["OBJECTIVES", "available_objectives", "get_objective"]
+__all__ = ["OBJECTIVES", "available_objectives", "describe_objectives", "get_objective"]
 
 # Modules that define ``DEFINITIONS``: a tuple of ObjectiveDef.
 _MODULES = ("pairlogit", "yetirank", "stochastic_filter", "stochastic_rank", "query_losses")
@@ -82,7 +82,12 @@ def get_objective(spec, *, preset: str | None = None) -> Objective:
     name, k, raw = split_spec(text, what="objective")
     canonical = _BY_LOWER.get(name.lower())
     if canonical is None or k is not None:
-        raise ValueError(f"unknown objective {text!r}; objectives are {', '.join(available_objectives())}")
+        from .lambda_objective import LAMBDA_TARGETS
+
+        hint = ""
+        if name.lower() in {t.lower() for t in LAMBDA_TARGETS} or k is not None:
+            hint = f" (to train on the λ-gradients of the metric, write lambda:{text})"
+        raise ValueError(f"unknown objective {text!r}{hint}; objectives are {', '.join(available_objectives())}")
     defn = OBJECTIVES[canonical]
     explicit = parse_param_values(defn.name, defn.params, raw)
     params = {}
@@ -97,3 +102,27 @@ def get_objective(spec, *, preset: str | None = None) -> Objective:
     canonical_spec = defn.name + ("" if not explicit else ":" + ";".join(
         f"{key}={raw[key]}" for key in raw))
     return defn.factory(canonical_spec, params)
+
+
+def _default_text(value) -> str:
+    if value is REQUIRED:
+        return "required"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None or value == -1:
+        return "all" if value == -1 else "none"
+    return str(value)
+
+
+def describe_objectives() -> list[tuple[str, str, str]]:
+    """``(name, "param=default, ...", description)`` of every objective, λ targets last."""
+    _load()
+    rows = []
+    for name in sorted(OBJECTIVES):
+        defn = OBJECTIVES[name]
+        params = ", ".join(f"{p.name}={_default_text(p.default)}" for p in defn.params) or "-"
+        rows.append((name, params, defn.doc))
+    rows.append(("lambda:<metric>", "the metric's own parameters",
+                 "exact λ-gradients (LambdaMART) of NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC, ROCArea, MAUC"))
+    rows.append(("RankNet", "-", "λ-gradients with |ΔZ| = 1 (RankNet's pairwise cross-entropy)"))
+    return rows

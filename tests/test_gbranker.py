@@ -1,0 +1,227 @@
+"""GBRanker: one engine for every objective; pairwise leaves; explicit pairs; engine regressions."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+import metricrank
+from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
+from metricrank.learners import load_ranker
+from metricrank.learners._pairwise_leaves import pairwise_leaf_values
+
+SMALL = dict(num_leaves=7, min_data_in_leaf=5, random_state=0)
+
+
+def _pair_model(v, leaf, winners, losers, weights, scores, l2):
+    """The pairwise second-order model, written out term by term (independent of the solver)."""
+    total = 0.5 * l2 * float(v @ v)
+    for w, lo, wt in zip(winners, losers, weights):
+        d = scores[w] - scores[lo]
+        p = 1.0 / (1.0 + np.exp(-d))
+        dv = v[leaf[w]] - v[leaf[lo]]
+        total += wt * (-(1.0 - p) * dv + 0.5 * p * (1.0 - p) * dv * dv)
+    return total
+
+
+@pytest.mark.parametrize("l2", [0.0, 0.7])
+@pytest.mark.parametrize("seed", range(4))
+def test_pairwise_leaf_values_minimise_the_pairwise_model(seed, l2):
+    rng = np.random.default_rng(seed)
+    n, L, P = 30, 5, 60
+    leaf = rng.integers(0, L, n)
+    leaf[:L] = np.arange(L)
+    winners, losers = rng.integers(0, n, P), rng.integers(0, n, P)
+    keep = winners != losers
+    winners, losers = winners[keep], losers[keep]
+    weights = rng.uniform(0.1, 2.0, winners.size)
+    scores = rng.normal(size=n)
+    v = pairwise_leaf_values(leaf, L, winners, losers, weights, scores, l2)
+    ref = minimize(_pair_model, np.zeros(L), args=(leaf, winners, losers, weights, scores, l2), method="BFGS",
+                   options={"gtol": 1e-12})
+    assert _pair_model(v, leaf, winners, losers, weights, scores, l2) <= ref.fun + 1e-10
+    if l2 > 0:  # unique minimiser
+        np.testing.assert_allclose(v, ref.x, rtol=1e-5, atol=1e-7)
+    else:  # a constant shift changes no pair: the minimum-norm solution is centred
+        np.testing.assert_allclose(v - v.mean(), ref.x - ref.x.mean(), rtol=1e-5, atol=1e-6)
+        assert abs(v.sum()) < 1e-8
+
+
+def _generated_pairs(y, group_ptr):
+    out = []
+    for q in range(len(group_ptr) - 1):
+        rows = range(group_ptr[q], group_ptr[q + 1])
+        out += [(i, j) for i, j in itertools.permutations(rows, 2) if y[i] > y[j]]
+    return np.array(out, dtype=np.int64)
+
+
+def test_pairlogit_pairwise_leaves_equal_the_exact_minimiser_inside_the_booster():
+    ds = make_ltr(30, docs_per_query=(5, 12), n_features=5, random_state=3)
+    lr, l2 = 0.3, 1.0
+    model = GBRanker("PairLogitPairwise", n_estimators=1, learning_rate=lr, lambda_l2=l2, **SMALL).fit(
+        ds.X, ds.y, qid=ds.qid)
+    leaf = model.booster_.predict(ds.X, pred_leaf=True).astype(int).ravel()
+    L = leaf.max() + 1
+    pairs = _generated_pairs(ds.y, ds.group_ptr)
+    ref = minimize(_pair_model, np.zeros(L), args=(leaf, pairs[:, 0], pairs[:, 1], np.ones(len(pairs)),
+                                                   np.zeros(ds.n_docs), l2), method="BFGS", options={"gtol": 1e-12})
+    outputs = np.array([model.booster_.get_leaf_output(0, j) for j in range(L)])
+    np.testing.assert_allclose(outputs, lr * ref.x, rtol=1e-5, atol=1e-8)
+    # and predict() reads those leaves
+    np.testing.assert_allclose(model.predict(ds.X), outputs[leaf], rtol=1e-12)
+
+
+def test_pairwise_variant_differs_from_newton_leaves_and_learns():
+    ds = make_ltr(60, n_features=8, random_state=0)
+    test = make_ltr(40, n_features=8, random_state=1)
+    a = GBRanker("PairLogit", n_estimators=30, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+    b = GBRanker("PairLogitPairwise", n_estimators=30, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+    assert not np.allclose(a.predict(test.X), b.predict(test.X))
+    for m in (a, b):
+        assert evaluate(test, m.predict(test.X), metric="NDCG:top=10") > evaluate(
+            test, np.zeros(test.n_docs), metric="NDCG:top=10") + 0.05
+
+
+def test_pairwise_eval_scores_follow_the_revalued_leaves():
+    ds = make_ltr(40, n_features=6, random_state=2)
+    valid = make_ltr(20, n_features=6, random_state=3)
+    model = GBRanker("YetiRankPairwise", n_estimators=15, **SMALL).fit(
+        ds, eval_set=[valid], eval_metrics=["NDCG:top=5"])
+    recorded = model.evals_result_["valid_0"]["NDCG:top=5"]
+    for k in (1, 7, 15):
+        assert recorded[k - 1] == pytest.approx(
+            evaluate(valid, model.predict(valid.X, num_iteration=k), metric="NDCG:top=5"), rel=1e-12)
+
+
+def test_explicit_pairs_equal_to_generated_ones_give_the_same_model():
+    ds = make_ltr(30, docs_per_query=(4, 10), n_features=5, random_state=4)
+    pairs = _generated_pairs(ds.y, ds.group_ptr)
+    for objective in ("PairLogit", "PairLogitPairwise"):
+        gen = GBRanker(objective, n_estimators=10, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+        exp = GBRanker(objective, n_estimators=10, **SMALL).fit(ds.X, ds.y, qid=ds.qid, pairs=pairs,
+                                                                pair_weight=np.ones(len(pairs)))
+        # the same pairs in another summation order: equal up to rounding
+        np.testing.assert_allclose(gen.predict(ds.X), exp.predict(ds.X), rtol=1e-12, atol=1e-12)
+
+
+def test_group_weights_scale_generated_pairs():
+    ds = make_ltr(30, docs_per_query=(4, 10), n_features=5, random_state=5)
+    gw = np.random.default_rng(0).uniform(0.5, 3.0, ds.n_queries)
+    pairs = _generated_pairs(ds.y, ds.group_ptr)
+    query_of_pair = np.searchsorted(ds.group_ptr, pairs[:, 0], side="right") - 1
+    weighted = GBRanker("PairLogit", n_estimators=8, **SMALL).fit(ds.X, ds.y, qid=ds.qid, group_weight=gw)
+    explicit = GBRanker("PairLogit", n_estimators=8, **SMALL).fit(ds.X, ds.y, qid=ds.qid, pairs=pairs,
+                                                                  pair_weight=gw[query_of_pair])
+    plain = GBRanker("PairLogit", n_estimators=8, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+    np.testing.assert_allclose(weighted.predict(ds.X), explicit.predict(ds.X), rtol=1e-10)
+    assert not np.allclose(weighted.predict(ds.X), plain.predict(ds.X))
+
+
+@pytest.mark.parametrize("objective", ["PairLogit", "PairLogitPairwise", "YetiRank", "YetiRankPairwise",
+                                       "StochasticFilter", "StochasticRank:metric=NDCG;top=10", "QueryRMSE",
+                                       "QuerySoftMax", "lambda:MAP", "RankNet"])
+def test_every_objective_learns_and_is_deterministic(objective):
+    ds = make_ltr(60, n_features=8, random_state=0)
+    test = make_ltr(40, n_features=8, random_state=1)
+    model = GBRanker(objective, n_estimators=25, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+    again = GBRanker(objective, n_estimators=25, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+    np.testing.assert_array_equal(model.predict(test.X), again.predict(test.X))
+    if objective == "StochasticFilter":  # FilteredDCG of the input order, not a ranking of it
+        metric, baseline = "FilteredDCG", np.full(test.n_docs, -1.0)
+    else:
+        metric, baseline = "NDCG:top=10", np.zeros(test.n_docs)
+    assert evaluate(test, model.predict(test.X), metric=metric) > evaluate(test, baseline, metric=metric) + 0.02
+
+
+def test_query_cross_entropy_trains_on_probabilities():
+    ds = make_ltr(40, n_features=6, random_state=0)
+    y = ds.y / ds.y.max()
+    model = GBRanker("QueryCrossEntropy", n_estimators=20, **SMALL).fit(ds.X, y, qid=ds.qid)
+    assert evaluate(y, model.predict(ds.X), group_ptr=ds.group_ptr, metric="QueryCrossEntropy") < evaluate(
+        y, np.zeros(ds.n_docs), group_ptr=ds.group_ptr, metric="QueryCrossEntropy")
+    with pytest.raises(ValueError, match="QueryCrossEntropy"):
+        GBRanker("QueryCrossEntropy", n_estimators=2, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+
+
+def test_lambdamart_is_gbranker_with_the_lambda_objective():
+    ds = make_ltr(40, n_features=6, random_state=0)
+    a = LambdaMART("MAP", n_estimators=10, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+    b = GBRanker("lambda:MAP", n_estimators=10, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+    np.testing.assert_array_equal(a.predict(ds.X), b.predict(ds.X))
+    assert isinstance(a, GBRanker) and a.objective_.spec == b.objective_.spec == "lambda:MAP"
+
+
+def test_save_load_roundtrip_with_a_base_model_of_the_other_class(tmp_path):
+    ds = make_ltr(40, n_features=6, random_state=0)
+    base = LambdaMART("NDCG", n_estimators=5, **SMALL).fit(ds)
+    model = GBRanker("YetiRank", n_estimators=5, **SMALL).fit(ds, init_model=base)
+    path = tmp_path / "m.json"
+    model.save(path)
+    loaded = load_ranker(path)
+    assert type(loaded) is GBRanker and type(loaded.init_model_) is LambdaMART
+    np.testing.assert_array_equal(loaded.predict(ds.X), model.predict(ds.X))
+    np.testing.assert_array_equal(GBRanker.load(path).predict(ds.X), model.predict(ds.X))
+    with pytest.raises(ValueError, match="GBRanker model, not a LambdaMART"):
+        LambdaMART.load(path)
+
+
+def test_training_on_eight_documents_works():
+    """A Dataset built without the leaf parameters dropped every feature on tiny data."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 3))
+    y = np.array([2, 1, 0, 0, 1, 0, 2, 1], dtype=float)
+    model = GBRanker("YetiRank", n_estimators=5, num_leaves=3, min_data_in_leaf=1, random_state=0).fit(
+        X, y, group=[4, 4])
+    assert model.n_estimators_ >= 1 and np.all(np.isfinite(model.predict(X)))
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_no_good_tree_is_rolled_back_when_gradients_vanish(k):
+    """LightGBM discards a tree it cannot split; the loop must keep the k trees grown before it."""
+    import lightgbm as lgb
+
+    from metricrank.learners._boosting import EvalSet, boost, tree_params
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(200, 3)), rng.normal(size=200)
+    calls = []
+
+    def gradient(raw):
+        calls.append(1)
+        grad = raw - y if len(calls) <= k else np.zeros(200)  # nothing left to learn after k trees
+        return grad, np.ones(200)
+
+    params = tree_params(num_leaves=4, learning_rate=0.5, min_data_in_leaf=5, min_sum_hessian_in_leaf=1e-3,
+                         lambda_l2=0.0, max_depth=-1, max_bin=63, feature_fraction=1.0, bagging_fraction=1.0,
+                         bagging_freq=0, n_jobs=1, random_state=0)
+    train = lgb.Dataset(X, label=y, params=params, free_raw_data=False)
+    valid = EvalSet("v", lgb.Dataset(X, label=y, reference=train, params=params),
+                    lambda raw: [("mse", float(np.mean((raw - y) ** 2)), False)])
+    result = boost(params, train, gradient, 50, eval_sets=[valid], early_stopping_rounds=10)
+    assert result.booster.current_iteration() == result.booster.num_trees() == k
+    assert len(result.evals_result["v"]["mse"]) == k
+    assert result.best_iteration == k and result.stop_reason == f"no split improves the objective after {k} trees"
+    assert result.best_score["v"]["mse"] == pytest.approx(np.mean((result.booster.predict(X) - y) ** 2))
+
+
+def test_bad_objective_specs_name_the_valid_ones():
+    ds = make_ltr(10, n_features=6, random_state=0)
+    with pytest.raises(ValueError, match="objectives are .*YetiRank"):
+        GBRanker("YetiRnak").fit(ds)
+    with pytest.raises(ValueError, match="YetiRank has no parameter 'decya'; its parameters are decay"):
+        GBRanker("YetiRank:decya=0.5").fit(ds)
+    with pytest.raises(ValueError, match="does not read pairs"):
+        GBRanker("QueryRMSE", n_estimators=2).fit(ds.X, ds.y, qid=ds.qid, pairs=[[0, 1]])
+    last = ds.n_docs - 1
+    with pytest.raises(ValueError, match=rf"pair 0 = \[0, {last}\] joins rows of different queries"):
+        GBRanker("PairLogit", n_estimators=2).fit(ds.X, ds.y, qid=ds.qid, pairs=[[0, last]])
+    with pytest.raises(ValueError, match=rf"pair 0 = \[0, {last + 1}\] has a row index outside"):
+        GBRanker("PairLogit", n_estimators=2).fit(ds.X, ds.y, qid=ds.qid, pairs=[[0, last + 1]])
+
+
+def test_top_level_exports():
+    assert metricrank.GBRanker is GBRanker
+    assert metricrank.objectives.get_objective("YetiRank").name == "YetiRank"
