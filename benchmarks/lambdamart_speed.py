@@ -36,7 +36,7 @@ import numpy as np
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 TARGETS = ["NDCG:type=Exp;ties=stable", "NDCG:top=10;type=Exp", "DCG:type=Exp", "MAP", "MRR",
-           "ERR:type=Graded", "PrecisionAt:top=10", "AUC", "MAUC", "RankNet"]
+           "ERR:type=Graded", "PrecisionAt:top=10", "ROCArea", "MAUC", "RankNet"]
 
 
 def load(which: str, docs: int):
@@ -138,22 +138,20 @@ def run_in_process(name, args):
 
 
 def kernel_costs(args, repeat=7):
-    from metricrank.objectives import LambdaObjective
+    from metricrank.objectives import LambdaObjective, as_training_data
 
     train = load(args.data, args.docs)[0][0]
     rng = np.random.default_rng(0)
     raw = rng.normal(size=train.n_docs)
+    data = as_training_data(train.y, train.group_ptr)
     rows = []
     for spec in TARGETS:
-        obj = LambdaObjective(spec, truncation=args.truncation)
-        labels = obj.prepare_labels(train.y)
-        obj.gradient_hessian(labels, raw, train.group_ptr, labels_prepared=True)  # compile
-        best = min(_timed(lambda: obj.gradient_hessian(labels, raw, train.group_ptr, labels_prepared=True))
-                   for _ in range(repeat))
-        full = LambdaObjective(spec)
-        full.gradient_hessian(labels, raw, train.group_ptr, labels_prepared=True)
-        best_full = min(_timed(lambda: full.gradient_hessian(labels, raw, train.group_ptr, labels_prepared=True))
-                        for _ in range(repeat))
+        bound = LambdaObjective(spec, truncation=args.truncation).bind(data)
+        bound(raw)  # compile
+        best = min(_timed(lambda: bound(raw)) for _ in range(repeat))
+        full = LambdaObjective(spec).bind(data)
+        full(raw)
+        best_full = min(_timed(lambda: full(raw)) for _ in range(repeat))
         rows.append((spec, best, best_full))
     return rows
 

@@ -23,7 +23,7 @@ SMALL = dict(n_estimators=25, num_leaves=7, min_data_in_leaf=5, random_state=0, 
 
 
 @pytest.mark.parametrize("target, metric", [
-    ("NDCG:top=10;type=Exp", "NDCG:top=10;type=Exp"), ("MAP", "MAP"), ("MAUC", "MAUC"), ("AUC", "ROCArea"),
+    ("NDCG:top=10;type=Exp", "NDCG:top=10;type=Exp"), ("MAP", "MAP"), ("MAUC", "MAUC"), ("ROCArea", "ROCArea"),
     ("ERR:type=Graded", "ERR:type=Graded"), ("MRR", "MRR"), ("PrecisionAt:top=5", "PrecisionAt:top=5"),
     ("RankNet", "NDCG:top=10"), ("DCG:top=5", "DCG:top=5"),
 ])

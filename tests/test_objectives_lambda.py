@@ -17,14 +17,15 @@ GRADED = [
     "DCG:top=4", "DCG:type=Exp", "MAP", "MAP:top=3", "MAP:top=3;norm=retrieved", "MAP:top=4;norm=all",
     "MAP:border=1", "MRR", "MRR:top=3", "MRR:border=1", "ERR:type=Graded", "ERR:type=Graded;top=3",
     "PrecisionAt:top=3", "PrecisionAt:top=8;norm=top", "PrecisionAt:top=2;border=1",
-    "AUC", "QueryAUC", "ROCArea:border=1", "MAUC", "MAUC:classes=all",
+    "ROCArea", "ROCArea:border=1", "MAUC", "MAUC:classes=all",
 ]
+BINARY = ["QueryAUC", "ROCArea", "MAP", "MRR"]
 PROBABILITY = ["ERR", "ERR:top=4"]
 
 
 def metric_of(spec: str) -> str:
     """The metric whose per-query value the target's delta is the difference of."""
-    return "ROCArea" if spec in ("AUC", "QueryAUC") else spec
+    return spec
 
 
 def query_value(spec: str, ranked_labels: np.ndarray) -> float:
@@ -62,6 +63,21 @@ def test_swap_delta_equals_brute_force_graded(spec):
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12, err_msg=f"{spec} labels {lab}")
 
 
+@pytest.mark.parametrize("spec", BINARY)
+def test_swap_delta_equals_brute_force_binary(spec):
+    rng = np.random.default_rng(zlib.crc32(spec.encode()) + 1)
+    for lab in random_lists(rng, np.array([0.0, 0.0, 1.0]), 12):
+        np.testing.assert_allclose(swap_delta_matrix(spec, lab), brute_force_deltas(spec, lab),
+                                   rtol=1e-10, atol=1e-12, err_msg=f"{spec} labels {lab}")
+
+
+def test_auc_is_not_a_target_and_names_the_per_query_ones():
+    with pytest.raises(ValueError, match="global AUC.*'ROCArea'.*'QueryAUC'"):
+        resolve_target("AUC")
+    with pytest.raises(ValueError, match="QueryAUC needs binary labels 0/1; row 1 has label 2"):
+        LambdaObjective("QueryAUC").gradient_hessian(np.array([1.0, 2.0]), np.zeros(2), np.array([0, 2]))
+
+
 @pytest.mark.parametrize("spec", PROBABILITY)
 def test_swap_delta_equals_brute_force_err_probabilities(spec):
     rng = np.random.default_rng(7)
@@ -73,7 +89,7 @@ def test_swap_delta_equals_brute_force_err_probabilities(spec):
 def test_welleck_theorem_1_on_a_small_list():
     # labels in rank order 1 0 0 1 0: m = 2 relevant, n = 3 other
     lab = np.array([1.0, 0, 0, 1, 0])
-    d = swap_delta_matrix("AUC", lab)
+    d = swap_delta_matrix("ROCArea", lab)
     for i in range(5):
         for j in range(i + 1, 5):
             assert d[i, j] == pytest.approx(abs(lab[j] - lab[i]) * (j - i) / (2 * 3))
@@ -146,7 +162,7 @@ def random_queries(seed, n_queries=12, tie_scores=True):
 
 
 @pytest.mark.parametrize("spec", ["NDCG:top=5;type=Exp", "MAP", "MRR:top=3", "ERR:type=Graded;max_label=3",
-                                  "PrecisionAt:top=3", "AUC", "MAUC", "RankNet", "DCG"])
+                                  "PrecisionAt:top=3", "ROCArea", "MAUC", "RankNet", "DCG"])
 @pytest.mark.parametrize("norm", [False, True])
 @pytest.mark.parametrize("truncation", [None, 3])
 def test_accumulator_matches_reference(spec, norm, truncation):
@@ -161,7 +177,7 @@ def test_accumulator_matches_reference(spec, norm, truncation):
     np.testing.assert_allclose(hess, ref_h, rtol=1e-10, atol=1e-13)
 
 
-@pytest.mark.parametrize("spec", ["NDCG", "MAP", "MRR", "ERR:type=Graded", "PrecisionAt:top=2", "AUC", "MAUC",
+@pytest.mark.parametrize("spec", ["NDCG", "MAP", "MRR", "ERR:type=Graded", "PrecisionAt:top=2", "ROCArea", "MAUC",
                                   "RankNet"])
 def test_lambdas_sum_to_zero_and_degenerate_queries_get_nothing(spec):
     y, s, ptr, _ = random_queries(3)
@@ -211,7 +227,8 @@ def test_gradient_and_hessian_are_derivatives_of_the_lambda_utility():
 
 # --- bad input ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("spec", ["PFound", "RecallAt:top=3", "PairLogit", "AUC:type=Ranking", "MAUC:pooled=true",
+@pytest.mark.parametrize("spec", ["PFound", "RecallAt:top=3", "PairLogit", "AUC", "QueryAUC:type=Ranking",
+                                  "MAUC:pooled=true",
                                   "QueryRMSE", "nonsense"])
 def test_targets_without_swap_delta_list_the_valid_choices(spec):
     with pytest.raises(ValueError, match="valid targets are NDCG, DCG, MAP"):
@@ -257,3 +274,20 @@ def test_accumulator_is_exact_when_scores_are_far_apart():
     np.testing.assert_allclose(grad, ref_g, rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(hess, ref_h, rtol=1e-12, atol=1e-300)
     assert grad[2] < 0  # the relevant document far below still gets pushed up (ρ ≈ 1)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda a: a.update(raw=np.array([0.0, np.nan, 1.0])), r"raw scores must be finite; row 1"),
+    (lambda a: a.update(group_ptr=np.array([0, 2])), r"group_ptr must start at 0 and end at the number of rows"),
+    (lambda a: a.update(weights=np.ones(2)), r"weights must have shape \(3,\)"),
+    (lambda a: a.update(group_weights=np.ones(3)), r"group_weights must have shape \(1,\)"),
+    (lambda a: a.update(weights=np.array([1.0, -1.0, 1.0])), r"weights must be >= 0"),
+    (lambda a: a.update(raw=np.zeros(4)), r"raw scores must have shape \(3,\)"),
+])
+def test_public_gradient_hessian_validates_its_input(change, message):
+    """The public entry point checks shapes, offsets and finiteness before the kernel reads anything."""
+    args = dict(raw=np.zeros(3), group_ptr=np.array([0, 3]), weights=None, group_weights=None)
+    change(args)
+    with pytest.raises(ValueError, match=message):
+        LambdaObjective("NDCG").gradient_hessian(np.array([2.0, 0.0, 1.0]), args["raw"], args["group_ptr"],
+                                                 weights=args["weights"], group_weights=args["group_weights"])

@@ -17,13 +17,13 @@ DEMO_METRICS = (
 )
 SHORT_NAMES = {
     "NDCG:top=10": "NDCG@10", "NDCG:top=10;type=Exp": "NDCG@10e", "MAP": "MAP", "MRR": "MRR",
-    "ERR:type=Graded": "ERR", "PrecisionAt:top=5": "P@5", "ROCArea": "AUC", "MAUC": "MAUC",
+    "ERR:type=Graded": "ERR", "PrecisionAt:top=5": "P@5", "ROCArea": "ROCArea", "MAUC": "MAUC",
     "AUC:type=Ranking": "AUC-gr", "PairAccuracy": "PairAcc",
 }
 #: λ targets trained by the demo: (column name, target spec)
 DEMO_TARGETS = (
     ("λ-NDCG@10", "NDCG:top=10;type=Exp"), ("λ-MAP", "MAP"), ("λ-MRR", "MRR"), ("λ-ERR", "ERR:type=Graded"),
-    ("λ-AUC", "AUC"), ("λ-MAUC", "MAUC"), ("RankNet", "RankNet"),
+    ("λ-ROCArea", "ROCArea"), ("λ-MAUC", "MAUC"), ("RankNet", "RankNet"),
 )
 
 

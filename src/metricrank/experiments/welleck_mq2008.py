@@ -31,7 +31,7 @@ __all__ = ["TARGETS", "run"]
 #: (name, λ target, metric used for model selection and "its own" metric)
 TARGETS = (
     ("LambdaMART-MAUC", "MAUC", "MAUC"),
-    ("LambdaMART-AUC", "AUC", "ROCArea"),
+    ("LambdaMART-AUC", "ROCArea", "ROCArea"),
     ("LambdaMART-MAP", "MAP", "MAP"),
     ("LambdaMART-NDCG", "NDCG:top=10;type=Exp", "NDCG:top=10;type=Exp"),
 )

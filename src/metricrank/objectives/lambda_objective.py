@@ -16,9 +16,13 @@ MAP                ``MAP`` with ``top``, ``border``, ``norm``
 MRR                ``MRR`` with ``top``, ``border``
 ERR                ``ERR`` with ``top``, ``type`` (Probability or Graded)
 PrecisionAt        ``PrecisionAt`` with ``top``, ``border``, ``norm``
-AUC, QueryAUC      Welleck's per-query AUC of binary relevance ``label > 0``
-                   (the ``ROCArea`` metric); ``type=Ranking`` has no O(1) delta
-ROCArea            ``ROCArea`` with ``border``
+ROCArea            Welleck's per-query AUC of binary relevance ``label > border``
+                   (``ROCArea`` with ``border``, default 0)
+QueryAUC           ``QueryAUC`` (CatBoost's mean of per-query AUCs) on binary
+                   labels 0/1; ``type=Ranking`` has no O(1) delta
+``AUC`` is not a target: in the metric catalogue it is CatBoost's *global*
+AUC over all rows, which no per-query λ optimises; the error says so and
+points to ROCArea and QueryAUC.
 MAUC               ``MAUC`` with ``classes`` (per query; ``pooled=true`` is global)
 RankNet            none: ``|ΔZ| = 1``
 =================  =========================================================
@@ -45,8 +49,7 @@ from ._base import BoundObjective, Objective, TrainingData
 __all__ = ["LAMBDA_TARGETS", "LambdaObjective", "LambdaTarget", "resolve_target", "swap_delta_matrix"]
 
 #: Names accepted as λ targets (case-insensitive; metric parameters allowed).
-LAMBDA_TARGETS = ("NDCG", "DCG", "MAP", "MRR", "ERR", "PrecisionAt", "AUC", "QueryAUC", "ROCArea",
-                  "MAUC", "RankNet")
+LAMBDA_TARGETS = ("NDCG", "DCG", "MAP", "MRR", "ERR", "PrecisionAt", "ROCArea", "QueryAUC", "MAUC", "RankNet")
 
 _ALL = float("inf")
 _MAX_TRUNCATION = np.iinfo(np.int64).max
@@ -97,6 +100,10 @@ class LambdaTarget:
                 f"λ target {self.spec} needs graded labels >= 0; got {float(y.min()):g} "
                 f"(first at row {int(np.argmax(y < 0))})"
             )
+        if self.metric is not None and self.metric.name == "QueryAUC" and np.any((y != 0) & (y != 1)):
+            bad = int(np.argmax((y != 0) & (y != 1)))
+            raise ValueError(f"λ target {self.spec} needs binary labels 0/1; row {bad} has label {y[bad]:g} "
+                             f"(for graded labels use ROCArea:border=b or MAUC)")
         if self.code == sd.MAUC and np.any(y != np.round(y)):
             bad = int(np.argmax(y != np.round(y)))
             raise ValueError(
@@ -168,12 +175,16 @@ def resolve_target(spec: str | Metric, preset: str | None = None) -> LambdaTarge
         code, vec = sd.ERR, _vector(_top(p))
     elif name == "PrecisionAt":
         code, vec = sd.PRECISION, _vector(_top(p), p["border"], p["norm"] == "top")
-    elif name in ("AUC", "QueryAUC"):
+    elif name == "AUC":
+        raise _no_delta(metric.spec, "AUC is CatBoost's global AUC over all rows, not a per-query metric; "
+                                     "Welleck's per-query AUC is 'ROCArea' (relevance label > border) or "
+                                     "'QueryAUC' (binary labels)")
+    elif name == "QueryAUC":
         if p["type"] != "Classic":
-            raise _no_delta(metric.spec, "AUC:type=Ranking has no O(1) swap delta; use AUC (binary) or MAUC")
-        # Welleck's λ-AUC: per-query AUC of binary relevance label > 0, i.e. ROCArea.
-        metric = get_metric("ROCArea")
-        code, vec = sd.AUC, _vector(0.0)
+            raise _no_delta(metric.spec, "QueryAUC:type=Ranking has no O(1) swap delta; use QueryAUC, ROCArea "
+                                         "or MAUC")
+        # binary labels 0/1 (checked by check_labels): the per-query AUC is ROCArea with border 0.5
+        code, vec = sd.AUC, _vector(0.5)
     elif name == "ROCArea":
         code, vec = sd.AUC, _vector(p["border"])
     elif name == "MAUC":
@@ -182,7 +193,7 @@ def resolve_target(spec: str | Metric, preset: str | None = None) -> LambdaTarge
         code, vec = sd.MAUC, _vector(p["classes"] == "relevant")
     else:
         raise _no_delta(metric.spec)
-    return LambdaTarget(metric.spec if name not in ("AUC", "QueryAUC") else name, code, vec, ties, metric)
+    return LambdaTarget(metric.spec, code, vec, ties, metric)
 
 
 def swap_delta_matrix(spec: str | LambdaTarget, ranked_labels) -> np.ndarray:
@@ -191,7 +202,7 @@ def swap_delta_matrix(spec: str | LambdaTarget, ranked_labels) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> d = swap_delta_matrix("AUC", [1, 0, 1, 0])      # Welleck: (j - i) / (m n)
+    >>> d = swap_delta_matrix("ROCArea", [1, 0, 1, 0])  # Welleck: (j - i) / (m n)
     >>> float(d[0, 3]) == 3 / 4
     True
     """
