@@ -98,7 +98,7 @@ def test_train_any_objective_with_explicit_pairs_then_predict(files, capsys, tmp
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--objective", "QueryRMSE", "--pairs", "x.pairs"], "--pairs needs a pair objective"),
+    (["--objective", "QueryRMSE", "--pairs", "x.pairs"], "--pairs needs an objective that reads explicit pairs"),
     (["--objective", "YetiRank", "--sigma", "2"], "--sigma applies to λ objectives"),
     (["--objective", "YetiRank", "--metric", "NDGC"], "unknown metric"),
 ])

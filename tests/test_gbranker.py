@@ -213,9 +213,11 @@ def test_bad_objective_specs_name_the_valid_ones():
         GBRanker("YetiRnak").fit(ds)
     with pytest.raises(ValueError, match="YetiRank has no parameter 'decya'; its parameters are decay"):
         GBRanker("YetiRank:decya=0.5").fit(ds)
-    with pytest.raises(ValueError, match="does not read pairs"):
+    with pytest.raises(ValueError, match="does not read explicit pairs"):
         GBRanker("QueryRMSE", n_estimators=2).fit(ds.X, ds.y, qid=ds.qid, pairs=[[0, 1]])
     last = ds.n_docs - 1
+    with pytest.raises(ValueError, match="YetiRank does not read explicit pairs"):
+        GBRanker("YetiRank", n_estimators=2).fit(ds.X, ds.y, qid=ds.qid, pairs=[[0, 1]])
     with pytest.raises(ValueError, match=rf"pair 0 = \[0, {last}\] joins rows of different queries"):
         GBRanker("PairLogit", n_estimators=2).fit(ds.X, ds.y, qid=ds.qid, pairs=[[0, last]])
     with pytest.raises(ValueError, match=rf"pair 0 = \[0, {last + 1}\] has a row index outside"):

@@ -291,3 +291,22 @@ def test_public_gradient_hessian_validates_its_input(change, message):
     with pytest.raises(ValueError, match=message):
         LambdaObjective("NDCG").gradient_hessian(np.array([2.0, 0.0, 1.0]), args["raw"], args["group_ptr"],
                                                  weights=args["weights"], group_weights=args["group_weights"])
+
+
+def test_mauc_memory_follows_the_number_of_classes_not_the_largest_label():
+    """A label of 10**9 would need a 10**9-entry class table per query; dense class ids make it 3 entries."""
+    rng = np.random.default_rng(0)
+    ptr = np.array([0, 40, 90], dtype=np.int64)
+    small = rng.integers(0, 3, size=90).astype(float)
+    huge = np.array([0.0, 7.0, 1e9])[small.astype(int)]  # the same classes, in the same order
+    s = rng.normal(size=90)
+    assert resolve_target("MAUC").transform_labels(huge).max() == 2  # the kernel's table size - 1
+    for classes in ("relevant", "all"):
+        obj = LambdaObjective(f"MAUC:classes={classes}")
+        g_small, h_small = obj.gradient_hessian(small, s, ptr)
+        g_huge, h_huge = obj.gradient_hessian(huge, s, ptr)
+        np.testing.assert_array_equal(g_small, g_huge)
+        np.testing.assert_array_equal(h_small, h_huge)
+    # without a zero label every class is relevant: ids start at 1
+    np.testing.assert_array_equal(LambdaObjective("MAUC").gradient_hessian(small + 5, s, ptr)[0],
+                                  LambdaObjective("MAUC").gradient_hessian(small + 1, s, ptr)[0])

@@ -77,9 +77,9 @@ def cmd_train(args) -> int:
     model, objective = _model_for(args)
     for spec in args.metric or []:
         get_metric(spec, preset=args.preset)  # fail before reading data
-    if args.pairs and not objective.uses_pairs:
-        raise ValueError(f"--pairs needs a pair objective (PairLogit, PairLogitPairwise, YetiRank, "
-                         f"YetiRankPairwise), not {objective.spec}")
+    if args.pairs and not objective.accepts_pairs:
+        raise ValueError(f"--pairs needs an objective that reads explicit pairs (PairLogit, PairLogitPairwise), "
+                         f"not {objective.spec}")
     train = load_letor(args.train, query_file=args.train_query_file)
     pairs = pair_weight = None
     if args.pairs:
@@ -128,7 +128,7 @@ def add_parsers(sub, preset_choices) -> None:
                          "MAUC), ranknet, or YetiRank, PairLogit, StochasticRank:metric=NDCG, QuerySoftMax, ... "
                          "with CatBoost-style parameters (see `metricrank objectives`)")
     tr.add_argument("--pairs", metavar="FILE",
-                    help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for pair objectives")
+                    help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for PairLogit(Pairwise)")
     tr.add_argument("--metric", action="append", metavar="SPEC",
                     help="evaluation metric (repeatable; the first drives early stopping; default: the objective's)")
     tr.add_argument("--trees", type=int, default=100, help="number of trees")

@@ -172,9 +172,9 @@ class GBRanker(GBDTBase):
         group_weight : array-like of shape (n_queries,), optional
             Multiplies every term of a query (generated pairs weigh it).
         pairs : int array-like of shape (n_pairs, 2), optional
-            Explicit ``(winner row, loser row)`` pairs for the pair objectives
-            (PairLogit, YetiRank and their Pairwise variants), as in CatBoost's
-            pairs files; both rows of a pair must be in one query.
+            Explicit ``(winner row, loser row)`` pairs for PairLogit and
+            PairLogitPairwise, as in CatBoost's pairs files; both rows of a pair
+            must be in one query. They replace the pairs generated from labels.
         pair_weight : array-like of shape (n_pairs,), optional
         eval_set : list of RankingDataset, (X, y) or (X, y, qid), optional
             Sets evaluated after every tree; the last one drives early stopping.
@@ -207,9 +207,9 @@ class GBRanker(GBDTBase):
                         pairs=pairs, pair_weight=pair_weight)
         if ds.n_docs == 0:
             raise ValueError("training data has no rows")
-        if ds.pairs is not None and not objective.uses_pairs:
-            raise ValueError(f"objective {objective.spec} does not read pairs; pairs are used by PairLogit, "
-                             "PairLogitPairwise, YetiRank and YetiRankPairwise")
+        if ds.pairs is not None and not objective.accepts_pairs:
+            raise ValueError(f"objective {objective.spec} does not read explicit pairs; they are read by "
+                             "PairLogit and PairLogitPairwise (YetiRank generates its own)")
         self._check_query_sizes(objective, ds, "training data")
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)

@@ -144,7 +144,9 @@ class Objective:
     params : dict
         Every parameter, defaults filled in.
     uses_pairs : bool
-        The loss is a PairLogit sum over pairs (explicit pairs are accepted).
+        The loss is a PairLogit sum over pairs (the bound objective reports them).
+    accepts_pairs : bool
+        Explicit ``(winner, loser)`` pairs may be given (PairLogit and PairLogitPairwise).
     pairwise_leaves : bool
         Leaves are valued by the pairwise Newton system (the ``*Pairwise`` variants).
     stochastic : bool
@@ -153,6 +155,7 @@ class Objective:
 
     name: str = ""
     uses_pairs: bool = False
+    accepts_pairs: bool = False
     pairwise_leaves: bool = False
     stochastic: bool = False
 
@@ -201,9 +204,9 @@ class Objective:
         """
         data = as_training_data(y, group_ptr, weights=weights, group_weights=group_weights, pairs=pairs,
                                 pair_weights=pair_weights)
-        if data.pairs is not None and not self.uses_pairs:
-            raise ValueError(f"objective {self.spec} does not use pairs; pairs are read by PairLogit, "
-                             f"PairLogitPairwise, YetiRank and YetiRankPairwise")
+        if data.pairs is not None and not self.accepts_pairs:
+            raise ValueError(f"objective {self.spec} does not read explicit pairs; they are read by PairLogit "
+                             f"and PairLogitPairwise")
         raw = check_raw(raw, data.n_rows)
         grad, hess = self.bind(data, random_state)(raw)
         for out, value, name in ((out_grad, grad, "out_grad"), (out_hess, hess, "out_hess")):

@@ -86,9 +86,17 @@ class LambdaTarget:
         return self.metric.spec if self.metric is not None else "NDCG:top=10"
 
     def transform_labels(self, y: np.ndarray) -> np.ndarray:
-        """Labels as the kernels read them (ERR: stopping probabilities)."""
+        """Labels as the kernels read them (ERR: stopping probabilities; MAUC: dense class ids).
+
+        MAUC's kernel keeps one table entry per class id, so the classes are
+        renumbered 0, 1, 2, ... in label order (0 stays 0, so "relevant" = id > 0
+        is unchanged): memory follows the number of classes, not the largest label.
+        """
         if self.code == sd.ERR:
             return err_probabilities(y, self.metric.params)
+        if self.code == sd.MAUC and y.size:
+            classes, ids = np.unique(y, return_inverse=True)
+            return (ids + (classes[0] > 0)).astype(np.float64)
         return y
 
     def check_labels(self, y: np.ndarray) -> None:
