@@ -1,0 +1,351 @@
+"""StochasticRank: gradient of a Gaussian-smoothed ranking metric (Ustimenko & Prokhorenkova, 2020).
+
+For a query with scores ``a`` and labels ``y`` the smoothed metric is::
+
+    M_sigma(a) = E_z[ M(a - sigma * mu * y + sigma * z) ],   z ~ N(0, I)
+
+with ``M`` the catalogue metric of the same spec (``DCG``, ``NDCG`` or
+``PFound`` with their ``top``, ``type``, ``denominator`` / ``decay``), and the
+loss is ``-M_sigma``. ``mu >= 0`` is CatBoost's tie penalty: the scores are
+shifted *down* by ``sigma * mu * y`` before the noise, so that equal scores
+are valued as if the more relevant document were ranked lower (the
+pessimistic tie order of the catalogue metrics); ``mu = 0`` smooths ``M``
+itself.
+
+Estimator
+---------
+The paper's coordinate-conditional Monte-Carlo estimator, as CatBoost
+computes it. For a noise sample ``z`` and a document ``i``, the ordering
+depends on ``s_i - s_j`` only, and ``z_i - mean(z_{-i})`` is independent of
+the deviations ``z_j - mean(z_{-i})``; conditionally on those, ``i``'s score
+relative to the others is Gaussian with mean ``a~_i + sigma * mean(z_{-i})``
+and standard deviation ``sigma' = sigma * sqrt(n / (n - 1))``. Integrating
+that one coordinate exactly::
+
+    dM_sigma/da_i  ~  sum_r  phi_sigma'(s'_r - mean_i) * (M_r - M_{r+1})
+
+where ``s'_0 > s'_1 > ...`` are the noisy scores of the other documents and
+``M_r`` is the metric with ``i`` inserted at position ``r`` among them
+(``M_r - M_{r+1}`` is the metric change of swapping ``i`` with the ``r``-th
+other document, O(1) for DCG/NDCG and PFound). It is an unbiased estimate of
+the gradient of ``M_sigma``, averaged over ``num_estimations`` samples.
+
+CatBoost then post-processes the estimate per query ("SFA"):
+
+* the query mean of the estimate is subtracted (unbiased: ``M_sigma`` is
+  invariant to a common shift of the scores, its gradient sums to 0);
+* with ``lambda > 0`` (default 1) and more than two documents, the component
+  along the centred scores ``c = a - mean(a)`` is reduced:
+  ``g -= lambda * (g . c) / (|c| + nu)^2 * c``. This is the paper's
+  scale-free step, *not* part of the gradient of ``M_sigma``;
+  ``lambda = 0`` gives the plain (unbiased) estimate.
+
+The loss gradient is ``grad_i = -group_weight[q] * weight_i * estimate_i``
+and ``hess_i = group_weight[q] * weight_i``: CatBoost values the leaves of
+this objective by gradient steps (a leaf is the mean derivative); the engine
+needs positive hessians, and this Newton leaf is that mean. CatBoost ignores
+object and group weights; with none given the result equals its derivative
+(negated, since CatBoost returns the ascent direction).
+
+Deviations from CatBoost's code
+-------------------------------
+* CatBoost centres document ``i``'s conditional Gaussian at
+  ``a~_i + (sum(z) - sigma z_i) / (n - 1)``, mixing scaled and unscaled noise;
+  that is the conditional mean only for ``sigma = 1``. Here the mean is
+  ``a~_i + sigma * (sum(z) - z_i) / (n - 1)`` for every ``sigma``.
+* NDCG of a query whose ideal DCG is not positive is the constant 1 in the
+  catalogue, so its gradient here is 0 (CatBoost falls back to DCG's).
+* PFound needs labels in [0, 1], as the catalogue metric does.
+
+Randomness: :meth:`StochasticRank.bind` creates a ``numpy`` Generator from
+``random_state``; each call draws its ``num_estimations x n_rows`` standard
+normals up front in one array, so the estimate depends on the seed and the
+call number, never on the thread count.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ..metrics._base import REQUIRED, Param, check_finite_labels_in, parse_choice, parse_float, parse_top
+from ..metrics.registry import get_metric
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
+from .stochastic_filter import _as_generator, check_num_estimations, parse_num_estimations, parse_positive
+
+__all__ = ["DEFINITIONS", "STOCHASTIC_RANK_METRICS", "BoundStochasticRank", "StochasticRank"]
+
+#: Metrics StochasticRank optimises.
+STOCHASTIC_RANK_METRICS = ("DCG", "NDCG", "PFound")
+
+_DCG, _NDCG, _PFOUND = 0, 1, 2
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_ALL = np.iinfo(np.int64).max
+
+
+@njit(cache=True, parallel=True)
+def _srank_grad(raw, y, ptr, normals, code, top, exp_gain, log_position, decay, sigma, mu, lam, nu,
+                row_factor, grad, hess):
+    nq = ptr.shape[0] - 1
+    n_est = normals.shape[0]
+    for q in prange(nq):
+        s = ptr[q]
+        n = ptr[q + 1] - s
+        for i in range(s, s + n):
+            grad[i] = 0.0
+            hess[i] = row_factor[i]
+        if n < 2:
+            continue
+        t = min(top, n)
+        # Per-document value (gain or PFound relevance) and position weights w[0..n] (w[r] = 0 for r >= t).
+        val = np.empty(n)
+        w = np.zeros(n + 1)
+        if code == 2:
+            for i in range(n):
+                val[i] = y[s + i]
+        else:
+            for i in range(n):
+                val[i] = 2.0 ** y[s + i] - 1.0 if exp_gain else y[s + i]
+            for r in range(t):
+                w[r] = 1.0 / math.log2(r + 2.0) if log_position else 1.0 / (r + 1.0)
+            if code == 1:
+                best = np.sort(val)[::-1]
+                ideal = 0.0
+                for r in range(t):
+                    ideal += best[r] * w[r]
+                if not ideal > 0.0:
+                    continue  # NDCG is the constant 1 (catalogue convention): zero gradient
+                for r in range(t):
+                    w[r] /= ideal
+        shifted = np.empty(n)
+        for i in range(n):
+            shifted[i] = raw[s + i] - sigma * mu * y[s + i]
+        der = np.zeros(n)
+        noisy = np.empty(n)
+        cond_sd = sigma * math.sqrt(n / (n - 1.0))
+        for k in range(n_est):
+            zsum = 0.0
+            for i in range(n):
+                noisy[i] = shifted[i] + sigma * normals[k, s + i]
+                zsum += normals[k, s + i]
+            order = np.argsort(-noisy)
+            for p in range(n):
+                i = order[p]
+                mean_i = shifted[i] + sigma * (zsum - normals[k, s + i]) / (n - 1.0)
+                look = 1.0
+                acc = 0.0
+                for r in range(min(n - 1, t)):
+                    j = order[r] if r < p else order[r + 1]
+                    if code == 2:
+                        c = 1.0 - (decay if r + 1 < t else 0.0)
+                        dm = look * (val[i] - val[j]) * c
+                        look *= (1.0 - val[j]) * decay
+                    else:
+                        dm = (val[i] - val[j]) * (w[r] - w[r + 1])
+                    if dm != 0.0:
+                        u = (noisy[j] - mean_i) / cond_sd
+                        acc += dm * math.exp(-0.5 * u * u) * _INV_SQRT_2PI / cond_sd
+                der[i] += acc / n_est
+        avg = 0.0
+        for i in range(n):
+            avg += der[i]
+        avg /= n
+        for i in range(n):
+            der[i] -= avg
+        if lam != 0.0 and n > 2:
+            ma = 0.0
+            for i in range(n):
+                ma += raw[s + i]
+            ma /= n
+            norm = 0.0
+            dot = 0.0
+            for i in range(n):
+                c = raw[s + i] - ma
+                norm += c * c
+                dot += der[i] * c
+            kfac = lam * dot / (math.sqrt(norm) + nu) ** 2
+            for i in range(n):
+                der[i] -= kfac * (raw[s + i] - ma)
+        for i in range(n):
+            grad[s + i] = -row_factor[s + i] * der[i]
+
+
+class BoundStochasticRank(BoundObjective):
+    """StochasticRank bound to one training set; each call draws new noise."""
+
+    def __init__(self, obj: "StochasticRank", data: TrainingData, rng: np.random.Generator):
+        p = obj.params
+        self.y = data.y
+        self.group_ptr = data.group_ptr
+        self.rng = rng
+        self.code = {"DCG": _DCG, "NDCG": _NDCG, "PFound": _PFOUND}[p["metric"]]
+        self.top = _ALL if p["top"] == -1 else int(p["top"])
+        self.exp_gain = p.get("type") == "Exp"
+        self.log_position = p.get("denominator", "LogPosition") == "LogPosition"
+        self.decay = float(p.get("decay", 0.0))
+        self.sigma = float(p["sigma"])
+        self.mu = float(p["mu"])
+        self.lam = float(p["lambda"])
+        self.nu = float(p["nu"])
+        self.row_factor = np.ascontiguousarray(data.weight * np.repeat(data.group_weight, np.diff(data.group_ptr)))
+        self._normals = np.empty((int(p["num_estimations"]), data.n_rows))
+        self._grad = np.empty(data.n_rows)
+        self._hess = np.empty(data.n_rows)
+
+    def __call__(self, raw):
+        self.rng.standard_normal(out=self._normals)
+        _srank_grad(raw, self.y, self.group_ptr, self._normals, self.code, self.top, self.exp_gain,
+                    self.log_position, self.decay, self.sigma, self.mu, self.lam, self.nu, self.row_factor,
+                    self._grad, self._hess)
+        return self._grad, self._hess
+
+
+class StochasticRank(Objective):
+    """Minus a Gaussian-smoothed DCG, NDCG or PFound, by the conditional Monte-Carlo gradient.
+
+    Parameters (spec)
+    -----------------
+    metric : {"DCG", "NDCG", "PFound"}
+        Obligatory.
+    top : int, default -1
+        Cutoff of the metric (-1: every document); all three metrics.
+    type : {"Base", "Exp"}, default "Base"; denominator : {"LogPosition", "Position"}, default "LogPosition"
+        DCG and NDCG only.
+    decay : float in [0, 1], default 0.85
+        PFound only.
+    num_estimations : int >= 1, default 1
+        Noise samples per query and call.
+    mu : float >= 0, default 0
+        Tie penalty (scores shifted by ``-sigma * mu * label``).
+    sigma : float > 0, default 1
+        Standard deviation of the noise.
+    lambda : float >= 0, default 1
+        Strength of the scale-free projection (0: the plain gradient estimate).
+    nu : float > 0, default 0.01
+        Added to the norm of the centred scores in that projection.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metricrank.objectives.registry import get_objective
+    >>> obj = get_objective("StochasticRank:metric=NDCG;top=10")
+    >>> obj.eval_spec
+    'NDCG:top=10'
+    >>> grad, hess = obj.gradient_hessian([2.0, 0.0, 1.0], np.zeros(3), [0, 3], random_state=0)
+    >>> bool(abs(grad.sum()) < 1e-12), hess.tolist()
+    (True, [1.0, 1.0, 1.0])
+    """
+
+    name = "StochasticRank"
+    stochastic = True
+
+    @property
+    def eval_spec(self) -> str:
+        p = self.params
+        parts = []
+        if p["top"] != -1:
+            parts.append(f"top={p['top']}")
+        if p["metric"] == "PFound":
+            if p["decay"] != 0.85:
+                parts.append(f"decay={p['decay']:g}")
+        else:
+            if p["type"] != "Base":
+                parts.append(f"type={p['type']}")
+            if p["denominator"] != "LogPosition":
+                parts.append(f"denominator={p['denominator']}")
+        return p["metric"] + (":" + ";".join(parts) if parts else "")
+
+    def check_labels(self, y: np.ndarray) -> None:
+        if self.params["metric"] == "PFound":
+            check_finite_labels_in(0.0, 1.0, "StochasticRank:metric=PFound", "labels (probabilities)")(
+                y, self.params)
+
+    def bind(self, data: TrainingData, random_state=None) -> BoundStochasticRank:
+        self.check_labels(data.y)
+        return BoundStochasticRank(self, data, _as_generator(random_state))
+
+
+def _parse_metric(text: str) -> str:
+    by_lower = {m.lower(): m for m in STOCHASTIC_RANK_METRICS}
+    name = by_lower.get(str(text).strip().lower())
+    if name is None:
+        raise ValueError(f"StochasticRank optimises {', '.join(STOCHASTIC_RANK_METRICS)}; got {text!r}")
+    return name
+
+
+def _parse_nonnegative(text: str) -> float:
+    value = parse_float(text)
+    if value < 0:
+        raise ValueError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+_DCG_ONLY = ("type", "denominator")
+_PFOUND_ONLY = ("decay",)
+_CHOICES = {"type": ("Base", "Exp"), "denominator": ("LogPosition", "Position")}
+
+
+def _make(spec: str, params: dict) -> StochasticRank:
+    metric = params["metric"]
+    if metric not in STOCHASTIC_RANK_METRICS:
+        raise ValueError(f"StochasticRank optimises {', '.join(STOCHASTIC_RANK_METRICS)}; got {metric!r}")
+    params = dict(params)
+    wrong = _PFOUND_ONLY if metric != "PFound" else _DCG_ONLY
+    for key in wrong:
+        if params.get(key) is not None:
+            owners = "PFound" if key in _PFOUND_ONLY else "DCG and NDCG"
+            raise ValueError(f"StochasticRank:metric={metric} has no parameter {key!r} "
+                             f"(it belongs to metric={owners})")
+        params.pop(key, None)
+    if metric == "PFound":
+        params["decay"] = 0.85 if params.get("decay") is None else float(params["decay"])
+        if not 0.0 <= params["decay"] <= 1.0:
+            raise ValueError(f"StochasticRank: decay must be in [0, 1], got {params['decay']!r}")
+    else:
+        for key, default in (("type", "Base"), ("denominator", "LogPosition")):
+            value = default if params.get(key) is None else params[key]
+            if value not in _CHOICES[key]:
+                raise ValueError(f"StochasticRank: {key}={value} is not allowed; choose one of "
+                                 f"{', '.join(_CHOICES[key])}")
+            params[key] = value
+    top = params["top"]
+    if int(top) != top or (top < 1 and top != -1):
+        raise ValueError(f"StochasticRank: top must be a positive integer or -1, got {top!r}")
+    check_num_estimations("StochasticRank", params["num_estimations"])
+    for key, ok, what in (("sigma", lambda v: v > 0, "> 0"), ("mu", lambda v: v >= 0, ">= 0"),
+                          ("lambda", lambda v: v >= 0, ">= 0"), ("nu", lambda v: v > 0, "> 0")):
+        if not (np.isfinite(params[key]) and ok(params[key])):
+            raise ValueError(f"StochasticRank: {key} must be a finite number {what}, got {params[key]!r}")
+    obj = StochasticRank(spec, params)
+    get_metric(obj.eval_spec)  # the metric it optimises exists in the catalogue
+    return obj
+
+
+def _parse_decay(text: str) -> float:
+    value = parse_float(text)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"decay must be in [0, 1], got {text!r}")
+    return value
+
+
+DEFINITIONS = (
+    ObjectiveDef(
+        "StochasticRank",
+        (Param("metric", REQUIRED, _parse_metric, STOCHASTIC_RANK_METRICS,
+               "metric to optimise: DCG, NDCG or PFound"),
+         Param("top", -1, parse_top, None, "cutoff of the metric; -1 counts all documents"),
+         Param("type", None, parse_choice, None, "DCG/NDCG gain: Base = label, Exp = 2^label - 1 (default Base)"),
+         Param("denominator", None, parse_choice, None,
+               "DCG/NDCG discount: LogPosition = 1/log2(i+1), Position = 1/i (default LogPosition)"),
+         Param("decay", None, _parse_decay, None, "PFound: probability of continuing (default 0.85)"),
+         Param("num_estimations", 1, parse_num_estimations, None, "noise samples per query and iteration"),
+         Param("mu", 0.0, _parse_nonnegative, None, "tie penalty: scores shifted by -sigma mu label"),
+         Param("sigma", 1.0, parse_positive, None, "standard deviation of the Gaussian noise"),
+         Param("lambda", 1.0, _parse_nonnegative, None, "scale-free projection strength; 0 = plain gradient"),
+         Param("nu", 0.01, parse_positive, None, "added to the score norm in the scale-free projection")),
+        _make,
+        "-E[metric(a + sigma z)] for DCG, NDCG or PFound; conditional Monte-Carlo gradient (CatBoost)",
+    ),
+)

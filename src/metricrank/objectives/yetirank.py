@@ -1,0 +1,327 @@
+"""YetiRank and YetiRankPairwise: PairLogit over pairs drawn from noisy permutations.
+
+Every call of a bound objective (every tree) regenerates the pairs of every
+query (Gulin, Kuralenok and Pavlov, 2011, as CatBoost implements it on the CPU):
+
+1. ``permutations`` times, the current scores are perturbed by independent
+   standard logistic noise, ``a_i + log(u_i / (1 - u_i))`` with ``u_i``
+   uniform on (0, 1) (CatBoost multiplies ``exp(a_i)`` by ``u / (1 - u)``,
+   which is the same ordering), and the documents are sorted by the noisy
+   score (descending; equal noisy scores, which have probability 0, keep the
+   input order).
+2. Every two *adjacent* documents of such an ordering with different labels
+   form a pair ``(higher label, lower label)`` of weight
+   ``0.15 * decay**r * |y_winner - y_loser|``, ``r = 0, 1, ...`` the 0-based
+   position of the upper document of the two. ``0.15`` is CatBoost's constant
+   (``magicConst``, "like in GPU"); it scales gradient and hessian alike, so a
+   Newton leaf only sees it through the L2 regularisation. The decay factor
+   advances at every adjacent position, whether or not its pair counts.
+3. The weights of equal ``(winner, loser)`` pairs are summed over the
+   permutations, divided by ``permutations`` and multiplied by the query's
+   group weight (``use_weights=true``; ``false`` uses 1). Object weights are
+   not used: CatBoost's documentation says so, and its code never reads them.
+
+The loss of the call is then PairLogit on these pairs,
+``L = sum W log(1 + exp(-(a_w - a_l)))``: with ``s = 1 - sigmoid(a_w - a_l)``
+a pair adds ``-W s`` to ``grad_w``, ``+W s`` to ``grad_l`` and the exact
+diagonal ``W s (1 - s)`` to both hessians. CatBoost evaluates YetiRank with
+its PairLogit derivative calculator, so this is also its hessian.
+
+Explicit pairs
+--------------
+CatBoost overwrites a query's pairs with the generated ones for YetiRank, so
+given pairs never reach the loss. Rather than drop them silently, :meth:`bind`
+raises ``ValueError`` when ``TrainingData.pairs`` is set; use ``PairLogit`` or
+``PairLogitPairwise`` to train on explicit pairs.
+
+Randomness
+----------
+:meth:`YetiRank.bind` creates a ``numpy.random.Generator`` from
+``random_state``; each call draws all ``permutations x n_rows`` uniforms of
+that call from it up front, in one array, and the numba kernel (parallel over
+queries) only reads them. The result is therefore a function of the seed and
+the call number only, not of the thread count, and successive calls (trees)
+see different permutations.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from ..metrics._base import USE_WEIGHTS_TRUE, Param, parse_float, parse_int
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
+
+__all__ = ["DEFINITIONS", "BoundYetiRank", "YETIRANK_PAIR_SCALE", "YetiRank", "YetiRankPairwise"]
+
+#: CatBoost's constant factor of every generated pair weight.
+YETIRANK_PAIR_SCALE = 0.15
+
+_TINY = 2.0 ** -60  # replaces a uniform draw of exactly 0 (probability 2**-53)
+
+
+# --- kernels ----------------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _logistic(u):
+    if u <= 0.0:
+        u = _TINY
+    return math.log(u) - math.log1p(-u)
+
+
+@njit(cache=True, parallel=True)
+def _generate(raw, y, ptr, uniforms, decay, scale, slot_ptr, keys, weights, counts):
+    """Pairs of every query, merged by ``(winner, loser)``, in ``keys/weights[slot_ptr[q]:...]``.
+
+    ``keys`` holds ``winner * n + loser`` (positions inside the query);
+    ``counts[q]`` the number of distinct pairs of query ``q``; weights are the
+    sums over permutations (not yet averaged).
+    """
+    nq = ptr.shape[0] - 1
+    n_perm = uniforms.shape[0]
+    for q in prange(nq):
+        s = ptr[q]
+        n = ptr[q + 1] - s
+        counts[q] = 0
+        if n < 2:
+            continue
+        base = slot_ptr[q]
+        noisy = np.empty(n)
+        m = 0
+        for p in range(n_perm):
+            for i in range(n):
+                noisy[i] = raw[s + i] + _logistic(uniforms[p, s + i])
+            order = np.argsort(-noisy, kind="mergesort")
+            factor = scale
+            for r in range(1, n):
+                a = order[r - 1]
+                b = order[r]
+                la = y[s + a]
+                lb = y[s + b]
+                if la > lb:
+                    keys[base + m] = a * n + b
+                    weights[base + m] = factor * (la - lb)
+                    m += 1
+                elif lb > la:
+                    keys[base + m] = b * n + a
+                    weights[base + m] = factor * (lb - la)
+                    m += 1
+                factor *= decay
+        if m == 0:
+            continue
+        seg_keys = keys[base:base + m].copy()
+        seg_w = weights[base:base + m].copy()
+        idx = np.argsort(seg_keys, kind="mergesort")
+        out = 0
+        keys[base] = seg_keys[idx[0]]
+        weights[base] = seg_w[idx[0]]
+        for t in range(1, m):
+            k = seg_keys[idx[t]]
+            if k == keys[base + out]:
+                weights[base + out] += seg_w[idx[t]]
+            else:
+                out += 1
+                keys[base + out] = k
+                weights[base + out] = seg_w[idx[t]]
+        counts[q] = out + 1
+
+
+@njit(cache=True, parallel=True)
+def _pairlogit(raw, ptr, slot_ptr, keys, weights, pair_ptr, group_factor, win, lose, pw, grad, hess):
+    """Final pair arrays (global rows, averaged and group-weighted) and the PairLogit derivatives."""
+    nq = ptr.shape[0] - 1
+    for q in prange(nq):
+        s = ptr[q]
+        n = ptr[q + 1] - s
+        for i in range(s, s + n):
+            grad[i] = 0.0
+            hess[i] = 0.0
+        base = slot_ptr[q]
+        out = pair_ptr[q]
+        for t in range(pair_ptr[q + 1] - pair_ptr[q]):
+            k = keys[base + t]
+            i = s + k // n
+            j = s + k % n
+            w = weights[base + t] * group_factor[q]
+            win[out + t] = i
+            lose[out + t] = j
+            pw[out + t] = w
+            d = raw[i] - raw[j]
+            if d >= 0.0:
+                ex = math.exp(-d)
+                sg = ex / (1.0 + ex)
+            else:
+                sg = 1.0 / (1.0 + math.exp(d))
+            g = w * sg
+            h = g * (1.0 - sg)
+            grad[i] -= g
+            grad[j] += g
+            hess[i] += h
+            hess[j] += h
+
+
+# --- objectives -------------------------------------------------------------------------------
+
+def _as_generator(random_state) -> np.random.Generator:
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    return np.random.default_rng(random_state)
+
+
+class BoundYetiRank(BoundObjective):
+    """YetiRank bound to one training set; every call draws new permutations.
+
+    The returned ``grad``/``hess`` and the arrays of :meth:`pairs` are
+    buffers reused by the next call.
+    """
+
+    def __init__(self, data: TrainingData, permutations: int, decay: float, use_weights: bool,
+                 rng: np.random.Generator):
+        self.y = data.y
+        self.group_ptr = data.group_ptr
+        self.permutations = permutations
+        self.decay = decay
+        self.rng = rng
+        sizes = np.diff(data.group_ptr)
+        self.group_factor = (np.ascontiguousarray(data.group_weight, dtype=np.float64) / permutations
+                             if use_weights else np.full(data.n_queries, 1.0 / permutations))
+        # Slots for every adjacent pair of every permutation: (n_q - 1) * permutations per query.
+        slots = np.maximum(sizes - 1, 0) * permutations
+        self.slot_ptr = np.zeros(data.n_queries + 1, dtype=np.int64)
+        np.cumsum(slots, out=self.slot_ptr[1:])
+        total = int(self.slot_ptr[-1])
+        self._keys = np.empty(total, dtype=np.int64)
+        self._weights = np.empty(total)
+        self._counts = np.zeros(data.n_queries, dtype=np.int64)
+        self._uniforms = np.empty((permutations, data.n_rows))
+        self._win = np.empty(total, dtype=np.int64)
+        self._lose = np.empty(total, dtype=np.int64)
+        self._pw = np.empty(total)
+        self._pair_ptr = np.zeros(data.n_queries + 1, dtype=np.int64)
+        self._grad = np.empty(data.n_rows)
+        self._hess = np.empty(data.n_rows)
+        self._n_pairs = None
+
+    def __call__(self, raw):
+        self.rng.random(out=self._uniforms)
+        _generate(raw, self.y, self.group_ptr, self._uniforms, self.decay, YETIRANK_PAIR_SCALE,
+                  self.slot_ptr, self._keys, self._weights, self._counts)
+        np.cumsum(self._counts, out=self._pair_ptr[1:])
+        self._n_pairs = int(self._pair_ptr[-1])
+        _pairlogit(raw, self.group_ptr, self.slot_ptr, self._keys, self._weights, self._pair_ptr,
+                   self.group_factor, self._win, self._lose, self._pw, self._grad, self._hess)
+        return self._grad, self._hess
+
+    def pairs(self):
+        """``(winner rows, loser rows, pair weights)`` generated by the latest call, sorted by query."""
+        if self._n_pairs is None:
+            raise RuntimeError("YetiRank generates its pairs when called; call the bound objective first")
+        m = self._n_pairs
+        return self._win[:m], self._lose[:m], self._pw[:m]
+
+    def pair_ptr(self) -> np.ndarray:
+        """Offsets of the latest call's pairs per query (``pairs()[k][pair_ptr[q]:pair_ptr[q+1]]``)."""
+        return self._pair_ptr
+
+
+class YetiRank(Objective):
+    """PairLogit on pairs of adjacent documents of noisy permutations (CatBoost's YetiRank).
+
+    Parameters (spec)
+    -----------------
+    decay : float in (0, 1], default 0.99
+        Weight factor per position of the upper document of a pair.
+    permutations : int >= 1, default 10
+        Noisy permutations per query and call.
+    use_weights : bool, default true
+        Multiply pair weights by the group weight.
+
+    See the module docstring for the noise, the pair weights and the choices
+    on explicit pairs and object weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metricrank.objectives._base import as_training_data
+    >>> obj = YetiRank("YetiRank", {"decay": 0.99, "permutations": 10, "use_weights": True})
+    >>> bound = obj.bind(as_training_data([2.0, 0.0, 1.0], [0, 3]), random_state=0)
+    >>> grad, hess = bound(np.zeros(3))
+    >>> bool(abs(grad.sum()) < 1e-12), bool(grad[0] < 0 < grad[1])
+    (True, True)
+    >>> win, lose, w = bound.pairs()
+    >>> bool(np.all(w > 0)), bool(np.all(np.array([2.0, 0, 1])[win] > np.array([2.0, 0, 1])[lose]))
+    (True, True)
+    """
+
+    name = "YetiRank"
+    uses_pairs = True
+    stochastic = True
+
+    def bind(self, data: TrainingData, random_state=None) -> BoundYetiRank:
+        if data.pairs is not None:
+            raise ValueError(
+                f"{self.name} generates its own pairs at every iteration (CatBoost replaces given pairs "
+                f"with generated ones); explicit pairs are not used. Train PairLogit or "
+                f"PairLogitPairwise to use them, or drop the pairs")
+        return BoundYetiRank(data, int(self.params["permutations"]), float(self.params["decay"]),
+                             bool(self.params["use_weights"]), _as_generator(random_state))
+
+
+class YetiRankPairwise(YetiRank):
+    """YetiRank with leaves valued by the pairwise Newton system (same pairs and gradient).
+
+    Examples
+    --------
+    >>> obj = YetiRankPairwise("YetiRankPairwise", {"decay": 0.99, "permutations": 10, "use_weights": True})
+    >>> obj.pairwise_leaves, obj.uses_pairs, obj.stochastic
+    (True, True, True)
+    """
+
+    name = "YetiRankPairwise"
+    pairwise_leaves = True
+
+
+def _parse_decay(text: str) -> float:
+    value = parse_float(text)
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"decay must be in (0, 1], got {text!r}")
+    return value
+
+
+def _parse_permutations(text: str) -> int:
+    value = parse_int(text)
+    if value < 1:
+        raise ValueError(f"permutations must be an integer >= 1, got {text!r}")
+    return value
+
+
+def _factory(cls):
+    def make(spec: str, params: dict):
+        decay = float(params["decay"])
+        if not 0.0 < decay <= 1.0:
+            raise ValueError(f"{cls.name}: decay must be in (0, 1], got {decay!r}")
+        perms = params["permutations"]
+        if int(perms) != perms or perms < 1:
+            raise ValueError(f"{cls.name}: permutations must be an integer >= 1, got {perms!r}")
+        return cls(spec, params)
+
+    return make
+
+
+_PARAMS = (
+    Param("decay", 0.99, _parse_decay, None, "probability of search continuation after a document"),
+    Param("permutations", 10, _parse_permutations, None, "noisy permutations per query and iteration"),
+    USE_WEIGHTS_TRUE,
+)
+
+DEFINITIONS = (
+    ObjectiveDef("YetiRank", _PARAMS, _factory(YetiRank),
+                 "PairLogit on adjacent pairs of logistic-noise permutations, weighted by "
+                 "0.15 decay^position |label difference|"),
+    ObjectiveDef("YetiRankPairwise", _PARAMS, _factory(YetiRankPairwise),
+                 "YetiRank's pairs and gradient with leaf values from the pairwise Newton system"),
+)
