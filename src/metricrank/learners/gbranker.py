@@ -13,6 +13,7 @@ from ..metrics.evaluate import evaluate_many
 from ..objectives._base import Objective, as_training_data
 from ..objectives.lambda_objective import LambdaObjective
 from ._boosting import EvalSet, IterationInfo, boost, numba_threads
+from ._frames import FeatureSchema, apply_schema, fit_schema
 from ._gbdt import GBDTBase, positive_int
 from ._inputs import as_dataset, check_features, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
@@ -153,19 +154,24 @@ class GBRanker(GBDTBase):
 
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
-            early_stopping_rounds=None, init_model=None, init_score=None,
+            early_stopping_rounds=None, init_model=None, init_score=None, categorical_feature=None,
             callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
         """Grow the trees.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n, n_features), or RankingDataset
+        X : array-like, sparse matrix, pandas/polars DataFrame of shape (n, n_features), or RankingDataset
+            A DataFrame's column names are kept (``feature_names_in_``) and
+            checked at predict; its ``category`` columns are categorical features.
         y : array-like of shape (n,)
             Relevance labels (omit when ``X`` is a RankingDataset).
         qid : array-like of shape (n,), optional
             Query id of every row; rows of a query must be contiguous.
         group : array-like, optional
             Query sizes in row order (LightGBM's ``group``), instead of ``qid``.
+        categorical_feature : list of int or str, optional
+            Further categorical columns (indices, or names of DataFrame columns);
+            their values must be non-negative integers (LightGBM's rule).
         sample_weight : array-like of shape (n,), optional
             Row weights, as each objective defines them (λ: multiply a row's λ;
             generated pairs: the weight of the query's first row, as CatBoost).
@@ -203,6 +209,11 @@ class GBRanker(GBDTBase):
         """
         self._check_params()
         objective = self._make_objective()
+        X, schema = fit_schema(X, categorical_feature)
+        if eval_set is not None:
+            eval_set = [entry if not isinstance(entry, tuple) else
+                        (apply_schema(entry[0], schema, f"eval_set[{i}]"), *entry[1:])
+                        for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
         ds = as_dataset(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
                         pairs=pairs, pair_weight=pair_weight)
         if ds.n_docs == 0:
@@ -232,7 +243,8 @@ class GBRanker(GBDTBase):
         base_train = self._base_scores(init_model, init_score, ds)
         # The Dataset gets every tree parameter: binning and feature pre-filtering read
         # min_data_in_leaf, and without it LightGBM drops every feature of small data.
-        train = lgb.Dataset(ds.X, label=ds.y, init_score=base_train, free_raw_data=False, params=params)
+        train = lgb.Dataset(ds.X, label=ds.y, init_score=base_train, free_raw_data=False, params=params,
+                            feature_name=schema.lightgbm_names(), categorical_feature=schema.categorical or "auto")
         eval_objs, eval_bases = [], []
         for name, eds in evals:
             base = None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
@@ -253,8 +265,16 @@ class GBRanker(GBDTBase):
             result = boost(params, train, bound, int(self.n_estimators), eval_sets=eval_objs,
                            early_stopping_rounds=early_stopping_rounds, callbacks=callbacks, tracker=tracker)
         self.objective_ = objective
+        self._set_schema(schema)
         self._set_fitted(result, ds.n_features, init_model)
         return self
+
+    def _set_schema(self, schema: FeatureSchema) -> None:
+        self._feature_schema = schema
+        if schema.names is not None:
+            self.feature_names_in_ = np.asarray(schema.names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
 
     @staticmethod
     def _base_scores(init_model, init_score, ds: RankingDataset):
@@ -272,26 +292,43 @@ class GBRanker(GBDTBase):
             raise ValueError(f"initial scores must be {ds.n_docs} finite numbers; got shape {base.shape}")
         return base
 
-    def predict(self, X, *, num_iteration: int | None = None):
+    def predict(self, X, *, num_iteration: int | None = None, pred_contrib: bool = False):
         """Scores (higher = ranked higher), one per row.
 
         Parameters
         ----------
-        X : array-like, sparse matrix or RankingDataset
+        X : array-like, sparse matrix, DataFrame or RankingDataset
+            A DataFrame must have the training columns, in the training order.
         num_iteration : int, optional
             Use the first ``num_iteration`` trees; default the best iteration when
             early stopping found one, otherwise all trees.
+        pred_contrib : bool, default False
+            Return SHAP values instead (LightGBM's TreeSHAP, in its layout): an
+            array of shape (n, n_features + 1), one column per feature and the
+            expected value last; each row sums to the score. A warm-start base
+            model's contributions are added when it is a GBRanker/LambdaMART.
         """
         self._check_fitted()
         if isinstance(X, RankingDataset):
             X = X.X
-        X = check_features(X, n_features=self.n_features_in_)
+        X = check_features(apply_schema(X, self._schema(), "X"), n_features=self.n_features_in_)
         if num_iteration is None:
             num_iteration = self.best_iteration_ or self.n_estimators_
+        if pred_contrib:
+            out = np.asarray(self.booster_.predict(X, num_iteration=num_iteration, pred_contrib=True))
+            if self.init_model_ is not None:
+                if not isinstance(self.init_model_, GBRanker):
+                    raise ValueError(f"pred_contrib needs a GBRanker/LambdaMART base model, not a "
+                                     f"{type(self.init_model_).__name__}")
+                out = out + self.init_model_.predict(X, pred_contrib=True)
+            return out
         scores = self.booster_.predict(X, num_iteration=num_iteration, raw_score=True)
         if self.init_model_ is not None:
             scores = scores + np.asarray(self.init_model_.predict(X), dtype=np.float64)
         return scores
+
+    def _schema(self) -> FeatureSchema:
+        return getattr(self, "_feature_schema", None) or FeatureSchema()
 
     # --- persistence -------------------------------------------------------------------------
 
@@ -312,6 +349,7 @@ class GBRanker(GBDTBase):
             "best_score": self.best_score_,
             "stop_reason": self.stop_reason_,
             "init_model": None if base is None else {"model": type(base).__name__, "state": base._state()},
+            "features": self._schema().to_dict(),
         }
 
     @classmethod
@@ -326,6 +364,7 @@ class GBRanker(GBDTBase):
         model.n_estimators_ = int(model.booster_.current_iteration())
         model.stop_reason_ = state["stop_reason"]
         model.init_model_ = _base_from_state(state["init_model"], cls)
+        model._set_schema(FeatureSchema.from_dict(state.get("features")))
         return model
 
     def save(self, path: str | os.PathLike) -> None:

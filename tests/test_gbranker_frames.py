@@ -1,0 +1,96 @@
+"""DataFrame input: column names kept and checked, category columns as LightGBM categoricals, SHAP values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metricrank import GBRanker, LambdaMART, make_ltr
+
+pd = pytest.importorskip("pandas")
+
+SMALL = dict(n_estimators=15, num_leaves=7, min_data_in_leaf=5, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def data():
+    ds = make_ltr(40, n_features=6, random_state=0)
+    rng = np.random.default_rng(0)
+    colour = rng.integers(0, 4, ds.n_docs)
+    y = ds.y + (colour == 2)  # a category that matters
+    frame = pd.DataFrame(ds.X, columns=[f"f {i}" for i in range(6)])
+    frame["colour"] = pd.Categorical(np.array(["red", "green", "blue", "grey"])[colour])
+    return ds, frame, colour, y
+
+
+def test_feature_names_are_kept_and_checked(data, tmp_path):
+    ds, frame, _, y = data
+    model = LambdaMART("NDCG", **SMALL).fit(frame, y, qid=ds.qid)
+    assert list(model.feature_names_in_) == list(frame.columns)
+    np.testing.assert_array_equal(model.predict(frame), model.predict(frame.copy()))
+    with pytest.raises(ValueError, match="another order"):
+        model.predict(frame[list(reversed(frame.columns))])
+    with pytest.raises(ValueError, match=r"missing \['colour'\], unexpected \['color'\]"):
+        model.predict(frame.rename(columns={"colour": "color"}))
+    model.save(tmp_path / "m.json")
+    loaded = LambdaMART.load(tmp_path / "m.json")
+    assert list(loaded.feature_names_in_) == list(frame.columns)
+    np.testing.assert_array_equal(loaded.predict(frame), model.predict(frame))
+    with pytest.raises(ValueError, match="another order"):
+        loaded.predict(frame[list(reversed(frame.columns))])
+    # LightGBM sees the names (its forbidden characters replaced)
+    assert model.booster_.feature_name()[:2] == ["f_0", "f_1"]
+
+
+def test_category_columns_are_lightgbm_categoricals(data):
+    ds, frame, colour, y = data
+    by_frame = GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid)
+    # the same model from codes in the training category order (blue, green, grey, red) and categorical_feature
+    codes = pd.Categorical(frame["colour"]).codes.astype(float)
+    X = np.column_stack([ds.X, codes])
+    by_codes = GBRanker("YetiRank", **SMALL).fit(X, y, qid=ds.qid, categorical_feature=[6])
+    np.testing.assert_allclose(by_frame.predict(frame), by_codes.predict(X), rtol=1e-12)
+    splits = by_frame.booster_.trees_to_dataframe()
+    assert (splits["decision_type"] == "==").any()  # a categorical split was used
+    plain = GBRanker("YetiRank", **SMALL).fit(X, y, qid=ds.qid)  # codes as numbers: another model
+    assert not np.allclose(plain.predict(X), by_codes.predict(X))
+    # a category unseen in training is missing (NaN), whatever its position
+    unseen = frame.copy()
+    unseen["colour"] = pd.Categorical(["purple"] * len(frame))
+    nan_col = X.copy()
+    nan_col[:, 6] = np.nan
+    np.testing.assert_allclose(by_frame.predict(unseen), by_codes.predict(nan_col), rtol=1e-12)
+
+
+def test_bad_columns_are_named(data):
+    ds, frame, _, y = data
+    bad = frame.copy()
+    bad["text"] = "x"
+    with pytest.raises(ValueError, match="column 'text' has dtype .*, not numbers"):
+        GBRanker("YetiRank", **SMALL).fit(bad, y, qid=ds.qid)
+    with pytest.raises(ValueError, match="categorical feature column 'f 0' must hold non-negative integers"):
+        GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, categorical_feature=["f 0"])
+    with pytest.raises(ValueError, match="categorical_feature 'nope' is not a column"):
+        GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, categorical_feature=["nope"])
+
+
+def test_eval_set_dataframes_are_encoded_like_training(data):
+    ds, frame, _, y = data
+    model = GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, eval_set=[(frame, y, ds.qid)],
+                                              eval_metrics=["NDCG:top=5"])
+    from metricrank import evaluate
+
+    assert model.evals_result_["valid_0"]["NDCG:top=5"][-1] == pytest.approx(
+        evaluate(y, model.predict(frame), qid=ds.qid, metric="NDCG:top=5"), rel=1e-12)
+
+
+def test_pred_contrib_rows_sum_to_the_score_with_a_base_model(data):
+    ds, frame, _, y = data
+    base = LambdaMART("NDCG", **SMALL).fit(frame, y, qid=ds.qid)
+    model = GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, init_model=base)
+    contrib = model.predict(frame, pred_contrib=True)
+    assert contrib.shape == (ds.n_docs, frame.shape[1] + 1)
+    np.testing.assert_allclose(contrib.sum(axis=1), model.predict(frame), rtol=1e-9, atol=1e-9)
+    own = model.booster_.predict(np.asarray(model._feature_schema and frame.assign(
+        colour=pd.Categorical(frame["colour"]).codes).to_numpy(float)), pred_contrib=True)
+    assert not np.allclose(contrib, own)  # the base model's share is included
