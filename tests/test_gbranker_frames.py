@@ -94,3 +94,55 @@ def test_pred_contrib_rows_sum_to_the_score_with_a_base_model(data):
     own = model.booster_.predict(np.asarray(model._feature_schema and frame.assign(
         colour=pd.Categorical(frame["colour"]).codes).to_numpy(float)), pred_contrib=True)
     assert not np.allclose(contrib, own)  # the base model's share is included
+
+
+def test_to_lightgbm_predicts_identically_with_best_iteration_and_base_model(data, tmp_path):
+    import lightgbm
+
+    ds, frame, _, y = data
+    valid = make_ltr(15, n_features=6, random_state=9)
+    base = LambdaMART("NDCG", **SMALL).fit(ds)
+    model = GBRanker("YetiRank", n_estimators=40, num_leaves=7, min_data_in_leaf=5, learning_rate=0.5,
+                     random_state=0).fit(ds, init_model=base, eval_set=[valid], early_stopping_rounds=3)
+    assert 0 < model.best_iteration_ < model.n_estimators_  # the export must cut the trees
+    path = tmp_path / "plain.txt"
+    model.to_lightgbm(path)
+    plain = lightgbm.Booster(model_file=str(path))
+    assert plain.num_trees() == base.n_estimators_ + model.best_iteration_
+    np.testing.assert_allclose(plain.predict(valid.X), model.predict(valid.X), rtol=1e-12, atol=1e-12)
+    assert "objective=lambdarank" in path.read_text()
+    # categorical splits survive the export
+    cat = GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid)
+    cat.to_lightgbm(tmp_path / "cat.txt")
+    codes = frame.assign(colour=pd.Categorical(frame["colour"]).codes).to_numpy(float)
+    np.testing.assert_allclose(lightgbm.Booster(model_file=str(tmp_path / "cat.txt")).predict(codes),
+                               cat.predict(frame), rtol=1e-12)
+
+
+def test_to_lightgbm_refuses_a_base_it_cannot_fold(tmp_path):
+    ds = make_ltr(20, n_features=6, random_state=0)
+
+    class Constant:
+        def predict(self, X):
+            return np.ones(len(X))
+
+    model = GBRanker("YetiRank", **SMALL).fit(ds, init_model=Constant())
+    with pytest.raises(ValueError, match="cannot fold a Constant base model"):
+        model.to_lightgbm(tmp_path / "x.txt")
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_exported_model_serves_through_onnx(tmp_path):
+    """The README's serving path: to_lightgbm -> onnxmltools -> onnxruntime (float32 inference)."""
+    onnxmltools = pytest.importorskip("onnxmltools")
+    ort = pytest.importorskip("onnxruntime")
+    import lightgbm
+    from onnxmltools.convert.common.data_types import FloatTensorType
+
+    ds = make_ltr(30, n_features=6, random_state=0)
+    model = GBRanker("YetiRank", **SMALL).fit(ds)
+    model.to_lightgbm(tmp_path / "m.txt")
+    onx = onnxmltools.convert_lightgbm(lightgbm.Booster(model_file=str(tmp_path / "m.txt")),
+                                       initial_types=[("X", FloatTensorType([None, 6]))], target_opset=15)
+    scores = ort.InferenceSession(onx.SerializeToString()).run(None, {"X": ds.X.astype(np.float32)})[0].ravel()
+    np.testing.assert_allclose(scores, model.predict(ds.X.astype(np.float32)), rtol=1e-5, atol=1e-5)

@@ -367,6 +367,32 @@ class GBRanker(GBDTBase):
         model._set_schema(FeatureSchema.from_dict(state.get("features")))
         return model
 
+    def to_lightgbm(self, path: str | os.PathLike) -> None:
+        """Write a plain LightGBM model file that predicts exactly like :meth:`predict`.
+
+        ``lightgbm.Booster(model_file=path).predict(X)`` returns these scores with
+        no extra argument: the best iteration is applied and a GBRanker/LambdaMART
+        base model is folded in (another base model is refused). The objective
+        line reads ``lambdarank``, so ONNX converters (``onnxmltools``) take it as
+        a ranking regressor. A DataFrame-fitted model expects its categorical
+        columns as the integer codes of the training categories.
+
+        Examples
+        --------
+        >>> import tempfile, os, lightgbm, numpy as np
+        >>> from metricrank import GBRanker, make_ltr
+        >>> ds = make_ltr(20, n_features=6, random_state=0)
+        >>> model = GBRanker("YetiRank", n_estimators=5, num_leaves=4, min_data_in_leaf=3).fit(ds)
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.txt")
+        >>> model.to_lightgbm(path)
+        >>> bool(np.allclose(lightgbm.Booster(model_file=path).predict(ds.X), model.predict(ds.X)))
+        True
+        """
+        from ._export import write_lightgbm_model
+
+        self._check_fitted()
+        write_lightgbm_model(self, path)
+
     def save(self, path: str | os.PathLike) -> None:
         """Write the fitted model to ``path`` (JSON, versioned; written atomically)."""
         write_model_file(path, type(self).__name__, self._state())

@@ -1,0 +1,61 @@
+"""Export a fitted GBRanker / LambdaMART as a plain LightGBM model file.
+
+The file is LightGBM's own text format, so ``lightgbm.Booster(model_file=...)``
+loads it and ``predict`` returns :meth:`GBRanker.predict`'s scores with no extra
+argument: the best iteration is applied (only the trees ``predict`` uses are
+written), a warm-start base model that is itself a GBRanker/LambdaMART is folded
+in (its trees are prepended: the scores of tree ensembles add), and the header
+names the objective ``lambdarank``, which LightGBM and ONNX converters read as
+a ranking model whose output is the raw score.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .._io import atomic_write
+
+__all__ = ["lightgbm_model_text", "write_lightgbm_model"]
+
+_TREE = re.compile(r"(?m)^(?=Tree=\d+\n)")
+
+
+def _trees(model) -> tuple[str, list[str]]:
+    """Header and tree blocks of the trees ``model.predict`` uses, base models first."""
+    k = model.best_iteration_ or model.n_estimators_
+    text = model.booster_.model_to_string(num_iteration=k)
+    start, end = text.find("\nTree="), text.index("end of trees")
+    header = text[: start + 1] if start >= 0 else text[:end]
+    blocks = [b for b in _TREE.split(text[start + 1:end]) if b] if start >= 0 else []
+    base = model.init_model_
+    if base is None:
+        return header, blocks
+    if not hasattr(base, "booster_") or not hasattr(base, "init_model_"):
+        raise ValueError(f"cannot fold a {type(base).__name__} base model into a LightGBM file; only a "
+                         "GBRanker/LambdaMART base model can be exported with it")
+    _, base_blocks = _trees(base)
+    return header, base_blocks + blocks
+
+
+def lightgbm_model_text(model) -> str:
+    """The LightGBM model text of a fitted GBRanker/LambdaMART (see the module docstring)."""
+    header, blocks = _trees(model)
+    renumbered = [re.sub(r"^Tree=\d+\n", f"Tree={i}\n", b, count=1) for i, b in enumerate(blocks)]
+    lines = []
+    for line in header.rstrip("\n").split("\n"):
+        if line.startswith(("objective=", "tree_sizes=")):
+            continue
+        lines.append(line)
+        if line.startswith("max_feature_idx="):
+            lines.append("objective=lambdarank")
+    lines.append("tree_sizes=" + " ".join(str(len(b.encode("utf-8"))) for b in renumbered))
+    return ("\n".join(lines) + "\n\n" + "".join(renumbered) + "end of trees\n\n"
+            "parameters:\n[objective: lambdarank]\nend of parameters\n\npandas_categorical:null\n")
+
+
+def write_lightgbm_model(model, path: str | os.PathLike) -> None:
+    """Write :func:`lightgbm_model_text` atomically (temporary file, then rename)."""
+    text = lightgbm_model_text(model)
+    with atomic_write(path) as fh:
+        fh.write(text.encode("utf-8"))
