@@ -98,12 +98,13 @@ def test_train_any_objective_with_explicit_pairs_then_predict(files, capsys, tmp
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--objective", "QueryRMSE", "--pairs", "x.pairs"], "--pairs needs an objective that reads explicit pairs"),
+    (["--objective", "QueryRMSE", "--pairs", "{root}/train.txt"], "--pairs needs an objective that reads explicit pairs"),
     (["--objective", "YetiRank", "--sigma", "2"], "--sigma applies to λ objectives"),
     (["--objective", "YetiRank", "--metric", "NDGC"], "unknown metric"),
 ])
 def test_train_rejects_bad_option_combinations_before_reading_data(files, capsys, extra, message):
     root, _, _ = files
+    extra = [e.format(root=root) for e in extra]
     code = main(["train", "--train", str(root / "train.txt"), "--out", str(root / "never.json"), *extra])
     assert code == 2
     assert message in capsys.readouterr().err
@@ -117,3 +118,58 @@ def test_objectives_lists_every_objective_with_defaults(capsys):
                  "StochasticRank", "QueryRMSE", "QuerySoftMax", "QueryCrossEntropy", "lambda:<metric>", "RankNet"):
         assert name in out
     assert "permutations=10" in out and "decay=0.99" in out and "alpha=0.95" in out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--trees", "0"], "--trees must be an integer >= 1; got 0"),
+    (["--learning-rate", "-1"], "--learning-rate must be a positive number"),
+    (["--leaves", "1"], "--leaves must be an integer >= 2"),
+    (["--valid", "nope.txt"], "--valid nope.txt: no such file"),
+    (["--valid-query-file", "a.query"], "--valid-query-file a.query: no such file"),
+])
+def test_train_checks_options_with_their_cli_names(files, capsys, extra, message):
+    root, _, _ = files
+    code = main(["train", "--train", str(root / "train.txt"), "--out", str(root / "never.json"), *extra])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (root / "never.json").exists()
+
+
+def test_train_checks_the_output_directory_before_training(files, capsys, tmp_path):
+    root, _, _ = files
+    code = main(["train", "--train", str(root / "train.txt"), "--out", str(tmp_path / "missing" / "m.json")])
+    assert code == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_ctrl_c_writes_nothing_and_says_how_far_it_got(files, capsys, monkeypatch, tmp_path):
+    from metricrank import _cli_train
+
+    original = _cli_train._Progress.__call__
+
+    def interrupt_at_three(self, info):
+        original(self, info)
+        if info.iteration == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(_cli_train._Progress, "__call__", interrupt_at_three)
+    root, _, _ = files
+    out = tmp_path / "m.json"
+    code = main(["train", "--train", str(root / "train.txt"), "--trees", "50", "--leaves", "4",
+                 "--min-data-in-leaf", "3", "--out", str(out)])
+    assert code == 130
+    assert "interrupted after 3 of 50 trees; nothing was written" in capsys.readouterr().err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_progress_is_logged_per_tree_off_a_terminal_and_predict_writes_to_stdout(files, capsys, tmp_path):
+    root, _, valid = files
+    out = tmp_path / "m.json"
+    assert main(["train", "--train", str(root / "train.txt"), "--valid", str(root / "valid.txt.gz"),
+                 "--trees", "12", "--leaves", "4", "--min-data-in-leaf", "3", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "[tree 1/12] valid NDCG:top=10=" in captured.err and "[tree 10/12]" in captured.err
+    assert "[tree" not in captured.out
+    assert main(["predict", "--model", str(out), "--data", str(root / "valid.txt.gz"), "--out", "-"]) == 0
+    printed = np.array(capsys.readouterr().out.split(), dtype=float)
+    np.testing.assert_array_equal(printed, LambdaMART.load(out).predict(valid.X))

@@ -9,24 +9,32 @@ score per line, in the file's row order; ``metricrank objectives`` lists every o
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 import numpy as np
 
 from ._io import atomic_write
 
 
-
 class _Progress:
-    """A rich progress bar that shows the latest evaluation of every eval set."""
+    """Progress on stderr: a rich bar on a terminal, otherwise one log line every ``log_every`` trees."""
 
-    def __init__(self, total: int, enabled: bool):
+    def __init__(self, total: int, enabled: bool, log_every: int = 10):
         self.total = total
         self.enabled = enabled
+        self.log_every = log_every
         self.progress = None
         self.task = None
+        self.done = 0
+        self.terminal = sys.stderr.isatty()
+
+    def _text(self, info) -> str:
+        return "  ".join(f"{name} {spec}={value:.5f}" for name, vals in info.evaluations.items()
+                         for spec, value in vals.items())
 
     def __enter__(self):
-        if self.enabled:
+        if self.enabled and self.terminal:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self.progress = Progress(TextColumn("trees"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -36,11 +44,13 @@ class _Progress:
         return self
 
     def __call__(self, info) -> None:
-        if self.progress is None:
+        self.done = info.iteration
+        if not self.enabled:
             return
-        text = "  ".join(f"{name} {spec}={value:.5f}" for name, vals in info.evaluations.items()
-                         for spec, value in vals.items())
-        self.progress.update(self.task, completed=info.iteration, description=text)
+        if self.progress is not None:
+            self.progress.update(self.task, completed=info.iteration, description=self._text(info))
+        elif info.iteration == 1 or info.iteration % self.log_every == 0 or info.iteration == self.total:
+            print(f"[tree {info.iteration}/{self.total}] {self._text(info)}".rstrip(), file=sys.stderr, flush=True)
 
     def __exit__(self, *exc):
         if self.progress is not None:
@@ -67,6 +77,41 @@ def _model_for(args):
     return GBRanker(objective.spec, **common), objective
 
 
+_POSITIVE = {"trees": 1, "leaves": 2, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1, "threads": 1}
+
+
+def _check_options(args) -> None:
+    """Every option checked before any data is read, with the option's own name in the message."""
+    for name, minimum in _POSITIVE.items():
+        value = getattr(args, name, None)
+        if value is not None and value < minimum:
+            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= {minimum}; got {value}")
+    for name in ("learning_rate", "sigma"):
+        value = getattr(args, name, None)
+        if value is not None and not (np.isfinite(value) and value > 0):
+            raise ValueError(f"--{name.replace('_', '-')} must be a positive number; got {value}")
+    inputs = [("--train", args.train), ("--train-query-file", args.train_query_file), ("--pairs", args.pairs)]
+    inputs += [("--valid", v) for v in args.valid or []] + [("--valid-query-file", v)
+                                                             for v in args.valid_query_file or []]
+    for option, path in inputs:
+        if path is not None and not os.path.isfile(path):
+            raise ValueError(f"{option} {path}: no such file")
+    if args.valid_query_file and len(args.valid_query_file) != len(args.valid or []):
+        raise ValueError(f"--valid-query-file is given {len(args.valid_query_file)} times for "
+                         f"{len(args.valid or [])} --valid files; give one per --valid, in the same order")
+    _check_writable(args.out, "--out")
+
+
+def _check_writable(path: str, option: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"{option} {path}: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK):
+        raise ValueError(f"{option} {path}: directory {directory} is not writable")
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {path} is a directory; give a file name")
+
+
 def cmd_train(args) -> int:
     from rich.console import Console
 
@@ -74,6 +119,7 @@ def cmd_train(args) -> int:
     from .metrics import evaluate_many, get_metric
 
     console = Console(stderr=True)
+    _check_options(args)
     model, objective = _model_for(args)
     for spec in args.metric or []:
         get_metric(spec, preset=args.preset)  # fail before reading data
@@ -84,14 +130,21 @@ def cmd_train(args) -> int:
     pairs = pair_weight = None
     if args.pairs:
         pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr)
-    valid = [load_letor(path, n_features=train.n_features) for path in (args.valid or [])]
+    query_files = args.valid_query_file or [None] * len(args.valid or [])
+    valid = [load_letor(path, n_features=train.n_features, query_file=qf)
+             for path, qf in zip(args.valid or [], query_files)]
     console.print(f"training {type(model).__name__} on {args.train}: {train.n_queries} queries, {train.n_docs} "
                   f"documents, {train.n_features} features; objective {objective.spec}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
-    with _Progress(args.trees, enabled=not args.quiet) as progress:
-        model.fit(train, pairs=pairs, pair_weight=pair_weight, eval_set=valid or None,
-                  eval_names=names or None, eval_metrics=args.metric, early_stopping_rounds=args.early_stopping,
-                  callbacks=[progress])
+    progress = _Progress(args.trees, enabled=not args.quiet)
+    try:
+        with progress:
+            model.fit(train, pairs=pairs, pair_weight=pair_weight, eval_set=valid or None,
+                      eval_names=names or None, eval_metrics=args.metric,
+                      early_stopping_rounds=args.early_stopping, callbacks=[progress])
+    except KeyboardInterrupt:
+        console.print(f"interrupted after {progress.done} of {args.trees} trees; nothing was written to {args.out}")
+        return 130
     model.save(args.out)
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
@@ -108,11 +161,17 @@ def cmd_predict(args) -> int:
     from .data import load_letor
     from .learners import load_ranker
 
+    if args.out != "-":
+        _check_writable(args.out, "--out")
     model = load_ranker(args.model)
     data = load_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
-    scores = model.predict(data.X)
-    with atomic_write(args.out) as fh:
-        fh.write("".join(f"{s:.17g}\n" for s in np.asarray(scores)).encode("ascii"))
+    text = "".join(f"{s:.17g}\n" for s in np.asarray(model.predict(data.X)))
+    if args.out == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        with atomic_write(args.out) as fh:
+            fh.write(text.encode("ascii"))
     return 0
 
 
@@ -123,6 +182,8 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--train-query-file", help="group sizes for a training file without qid")
     tr.add_argument("--valid", action="append", metavar="FILE",
                     help="validation file, evaluated after every tree (repeatable; the last drives early stopping)")
+    tr.add_argument("--valid-query-file", action="append", metavar="FILE",
+                    help="group sizes for a --valid file without qid (one per --valid, in order)")
     tr.add_argument("--objective", default="lambda:NDCG:top=10",
                     help="objective spec: lambda:<metric spec> (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC, ROCArea, "
                          "MAUC), ranknet, or YetiRank, PairLogit, StochasticRank:metric=NDCG, QuerySoftMax, ... "
@@ -132,25 +193,27 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--metric", action="append", metavar="SPEC",
                     help="evaluation metric (repeatable; the first drives early stopping; default: the objective's)")
     tr.add_argument("--trees", type=int, default=100, help="number of trees")
-    tr.add_argument("--learning-rate", type=float, default=0.1)
+    tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage of every tree")
     tr.add_argument("--leaves", type=int, default=31, help="leaves per tree")
-    tr.add_argument("--min-data-in-leaf", type=int, default=20)
+    tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")
     tr.add_argument("--truncation", type=int, default=None,
                     help="λ objectives: only pairs with a document in the top T (default: all pairs)")
-    tr.add_argument("--early-stopping", type=int, default=None, metavar="ROUNDS")
-    tr.add_argument("--preset", choices=preset_choices, help="metric conventions")
-    tr.add_argument("--threads", type=int, default=None)
-    tr.add_argument("--seed", type=int, default=0)
-    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.add_argument("--early-stopping", type=int, default=None, metavar="ROUNDS",
+                    help="stop when the first --metric on the last --valid has not improved for ROUNDS trees")
+    tr.add_argument("--preset", choices=preset_choices, help="metric conventions (default: CatBoost's)")
+    tr.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
+    tr.add_argument("--seed", type=int, default=0, help="random seed (LightGBM and stochastic objectives)")
+    tr.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tr.add_argument("--out", required=True, help="model file to write (JSON; .gz ok)")
     tr.set_defaults(func=cmd_train)
 
-    pr = sub.add_parser("predict", help="score a LETOR/SVMlight file with a trained model")
-    pr.add_argument("--model", required=True)
-    pr.add_argument("--data", required=True)
+    pr = sub.add_parser("predict", help="score a LETOR/SVMlight file with a trained model",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    pr.add_argument("--model", required=True, help="model file written by `metricrank train`")
+    pr.add_argument("--data", required=True, help="LETOR/SVMlight file to score (.gz/.bz2 ok)")
     pr.add_argument("--query-file", help="group sizes for a file without qid")
-    pr.add_argument("--out", required=True, help="scores, one per line in the file's row order")
+    pr.add_argument("--out", required=True, help="scores, one per line in the file's row order ('-': stdout)")
     pr.set_defaults(func=cmd_predict)
 
     ob = sub.add_parser("objectives", help="list every training objective with its parameters and defaults")
