@@ -174,7 +174,7 @@ def test_bad_input_errors(data):
     with pytest.raises(ValueError, match="num_leaves must be an integer >= 2"):
         LambdaMART(num_leaves=1).fit(train)
     model = LambdaMART(**SMALL).fit(train)
-    with pytest.raises(ValueError, match="has 3 features, but the model was trained on 10"):
+    with pytest.raises(ValueError, match="has 3 features, but LambdaMART is expecting 10 features as input"):
         model.predict(test.X[:, :3])
 
 

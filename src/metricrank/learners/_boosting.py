@@ -142,7 +142,13 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
     True stops training after the current tree. With a ``tracker``, each new
     tree's leaves are revalued by it and scores are read from it.
     """
-    booster = lgb.Booster(params=params, train_set=train)
+    try:
+        booster = lgb.Booster(params=params, train_set=train)
+    except lgb.basic.LightGBMError as err:
+        if "num_features()" in str(err):
+            raise ValueError("no feature of the training data can be split: every feature is constant (or has "
+                             "fewer distinct values than min_data_in_leaf allows)") from None
+        raise
     for es in eval_sets:
         booster.add_valid(es.dataset, es.name)
     by_dataset = {id(es.dataset): es for es in eval_sets}

@@ -99,8 +99,10 @@ def fit_schema(X, categorical_feature=None):
     """
     frame = _as_pandas(X)
     if frame is None:
-        n_columns = X.X.shape[1] if hasattr(X, "X") and hasattr(X, "group_ptr") else np.shape(X)[1]
-        cats = sorted({_column_index(c, None, n_columns) for c in (categorical_feature or [])})
+        if not categorical_feature:
+            return X, FeatureSchema()
+        n_columns = X.X.shape[1] if hasattr(X, "X") and hasattr(X, "group_ptr") else np.shape(X)[-1]
+        cats = sorted({_column_index(c, None, n_columns) for c in categorical_feature})
         if cats and not hasattr(X, "group_ptr") and not hasattr(X, "tocsr"):
             values = np.asarray(X, dtype=np.float64)
             for c in cats:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
 from ._boosting import BoostResult, tree_params
 
@@ -62,7 +63,7 @@ class GBDTBase(BaseEstimator):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "booster_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
     @property
     def feature_importances_(self) -> np.ndarray:

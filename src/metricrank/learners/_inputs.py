@@ -10,19 +10,26 @@ from ..data import RankingDataset
 __all__ = ["as_dataset", "check_features", "eval_datasets"]
 
 
-def check_features(X, *, n_features: int | None = None, what: str = "X"):
+def check_features(X, *, n_features: int | None = None, what: str = "X", estimator: str = "the model"):
     """X as float32/float64 (dense C-contiguous or CSR) with no infinite value.
 
     NaN is allowed: LightGBM treats it as a missing value. ``+-inf`` is not,
     because LightGBM would silently bin it with the largest finite values.
+    Messages follow scikit-learn's wording (its estimator checks match them).
     """
     if sp.issparse(X):
         X = X.tocsr()
+        if np.iscomplexobj(X.data):
+            raise ValueError(f"Complex data not supported in {what}")
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
         values = X.data
     else:
         X = np.asarray(X)
+        if np.iscomplexobj(X):
+            raise ValueError(f"Complex data not supported in {what}")
+        if X.dtype.kind == "O":
+            X = X.astype(np.float64)  # numbers stored as objects; anything else raises TypeError here
         if X.dtype.kind not in "fiub":
             raise ValueError(f"{what} must be numeric, got dtype {X.dtype}")
         if X.dtype not in (np.float32, np.float64):
@@ -30,7 +37,11 @@ def check_features(X, *, n_features: int | None = None, what: str = "X"):
         X = np.ascontiguousarray(X)
         values = X
     if X.ndim != 2:
-        raise ValueError(f"{what} must be two-dimensional, got shape {X.shape}")
+        raise ValueError(f"Expected a 2D array for {what}, got {X.ndim}D array of shape {X.shape} instead. "
+                         "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+                         "feature or array.reshape(1, -1) if it contains a single sample.")
+    if n_features is None and X.shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={X.shape}) while a minimum of 1 is required ({what}).")
     if np.isinf(values).any():
         flat = np.flatnonzero(np.isinf(values))[0]
         if sp.issparse(X):
@@ -41,7 +52,8 @@ def check_features(X, *, n_features: int | None = None, what: str = "X"):
         raise ValueError(f"{what} has an infinite value at row {row}, feature {col}; "
                          f"LightGBM cannot bin inf (NaN is allowed and means missing)")
     if n_features is not None and X.shape[1] != n_features:
-        raise ValueError(f"{what} has {X.shape[1]} features, but the model was trained on {n_features}")
+        raise ValueError(f"{what} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
+                         f"as input")
     return X
 
 
@@ -59,8 +71,15 @@ def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_wei
         return RankingDataset(X.X, X.y, group_ptr=X.group_ptr, weight=X.weight, group_weight=X.group_weight,
                               pairs=pairs, pair_weight=pair_weight)
     if y is None:
-        raise ValueError(f"{what}: y is required when X is an array")
-    return RankingDataset(check_features(X), y, qid=qid, group=group, weight=sample_weight,
+        raise ValueError(f"{what}: this ranker requires y to be passed, but the target y is None "
+                         "(pass relevance labels, or a RankingDataset as X)")
+    X = check_features(X, what=what)
+    y = np.asarray(y)
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.size and not np.any(sample_weight):
+            raise ValueError(f"{what}: sample weights are all zero; nothing would be learnt")
+    return RankingDataset(X, y, qid=qid, group=group, weight=sample_weight,
                           group_weight=group_weight, pairs=pairs, pair_weight=pair_weight)
 
 

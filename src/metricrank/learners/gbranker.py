@@ -216,8 +216,8 @@ class GBRanker(GBDTBase):
                         for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
         ds = as_dataset(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
                         pairs=pairs, pair_weight=pair_weight)
-        if ds.n_docs == 0:
-            raise ValueError("training data has no rows")
+        if ds.n_docs < 2:
+            raise ValueError(f"training data has {ds.n_docs} sample(s); a ranker needs at least 2 documents")
         if ds.pairs is not None and not objective.accepts_pairs:
             raise ValueError(f"objective {objective.spec} does not read explicit pairs; they are read by "
                              "PairLogit and PairLogitPairwise (YetiRank generates its own)")
@@ -311,7 +311,8 @@ class GBRanker(GBDTBase):
         self._check_fitted()
         if isinstance(X, RankingDataset):
             X = X.X
-        X = check_features(apply_schema(X, self._schema(), "X"), n_features=self.n_features_in_)
+        X = check_features(apply_schema(X, self._schema(), "X"), n_features=self.n_features_in_,
+                           estimator=type(self).__name__)
         if num_iteration is None:
             num_iteration = self.best_iteration_ or self.n_estimators_
         if pred_contrib:
@@ -326,6 +327,13 @@ class GBRanker(GBDTBase):
         if self.init_model_ is not None:
             scores = scores + np.asarray(self.init_model_.predict(X), dtype=np.float64)
         return scores
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # LightGBM's missing value
+        tags.input_tags.sparse = True
+        tags.target_tags.required = True
+        return tags
 
     def _schema(self) -> FeatureSchema:
         return getattr(self, "_feature_schema", None) or FeatureSchema()
