@@ -52,6 +52,7 @@ def test_category_columns_are_lightgbm_categoricals(data):
     np.testing.assert_allclose(by_frame.predict(frame), by_codes.predict(X), rtol=1e-12)
     splits = by_frame.booster_.trees_to_dataframe()
     assert (splits["decision_type"] == "==").any()  # a categorical split was used
+    assert by_frame.feature_categories_ == {"colour": ["blue", "green", "grey", "red"]}
     plain = GBRanker("YetiRank", **SMALL).fit(X, y, qid=ds.qid)  # codes as numbers: another model
     assert not np.allclose(plain.predict(X), by_codes.predict(X))
     # a category unseen in training is missing (NaN), whatever its position

@@ -335,6 +335,13 @@ class GBRanker(GBDTBase):
         tags.target_tags.required = True
         return tags
 
+    @property
+    def feature_categories_(self) -> dict:
+        """``{column: training categories}`` of the pandas category columns; code i is category i."""
+        self._check_fitted()
+        schema = self._schema()
+        return {(schema.names[j] if schema.names else j): list(c) for j, c in schema.categories.items()}
+
     def _schema(self) -> FeatureSchema:
         return getattr(self, "_feature_schema", None) or FeatureSchema()
 
