@@ -1,5 +1,7 @@
-"""Analysis tools: significance of per-query differences between systems."""
+"""Analysis tools: significance of per-query differences, the optimal combination of two
+rankers, a linear λ-combination of several, and Burges' Monte-Carlo test of local optimality."""
 
+from .combination import CombinationResult, optimal_combination
 from .significance import ComparisonResult, compare_per_query
 
-__all__ = ["ComparisonResult", "compare_per_query"]
+__all__ = ["CombinationResult", "ComparisonResult", "compare_per_query", "optimal_combination"]
