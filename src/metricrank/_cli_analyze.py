@@ -75,7 +75,8 @@ def cmd_optimality(args) -> int:
     model = LambdaMART.load(args.model)
     data = load_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
     r = local_optimality(model, data, metric=args.metric, delta=args.delta, p0=args.p0, step=args.step,
-                         random_state=args.seed, n_directions=args.directions, preset=args.preset)
+                         random_state=args.seed, n_directions=args.directions, preset=args.preset,
+                         n_jobs=args.threads)
     if args.plot:
         r.plot(args.plot)
     _emit(args, f"local optimality of {args.model} on {args.data}", {
@@ -95,7 +96,8 @@ def cmd_combine(args) -> int:
     data = load_letor(args.data, query_file=args.query_file)
     a = load_scores(args.scores_a, len(data))
     b = load_scores(args.scores_b, len(data))
-    r = optimal_combination(a, b, data.y, group_ptr=data.group_ptr, metric=args.metric, preset=args.preset)
+    r = optimal_combination(a, b, data.y, group_ptr=data.group_ptr, metric=args.metric, preset=args.preset,
+                            n_jobs=args.threads)
     if args.plot:
         r.plot(args.plot)
     _emit(args, f"best α·a + (1 − α)·b on {args.data}", {
@@ -121,6 +123,7 @@ def add_parsers(sub, preset_choices) -> None:
     op.add_argument("--directions", type=int, default=None, help="override ceil(log δ / log(1 - p0))")
     op.add_argument("--seed", type=int, default=0)
     op.add_argument("--plot", metavar="PNG", help="plot the metric along the best direction")
+    op.add_argument("--threads", type=int, default=1, help="threads for the metric kernels")
     op.add_argument("--format", choices=("table", "json"), default="table")
     op.set_defaults(func=cmd_optimality)
 
@@ -132,5 +135,6 @@ def add_parsers(sub, preset_choices) -> None:
     co.add_argument("--metric", default="NDCG:top=10", metavar="SPEC")
     co.add_argument("--preset", choices=preset_choices)
     co.add_argument("--plot", metavar="PNG", help="plot the metric against α")
+    co.add_argument("--threads", type=int, default=1, help="threads for the metric kernels")
     co.add_argument("--format", choices=("table", "json"), default="table")
     co.set_defaults(func=cmd_combine)

@@ -25,6 +25,7 @@ from ..metrics import get_metric
 from ..metrics._base import MetricInput
 from ..metrics.evaluate import _as_float_vector
 from .._groups import resolve_groups
+from ..learners._boosting import numba_threads
 from ._crossings import order_crossings, sign_crossings
 
 __all__ = ["CombinationResult", "optimal_combination"]
@@ -186,7 +187,7 @@ def _finalize(defn, num, den):
 
 
 def optimal_combination(scores_a, scores_b, y, *, qid=None, group_ptr=None, metric="NDCG:top=10",
-                        preset=None) -> CombinationResult:
+                        preset=None, n_jobs=None) -> CombinationResult:
     """Best α for the ranker ``α·scores_a + (1 - α)·scores_b``, exact over α ∈ [0, 1].
 
     Parameters
@@ -207,6 +208,8 @@ def optimal_combination(scores_a, scores_b, y, *, qid=None, group_ptr=None, metr
         (``PairLogit``, ``QueryRMSE``, ...) are not piecewise constant and are refused.
     preset : str, optional
         Metric convention preset.
+    n_jobs : int, optional
+        Threads for the metric kernels (restored afterwards); default the caller's numba setting.
 
     Returns
     -------
@@ -247,8 +250,9 @@ def optimal_combination(scores_a, scores_b, y, *, qid=None, group_ptr=None, metr
     mid_lo, mid_hi = pts[:-1][inner], pts[1:][inner]
     eval_q = np.concatenate([pts_q, mid_q])
     eval_alpha = np.concatenate([pts, 0.5 * (mid_lo + mid_hi)])
-    num, den = _evaluate_batches(defn, params, sa, sb, y, ptr, eval_q, eval_alpha, event_point, ev_i - ptr[ev_q],
-                                 np.where(ev_j < 0, -1, ev_j - ptr[ev_q]))
+    with numba_threads(n_jobs):
+        num, den = _evaluate_batches(defn, params, sa, sb, y, ptr, eval_q, eval_alpha, event_point,
+                                     ev_i - ptr[ev_q], np.where(ev_j < 0, -1, ev_j - ptr[ev_q]))
 
     # Sweep: the global points are the union of every query's points.
     grid = np.unique(pts)

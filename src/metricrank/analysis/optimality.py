@@ -21,6 +21,7 @@ import numpy as np
 
 from ..metrics import get_metric
 from ..metrics.evaluate import make_input
+from ..learners._boosting import numba_threads
 from ._params import adapter_for
 
 __all__ = ["OptimalityResult", "local_optimality", "n_directions_for"]
@@ -117,7 +118,8 @@ def _bound_text(n: int, n_ascent: int, delta: float, p0: float, spec: str, max_g
 
 
 def local_optimality(model, X, y=None, *, qid=None, group_ptr=None, metric="NDCG:top=10", delta=0.01, p0=0.01,
-                     step=None, random_state=None, n_directions=None, tol=0.0, preset=None) -> OptimalityResult:
+                     step=None, random_state=None, n_directions=None, tol=0.0, preset=None,
+                     n_jobs=None) -> OptimalityResult:
     """Monte-Carlo test that a model's parameters are a local optimum of a metric.
 
     Parameters
@@ -145,6 +147,9 @@ def local_optimality(model, X, y=None, *, qid=None, group_ptr=None, metric="NDCG
     tol : float, default=0
         A direction ascends when its gain exceeds ``tol``.
     preset : str, optional
+    n_jobs : int, optional
+        Threads for the metric kernels during the test (restored afterwards); default the
+        caller's numba setting. One thread is often fastest: each evaluation is small.
 
     Returns
     -------
@@ -178,6 +183,11 @@ def local_optimality(model, X, y=None, *, qid=None, group_ptr=None, metric="NDCG
     theta0 = adapter.get()
     if theta0.shape[0] == 0:
         raise ValueError("model: it has no parameters to perturb (empty parameter vector)")
+    with numba_threads(n_jobs):
+        return _run(adapter, theta0, m, X, y, qid, group_ptr, n, step, random_state, tol, float(delta), float(p0))
+
+
+def _run(adapter, theta0, m, X, y, qid, group_ptr, n, step, random_state, tol, delta, p0) -> OptimalityResult:
     if hasattr(X, "group_ptr") and hasattr(X, "X"):
         data = X
         y = data.y if y is None else y
@@ -212,7 +222,7 @@ def local_optimality(model, X, y=None, *, qid=None, group_ptr=None, metric="NDCG
     return OptimalityResult(
         n_directions=n, n_ascent=n_ascent, n_unchanged=int(np.count_nonzero(gains == 0)), base_value=float(base),
         gains=gains, max_gain=float(gains.max()), best_direction=best_dir, step=float(step),
-        bound=_bound_text(n, n_ascent, float(delta), float(p0), m.spec, float(gains.max())), metric=m.spec,
-        higher_is_better=m.higher_is_better, delta=float(delta), p0=float(p0), profile_steps=multiples,
+        bound=_bound_text(n, n_ascent, delta, p0, m.spec, float(gains.max())), metric=m.spec,
+        higher_is_better=m.higher_is_better, delta=delta, p0=p0, profile_steps=multiples,
         profile_values=profile,
     )
