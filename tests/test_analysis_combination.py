@@ -71,6 +71,14 @@ def test_best_is_at_least_the_grid_maximum(metric):
         assert r.alpha == pytest.approx(0.5 * (edges[k] + edges[k + 1]))
 
 
+def test_tie_rule_prefers_the_widest_best_interval():
+    # top document as α grows: doc 2 (relevant) on (0, 1/3), doc 1 on (1/3, 2/5), doc 0 (relevant) on (2/5, 1)
+    r = optimal_combination([5.0, 2.0, 0.0], [0.0, 2.0, 3.0], [1.0, 0.0, 1.0], metric="MRR")
+    np.testing.assert_allclose(r.breakpoints, [1 / 3, 2 / 5])  # the equal-label crossing at 3/8 is skipped
+    np.testing.assert_allclose(r.values, [1.0, 0.5, 1.0])
+    assert r.alpha == pytest.approx(0.7) and r.value == 1.0
+
+
 def test_real_valued_scores_and_one_query():
     rng = np.random.default_rng(3)
     a, b, y = rng.normal(size=30), rng.normal(size=30), rng.integers(0, 4, 30).astype(float)
