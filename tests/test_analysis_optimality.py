@@ -30,6 +30,9 @@ def test_perfect_linear_ranker_has_no_ascent_direction():
     assert r.n_directions == 459 and r.gains.shape == (459,)
     assert r.n_ascent == 0 and r.max_gain <= 0 and r.base_value == 1.0
     assert "at most p0 = 0.01" in r.bound and "0.99" in r.bound
+    # a step large enough to reorder documents: many directions descend, none ascends
+    big = local_optimality(model, X, y, metric="NDCG", random_state=0, step=2 * np.linalg.norm(model.coef_))
+    assert big.n_ascent == 0 and np.count_nonzero(big.gains < 0) > 20
 
 
 @pytest.fixture(scope="module")
