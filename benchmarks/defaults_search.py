@@ -1,0 +1,96 @@
+"""Search for LambdaMART/GBRanker defaults that generalise, with the quality suite's protocol.
+
+Every candidate is a set of tree parameters; each is trained as LambdaMART(metric=M) for the judged
+metrics M given, on every split of the data sets given, at one learning rate and tree budget, with
+the tree count chosen on validation (see metricrank.experiments.quality). Anchors are trained once
+per split and cached with the candidates in --cache, so candidates can be added run after run.
+Prints, per data set and metric, every candidate's mean test value and its difference to the best
+anchor.
+
+    .venv/bin/python benchmarks/defaults_search.py --datasets mq2008 lgb-example --metrics "NDCG:top=10;type=Exp" MAP
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from metricrank._io import atomic_write
+from metricrank.experiments import quality
+
+CANDIDATES = {
+    "current (31 leaves, min_data 20, l2 0)": {},
+    "l2=10": {"lambda_l2": 10.0},
+    "15 leaves, l2=10": {"num_leaves": 15, "lambda_l2": 10.0},
+    "31 leaves, min_data 50, l2=10": {"min_data_in_leaf": 50, "lambda_l2": 10.0},
+    "15 leaves, min_data 50, l2=10, ff 0.8": {"num_leaves": 15, "min_data_in_leaf": 50, "lambda_l2": 10.0,
+                                               "feature_fraction": 0.8},
+    "7 leaves, l2=10": {"num_leaves": 7, "lambda_l2": 10.0},
+    "31 leaves, l2=10, ff 0.8, bagging 0.8": {"lambda_l2": 10.0, "feature_fraction": 0.8,
+                                                "bagging_fraction": 0.8, "bagging_freq": 1},
+    "31 leaves, min_data 100, l2=30": {"min_data_in_leaf": 100, "lambda_l2": 30.0},
+}
+ANCHORS = ["LightGBM lambdarank", "CatBoost YetiRank", "CatBoost QuerySoftMax"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--datasets", nargs="*", default=["mq2008", "lgb-example"])
+    parser.add_argument("--metrics", nargs="*", default=["NDCG:top=10;type=Exp", "MAP"])
+    parser.add_argument("--candidates", nargs="*", default=list(CANDIDATES))
+    parser.add_argument("--anchors", nargs="*", default=ANCHORS)
+    parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--trees", type=int, default=300)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--folds", type=int, default=None)
+    parser.add_argument("--cache", default="benchmarks/results/defaults_search.json")
+    args = parser.parse_args()
+
+    cache_path = Path(args.cache)
+    cache_path.parent.mkdir(parents=True, exist_ok=True)
+    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    splits = quality.load_suite(args.datasets, folds=args.folds)
+
+    def save():
+        with atomic_write(cache_path) as fh:
+            fh.write(json.dumps(cache).encode())
+
+    jobs = [(a, list(args.metrics), quality.ANCHORS[a]) for a in args.anchors]
+    for name in args.candidates:
+        for metric in args.metrics:
+            jobs.append((f"{name} | λ {metric}", [metric], quality.lambdamart(metric, **CANDIDATES[name])))
+    for split in splits:
+        for system, metrics, fit in jobs:
+            key = f"{system}|{split.dataset}|{split.fold}|{args.lr}|{args.trees}"
+            if key in cache and all(m in cache[key] for m in metrics):
+                continue
+            cache[key] = quality.run_system(fit, split, metrics, lr=args.lr, trees=args.trees, threads=args.threads)
+            print(f"{split.dataset} {split.fold} {system}: {cache[key]['seconds']:.1f}s "
+                  + " ".join(f"{m}={cache[key][m]['test']:.4f}@{cache[key][m]['trees']}" for m in metrics),
+                  flush=True)
+            save()
+
+    print(f"\nlearning rate {args.lr}, {args.trees} trees; mean test value over splits; Δ to the best anchor")
+    for dataset in args.datasets:
+        for metric in args.metrics:
+            def mean(system):
+                vals = [cache.get(f"{system}|{s.dataset}|{s.fold}|{args.lr}|{args.trees}", {}).get(metric)
+                        for s in splits if s.dataset == dataset]
+                return np.mean([v["test"] for v in vals]) if vals and all(vals) else float("nan")
+
+            anchors = {a: mean(a) for a in args.anchors}
+            best = max(anchors, key=lambda a: anchors[a])
+            print(f"\n{dataset} · {metric} · best anchor {best} {anchors[best]:.4f}")
+            print("| system | test | Δ |\n|---|---|---|")
+            for a, v in anchors.items():
+                print(f"| {a} | {v:.4f} | {v - anchors[best]:+.4f} |")
+            for name in args.candidates:
+                v = mean(f"{name} | λ {metric}")
+                print(f"| LambdaMART {name} | {v:.4f} | {v - anchors[best]:+.4f} |")
+
+
+if __name__ == "__main__":
+    main()

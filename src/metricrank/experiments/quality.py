@@ -1,0 +1,315 @@
+"""The quality suite: metricrank's rankers against LightGBM, XGBoost and CatBoost, metric by metric.
+
+Protocol, the same for every system: one learning rate and one tree budget for all, each
+library's own defaults otherwise; each system is trained once per fold, the tree count is chosen
+on the validation data by the judged metric, and the test value is read at that count. For
+metricrank, ``LambdaMART(metric=M)`` is trained for each judged metric M (and each ``GBRanker``
+objective once). Reported per data set and judged metric: the mean test value over folds, the
+best anchor, the per-query Wilcoxon signed-rank test against it, and the training seconds.
+
+Data sets: MQ2008 (5 folds), LightGBM's ranking example (validation split by query from its train
+file, 3 seeds), and ``make_ltr(relevance="nonlinear")`` at two sizes (3 seeds each).
+
+Run: ``metricrank experiment quality`` (or :func:`run`); a cache of every fitted system's values
+(``results.json`` in the output directory) lets reruns and the defaults search reuse the anchors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .._io import atomic_write
+from ..analysis import compare_per_query
+from ..data import RankingDataset, load_letor, make_ltr
+from ..metrics import evaluate
+from ._datasets import load_mq2008_fold, shared_data_dir
+
+__all__ = ["ANCHORS", "JUDGED", "Split", "gbranker", "lambdamart", "load_suite", "run", "run_system"]
+
+#: Judged metrics: NDCG@10 with exponential gain, MAP, MRR, ERR@10 (Burges' graded), MAUC.
+JUDGED = ("NDCG:top=10;type=Exp", "MAP", "MRR", "ERR:type=Graded;top=10", "MAUC")
+
+
+@dataclass(frozen=True)
+class Split:
+    """One train/validation/test split of a suite data set."""
+
+    dataset: str
+    fold: int
+    train: RankingDataset
+    vali: RankingDataset
+    test: RankingDataset
+
+
+def _split_by_query(ds: RankingDataset, fraction: float, seed: int):
+    rng = np.random.default_rng(seed)
+    queries = rng.permutation(ds.n_queries)
+    cut = int(round(fraction * ds.n_queries))
+    return ds.subset_queries(np.sort(queries[cut:])), ds.subset_queries(np.sort(queries[:cut]))
+
+
+def _synthetic(n_queries: int, seed: int, n_features: int = 40):
+    def make(n, s):
+        return make_ltr(n, docs_per_query=(20, 180), n_features=n_features, n_informative=12,
+                        relevance="nonlinear", random_state=s)
+
+    return make(n_queries, 1000 * seed), make(max(n_queries // 4, 20), 1000 * seed + 1), \
+        make(max(n_queries // 4, 20), 1000 * seed + 2)
+
+
+def load_suite(names=("mq2008", "lgb-example", "synthetic-50k", "synthetic-250k"), data_dir=None,
+               folds: int | None = None) -> list[Split]:
+    """The suite's splits. ``folds`` caps the folds/seeds per data set (None: all)."""
+    out = []
+    for name in names:
+        if name == "mq2008":
+            for f in range(1, 6)[:folds]:
+                fold = load_mq2008_fold(f, data_dir)
+                out.append(Split(name, f, fold.train, fold.vali, fold.test))
+        elif name == "lgb-example":
+            root = shared_data_dir(data_dir) / "lightgbm-rank-example"
+            full = load_letor(root / "rank.train", dense=True)
+            test = load_letor(root / "rank.test", n_features=full.n_features, dense=True)
+            for seed in range(3)[:folds]:
+                train, vali = _split_by_query(full, 0.2, seed)
+                out.append(Split(name, seed + 1, train, vali, test))
+        elif name.startswith("synthetic-"):
+            size = {"synthetic-50k": 500, "synthetic-250k": 2500, "synthetic-1m": 10000}[name]
+            for seed in range(3)[:folds]:
+                train, vali, test = _synthetic(size, seed)
+                out.append(Split(name, seed + 1, train, vali, test))
+        else:
+            raise ValueError(f"unknown suite data set {name!r}")
+    return out
+
+
+# --- systems -----------------------------------------------------------------------------------
+# A system is ``fit(split, metrics, lr, trees, threads, seed) -> (curves, predict_test)``: ``curves[m]``
+# holds the validation value of metric m after each tree, ``predict_test(k)`` the test scores of the
+# first k trees. Validation values are computed tree by tree as each library trains.
+
+
+def _curves(split: Split, metrics, staged_scores) -> dict:
+    curves = {m: [] for m in metrics}
+    for scores in staged_scores:
+        for m in metrics:
+            curves[m].append(evaluate(split.vali, scores, metric=m))
+    return curves
+
+
+def _lightgbm(objective: str):
+    def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
+        import lightgbm as lgb
+
+        params = {"objective": objective, "learning_rate": lr, "num_threads": threads, "seed": seed,
+                  "verbosity": -1, "metric": "None"}
+        train = lgb.Dataset(split.train.X, split.train.y, group=split.train.query_sizes)
+        vali = lgb.Dataset(split.vali.X, split.vali.y, group=split.vali.query_sizes, reference=train)
+        curves = {m: [] for m in metrics}
+
+        def feval(raw, _data):
+            for m in metrics:
+                curves[m].append(evaluate(split.vali, raw, metric=m))
+            return []
+
+        model = lgb.train(params, train, num_boost_round=trees, valid_sets=[vali], feval=feval)
+        return curves, lambda k: model.predict(split.test.X, num_iteration=k, raw_score=True)
+
+    return fit
+
+
+def _xgboost(objective: str):
+    def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
+        import xgboost as xgb
+
+        train = xgb.DMatrix(split.train.X, split.train.y, qid=split.train.qid)
+        model = xgb.train({"objective": objective, "eta": lr, "nthread": threads, "seed": seed,
+                           "tree_method": "hist"}, train, num_boost_round=trees)
+        vali, test = xgb.DMatrix(split.vali.X), xgb.DMatrix(split.test.X)
+        staged = (model.predict(vali, iteration_range=(0, k + 1), output_margin=True) for k in range(trees))
+        return _curves(split, metrics, staged), lambda k: model.predict(test, iteration_range=(0, k),
+                                                                        output_margin=True)
+
+    return fit
+
+
+def _catboost(objective: str):
+    def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
+        import catboost
+
+        model = catboost.CatBoost({"loss_function": objective, "iterations": trees, "learning_rate": lr,
+                                   "thread_count": threads, "random_seed": seed, "verbose": False,
+                                   "allow_writing_files": False})
+        model.fit(catboost.Pool(split.train.X, split.train.y, group_id=split.train.qid))
+        staged = model.staged_predict(catboost.Pool(split.vali.X), prediction_type="RawFormulaVal")
+        test = catboost.Pool(split.test.X)
+        return _curves(split, metrics, staged), lambda k: model.predict(test, prediction_type="RawFormulaVal",
+                                                                        ntree_end=k)
+
+    return fit
+
+
+def _metricrank(make_model: Callable[[float, int, int, int], object]):
+    def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
+        model = make_model(lr, trees, threads, seed)
+        model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
+        curves = {m: model.evals_result_["vali"][m] for m in metrics}
+        return curves, lambda k: model.predict(split.test.X, num_iteration=k)
+
+    return fit
+
+
+def lambdamart(metric: str, **params):
+    """A metricrank system: ``LambdaMART(metric, **params)`` at the suite's rate and budget."""
+    from ..learners import LambdaMART
+
+    return _metricrank(lambda lr, trees, threads, seed: LambdaMART(
+        metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed, **params))
+
+
+def gbranker(objective: str, **params):
+    """A metricrank system: ``GBRanker(objective, **params)``."""
+    from ..learners import GBRanker
+
+    return _metricrank(lambda lr, trees, threads, seed: GBRanker(
+        objective, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed, **params))
+
+
+#: Anchor systems: one fit serves every judged metric.
+ANCHORS = {
+    "LightGBM lambdarank": _lightgbm("lambdarank"),
+    "LightGBM rank_xendcg": _lightgbm("rank_xendcg"),
+    "XGBoost rank:ndcg": _xgboost("rank:ndcg"),
+    "XGBoost rank:pairwise": _xgboost("rank:pairwise"),
+    "CatBoost YetiRank": _catboost("YetiRank"),
+    "CatBoost QuerySoftMax": _catboost("QuerySoftMax"),
+    "CatBoost PairLogit": _catboost("PairLogit"),
+}
+
+
+def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: int, seed: int = 0) -> dict:
+    """Fit one system on one split: ``{"seconds", metric: {"trees", "vali", "test", "per_query"}}``.
+
+    ``seconds`` covers the fit and the per-tree validation evaluation that every system pays alike.
+    """
+    start = time.perf_counter()
+    curves, predict_test = fit(split, metrics, lr, trees, threads, seed)
+    out = {"seconds": time.perf_counter() - start}
+    for metric in metrics:
+        k = int(np.nanargmax(curves[metric])) + 1
+        scores = predict_test(k)
+        out[metric] = {"trees": k, "vali": float(curves[metric][k - 1]),
+                       "test": float(evaluate(split.test, scores, metric=metric)),
+                       "per_query": [float(v) for v in evaluate(split.test, scores, metric=metric, per_query=True)]}
+    return out
+
+
+def _key(system: str, split: Split, lr: float, trees: int) -> str:
+    return f"{system}|{split.dataset}|{split.fold}|{lr}|{trees}"
+
+
+def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=None, lr: float = 0.1,
+        trees: int = 500, threads: int = 2, folds: int | None = None, metricrank_systems=None,
+        anchors=None, progress: bool = True) -> str:
+    """Run the suite, write ``report.md``, plots and ``results.json``; return the report text.
+
+    ``metricrank_systems`` maps a name to ``(judged metrics, fit)``; by default
+    ``LambdaMART(metric=M)`` for each judged metric M plus GBRanker YetiRank and QuerySoftMax.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cache_path = out / "results.json"
+    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    splits = load_suite(datasets or ("mq2008", "lgb-example", "synthetic-50k", "synthetic-250k"), data_dir, folds)
+    anchors = ANCHORS if anchors is None else {k: ANCHORS[k] for k in anchors}
+    if metricrank_systems is None:
+        metricrank_systems = {f"LambdaMART({m})": ((m,), lambdamart(m)) for m in JUDGED}
+        metricrank_systems["GBRanker(YetiRank)"] = (JUDGED, gbranker("YetiRank"))
+        metricrank_systems["GBRanker(QuerySoftMax)"] = (JUDGED, gbranker("QuerySoftMax"))
+    jobs = [(name, JUDGED, fit) for name, fit in anchors.items()]
+    jobs += [(name, metrics, fit) for name, (metrics, fit) in metricrank_systems.items()]
+    for split in splits:
+        for name, metrics, fit in jobs:
+            key = _key(name, split, lr, trees)
+            if key in cache:
+                continue
+            try:
+                cache[key] = run_system(fit, split, metrics, lr=lr, trees=trees, threads=threads)
+            except ImportError as err:  # an anchor library that is not installed
+                cache[key] = {"error": str(err)}
+            if progress:
+                print(f"{split.dataset} fold {split.fold}: {name} {cache[key].get('seconds', float('nan')):.1f}s",
+                      flush=True)
+            with atomic_write(cache_path) as fh:
+                fh.write(json.dumps(cache).encode())
+    report = _report(cache, splits, jobs, lr, trees, out)
+    with atomic_write(out / "report.md") as fh:
+        fh.write(report.encode("utf-8"))
+    return report
+
+
+def summarise(cache: dict, splits, names, lr: float, trees: int, dataset: str, metric: str):
+    """``{system: (mean test value, per-fold values, concatenated per-query values, mean seconds)}``."""
+    rows = {}
+    for name in names:
+        entries = [cache.get(_key(name, s, lr, trees)) for s in splits if s.dataset == dataset]
+        if not entries or any(e is None or metric not in e for e in entries):
+            continue
+        tests = [e[metric]["test"] for e in entries]
+        per_query = np.concatenate([e[metric]["per_query"] for e in entries])
+        rows[name] = (float(np.mean(tests)), tests, per_query, float(np.mean([e["seconds"] for e in entries])))
+    return rows
+
+
+def _report(cache, splits, jobs, lr, trees, out: Path) -> str:
+    anchors = [name for name, _, _ in jobs if name in ANCHORS]
+    names = [name for name, _, _ in jobs]
+    lines = ["# Quality suite", "", f"Learning rate {lr}, {trees} trees, each library's defaults otherwise; "
+             "tree count chosen on validation by the judged metric; mean test value over folds. "
+             "Δ = system − best anchor; W/L and p: per-query Wilcoxon against the best anchor.", ""]
+    for dataset in dict.fromkeys(s.dataset for s in splits):
+        lines += [f"## {dataset}", ""]
+        for metric in JUDGED:
+            rows = summarise(cache, splits, names, lr, trees, dataset, metric)
+            anchor_rows = {k: v for k, v in rows.items() if k in anchors}
+            if not anchor_rows:
+                continue
+            best = max(anchor_rows, key=lambda k: anchor_rows[k][0])
+            lines += [f"### {metric}", "", "| system | test | Δ best anchor | W/L, p | seconds |", "|---|---|---|---|---|"]
+            for name, (mean, _, per_query, seconds) in sorted(rows.items(), key=lambda kv: -kv[1][0]):
+                cmp = compare_per_query(per_query, anchor_rows[best][2]) if name != best else None
+                lines.append(f"| {name}{' (best anchor)' if name == best else ''} | {mean:.4f} | "
+                             f"{mean - anchor_rows[best][0]:+.4f} | "
+                             f"{'' if cmp is None else f'{cmp.wins}/{cmp.losses}, {cmp.pvalue:.3g}'} | {seconds:.1f} |")
+            lines.append("")
+        _plot(cache, splits, names, lr, trees, dataset, out)
+        lines += [f"![{dataset}]({dataset}.png)", ""]
+    return "\n".join(lines)
+
+
+def _plot(cache, splits, names, lr, trees, dataset, out: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, axes = plt.subplots(1, len(JUDGED), figsize=(4 * len(JUDGED), 5), sharey=False)
+    for ax, metric in zip(axes, JUDGED):
+        rows = summarise(cache, splits, names, lr, trees, dataset, metric)
+        labels = list(rows)
+        ax.boxplot([rows[k][1] for k in labels], vert=False)
+        ax.set_yticks(range(1, len(labels) + 1), labels, fontsize=7)
+        ax.set_title(metric, fontsize=9)
+    fig.suptitle(f"{dataset}: test value per fold")
+    fig.tight_layout()
+    fig.savefig(out / f"{dataset}.png", dpi=90)
+    plt.close(fig)
