@@ -258,6 +258,10 @@ class NetRanker(BaseEstimator):
         self._check_fitted()
         params = self.get_params()
         params["hidden_layer_sizes"] = list(self._sizes)
+        if not (params["random_state"] is None or isinstance(params["random_state"], numbers.Integral)):
+            params["random_state"] = None  # a RandomState object is not JSON; the weights are saved anyway
+        elif params["random_state"] is not None:
+            params["random_state"] = int(params["random_state"])
         return {
             "params": params,
             "n_features_in": self.n_features_in_,
