@@ -43,7 +43,7 @@ class LambdaRank(NetRanker):
 
     def __init__(self, metric="NDCG:top=10", *, norm=False, truncation=None, hidden_layer_sizes=(32,),
                  activation="relu", dropout=0.0, weight_decay=0.0, standardize=True, sigma=1.0, optimizer="adam",
-                 learning_rate=1e-3, max_epochs=30, batch_queries=8, preset=None, device="cpu", n_jobs=1,
+                 learning_rate=1e-3, max_epochs=15, batch_queries=8, preset=None, device="cpu", n_jobs=1,
                  random_state=None, verbose=False):
         _check_torch_installed()
         self.metric = metric

@@ -23,8 +23,9 @@ _COMMON_PARAMS = """
         σ of ``P_ij = 1 / (1 + exp(-σ (s_i - s_j)))``.
     optimizer : {"adam", "sgd"}, default "adam"
     learning_rate : float, default 1e-3
-    max_epochs : int, default 30
-        Passes over the training queries.
+    max_epochs : int, default 15
+        Passes over the training queries. Defaults were chosen on MQ2008 (BENCHMARKS.md):
+        without early stopping, 30 or 60 epochs overfit the 32-unit MLP.
     batch_queries : int, default 8
         Queries per optimiser step (the gradient is their mean).
     preset : str, optional
@@ -113,7 +114,7 @@ class RankNet(NetRanker):
     _accepts_pairs = True
 
     def __init__(self, *, hidden_layer_sizes=(32,), activation="relu", dropout=0.0, weight_decay=0.0,
-                 standardize=True, sigma=1.0, optimizer="adam", learning_rate=1e-3, max_epochs=30,
+                 standardize=True, sigma=1.0, optimizer="adam", learning_rate=1e-3, max_epochs=15,
                  batch_queries=8, preset=None, device="cpu", n_jobs=1, random_state=None, verbose=False):
         _check_torch_installed()
         self.hidden_layer_sizes = hidden_layer_sizes
