@@ -162,8 +162,9 @@ def test_net_learns(cls, split):
     rng = np.random.default_rng(0)
     random_ndcg = np.mean([evaluate(test, rng.normal(size=test.n_docs)) for _ in range(20)])
     ndcg = evaluate(test, trained.predict(test))
-    assert ndcg > evaluate(test, untrained.predict(test)) + 0.05
-    assert ndcg > random_ndcg + 0.1
+    # measured: trained 0.93-0.94, untrained 0.32, random 0.41
+    assert ndcg > evaluate(test, untrained.predict(test)) + 0.3
+    assert ndcg > random_ndcg + 0.3
 
 
 def test_ranknet_learns_from_explicit_pairs(split):
