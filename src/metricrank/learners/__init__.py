@@ -1,4 +1,5 @@
-"""Rankers: GBRanker and LambdaMART (LightGBM engine), structural SVMs and the LP-AUC ranker."""
+"""Rankers: GBRanker and LambdaMART (LightGBM engine), structural SVMs, the LP-AUC ranker and (with the
+``nets`` extra) RankNet and LambdaRank on PyTorch."""
 
 from ._struct_svm import StructSVMFitReport, StructSVMSolverError
 from .binning import ThresholdBinner
@@ -11,12 +12,23 @@ from .svm_map import SVMMAP
 from .svm_roc import SVMROCArea, SVMROCAreaMultiClass
 
 __all__ = [
-    "GBRanker", "LPFitReport", "LPRanker", "LPSolveError", "LambdaMART", "MARTClassifier", "SVMMAP", "SVMAcc",
-    "SVMROCArea", "SVMROCAreaMultiClass", "StructSVMFitReport", "StructSVMSolverError", "ThresholdBinner",
-    "load_ranker", "model_classes",
+    "GBRanker", "LPFitReport", "LPRanker", "LPSolveError", "LambdaMART", "LambdaRank", "MARTClassifier", "RankNet",
+    "SVMMAP", "SVMAcc", "SVMROCArea", "SVMROCAreaMultiClass", "StructSVMFitReport", "StructSVMSolverError",
+    "ThresholdBinner", "load_ranker", "model_classes",
 ]
+
+_NETS = ("RankNet", "LambdaRank")
 
 
 def model_classes() -> dict:
     """The boosting estimators a model file may name, by class name."""
     return {"GBRanker": GBRanker, "LambdaMART": LambdaMART}
+
+
+def __getattr__(name):
+    # the neural rankers load on first use, so ``import metricrank`` never imports torch
+    if name in _NETS:
+        from . import nets
+
+        return getattr(nets, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

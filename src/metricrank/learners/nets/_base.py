@@ -1,0 +1,307 @@
+"""What RankNet and LambdaRank share: parameters, data preparation, the fit loop, predict, save/load.
+
+Subclasses define ``__init__`` (explicit keyword arguments, stored as given) and
+``_lambdas(ds, labels...)`` (where the per-document λ come from).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+import os
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+
+from ...data import RankingDataset
+from ...metrics.evaluate import evaluate_many
+from .._boosting import numba_threads
+from .._inputs import as_dataset, check_features, eval_datasets
+from .._persistence import read_model_file, write_model_file
+from ._model import ACTIVATIONS, build_scorer
+from ._state import decode_state_dict, encode_state_dict
+from ._torch import require_torch
+from ._train import train
+
+__all__ = ["NetRanker", "OPTIMIZERS"]
+
+#: Names accepted as ``optimizer``.
+OPTIMIZERS = ("adam", "sgd")
+
+#: Rows scored per forward pass in :meth:`NetRanker.predict`.
+_PREDICT_CHUNK = 65536
+
+
+def _check_torch_installed() -> None:
+    """ImportError naming the extra when torch is missing (called by the constructors)."""
+    require_torch()
+
+
+def _dense_features(X, *, n_features=None, what="X") -> np.ndarray:
+    X = check_features(X, n_features=n_features, what=what)
+    X = X.toarray() if sp.issparse(X) else X
+    X = np.asarray(X, dtype=np.float64)
+    if np.isnan(X).any():
+        row, col = divmod(int(np.flatnonzero(np.isnan(X))[0]), X.shape[1])
+        raise ValueError(f"{what} has a missing value (NaN) at row {row}, feature {col}; neural rankers "
+                         "need complete features (impute them first)")
+    return X
+
+
+@contextlib.contextmanager
+def _threads(n_jobs):
+    """torch's and numba's thread counts set to ``n_jobs`` in this block, then restored.
+
+    Small nets train fastest on one thread: each step is a few small matrix products,
+    and waking a thread pool for each costs more than it saves (measured on MQ2008).
+    """
+    if n_jobs is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(int(n_jobs))
+    try:
+        with numba_threads(n_jobs):
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+class NetRanker(BaseEstimator):
+    """Base of the neural rankers (see :class:`RankNet` and :class:`LambdaRank`)."""
+
+    _accepts_pairs = False
+
+    # --- validation ------------------------------------------------------------------------
+
+    def _check_params(self) -> None:
+        sizes = self.hidden_layer_sizes
+        if isinstance(sizes, numbers.Integral):
+            sizes = (sizes,)
+        try:
+            sizes = tuple(sizes)
+        except TypeError:
+            sizes = None
+        if sizes is None or any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 1 for s in sizes):
+            raise ValueError(f"hidden_layer_sizes must be a tuple of positive integers (() = linear model); "
+                             f"got {self.hidden_layer_sizes!r}")
+        self._sizes = tuple(int(s) for s in sizes)
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}; got {self.activation!r}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; got {self.optimizer!r}")
+        if not (isinstance(self.dropout, numbers.Real) and 0 <= self.dropout < 1):
+            raise ValueError(f"dropout must be in [0, 1); got {self.dropout!r}")
+        for name in ("learning_rate", "sigma"):
+            value = getattr(self, name)
+            if not (isinstance(value, numbers.Real) and np.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+        if not (isinstance(self.weight_decay, numbers.Real) and np.isfinite(self.weight_decay)
+                and self.weight_decay >= 0):
+            raise ValueError(f"weight_decay must be a finite number >= 0; got {self.weight_decay!r}")
+        for name in ("max_epochs", "batch_queries"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)
+                                        or self.n_jobs < 1):
+            raise ValueError(f"n_jobs must be a positive integer or None (leave torch's setting); got {self.n_jobs!r}")
+        if not isinstance(self.standardize, (bool, np.bool_)):
+            raise ValueError(f"standardize must be True or False; got {self.standardize!r}")
+        self._torch_device()
+
+    def _torch_device(self):
+        torch = require_torch()
+        device = self.device
+        if not isinstance(device, str) or not (device == "cpu" or device == "cuda"
+                                               or (device.startswith("cuda:") and device[5:].isdigit())):
+            raise ValueError(f"device must be one of cpu, cuda, cuda:<index>; got {device!r}")
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise ValueError(f"device={device!r} but torch.cuda.is_available() is False (this torch "
+                             f"{torch.__version__} build or machine has no usable GPU); use device='cpu'")
+        return torch.device(device)
+
+    # --- data ------------------------------------------------------------------------------
+
+    def _dataset(self, X, y, qid, group, sample_weight, group_weight, pairs, pair_weight) -> RankingDataset:
+        if pairs is None and pair_weight is not None:
+            raise ValueError("pair_weight needs pairs")
+        if pairs is not None and not self._accepts_pairs:
+            raise ValueError(f"{type(self).__name__} learns from graded labels; explicit pairs train RankNet")
+        if pairs is None:
+            ds = as_dataset(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight)
+        elif isinstance(X, RankingDataset):
+            raise ValueError("pass pairs inside the RankingDataset (its pairs/pair_weight), not to fit")
+        else:
+            X = check_features(X)
+            y = np.zeros(X.shape[0]) if y is None else y
+            ds = RankingDataset(X, y, qid=qid, group=group, weight=sample_weight, group_weight=group_weight,
+                                pairs=pairs, pair_weight=pair_weight)
+        if ds.n_docs == 0:
+            raise ValueError("training data has no rows")
+        if ds.pairs is not None and not self._accepts_pairs:
+            raise ValueError(f"{type(self).__name__} learns from graded labels; the dataset's explicit pairs "
+                             "train RankNet")
+        if ds.pairs is not None and ds.weight is not None:
+            raise ValueError("sample_weight is not used with explicit pairs; weight the pairs (pair_weight)")
+        return ds
+
+    def _standardise(self, X: np.ndarray) -> np.ndarray:
+        return (X - self.feature_mean_) / self.feature_scale_
+
+    def _tensor(self, X: np.ndarray):
+        torch = require_torch()
+        return torch.as_tensor(self._standardise(X), dtype=torch.float32, device=self._device_)
+
+    def _evaluator(self, eds: RankingDataset, specs: list[str]):
+        X = self._tensor(_dense_features(eds.X, what="eval set X"))
+
+        def evaluate(model):
+            import torch
+
+            with torch.no_grad():
+                raw = model(X).squeeze(-1).cpu().numpy().astype(np.float64)
+            results = evaluate_many(eds.y, raw, specs, preset=self.preset, group_ptr=eds.group_ptr,
+                                    group_weights=eds.group_weight)
+            return [(spec, r.value, r.higher_is_better) for spec, r in zip(specs, results)]
+
+        return evaluate
+
+    # --- fitting ---------------------------------------------------------------------------
+
+    def _fit(self, X, y, *, qid, group, sample_weight, group_weight, pairs, pair_weight, eval_set, eval_qid,
+             eval_group, eval_names, eval_metrics, early_stopping_rounds):
+        self._check_params()
+        torch = require_torch()
+        device = self._torch_device()
+        ds = self._dataset(X, y, qid, group, sample_weight, group_weight, pairs, pair_weight)
+        lambdas, default_metric = self._lambdas(ds)
+        Xd = _dense_features(ds.X)
+        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
+        for name, eds in evals:
+            if eds.n_features != ds.n_features:
+                raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
+        if eval_metrics is None:
+            eval_metrics = [default_metric]
+        elif isinstance(eval_metrics, str):
+            eval_metrics = [eval_metrics]
+        if early_stopping_rounds is not None and not evals:
+            raise ValueError("early_stopping_rounds needs an eval_set")
+        if early_stopping_rounds is not None and (isinstance(early_stopping_rounds, bool) or
+                                                  int(early_stopping_rounds) != early_stopping_rounds
+                                                  or early_stopping_rounds < 1):
+            raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
+
+        if self.standardize:
+            mean, scale = Xd.mean(axis=0), Xd.std(axis=0)
+            scale[scale == 0] = 1.0  # constant feature: centred to 0, not divided
+        else:
+            mean, scale = np.zeros(Xd.shape[1]), np.ones(Xd.shape[1])
+        self.feature_mean_, self.feature_scale_ = mean, scale
+        self._device_ = device
+        seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        rng = np.random.default_rng(seed)
+        fork = [] if device.type == "cpu" else [device]
+        with _threads(self.n_jobs), torch.random.fork_rng(devices=fork):  # caller's generator untouched
+            torch.manual_seed(seed)
+            model = build_scorer(Xd.shape[1], self._sizes, self.activation, self.dropout).to(device)
+            opt_class = torch.optim.Adam if self.optimizer == "adam" else torch.optim.SGD
+            optimizer = opt_class(model.parameters(), lr=float(self.learning_rate),
+                                  weight_decay=float(self.weight_decay))
+            evaluators = [(name, self._evaluator(eds, list(eval_metrics))) for name, eds in evals]
+            result = train(model, self._tensor(Xd), ds.group_ptr, lambdas, optimizer,
+                           max_epochs=int(self.max_epochs), batch_queries=int(self.batch_queries), rng=rng,
+                           evals=evaluators, early_stopping_rounds=early_stopping_rounds,
+                           verbose=bool(self.verbose))
+        self.model_ = model
+        self.n_features_in_ = int(Xd.shape[1])
+        self.evals_result_ = result.evals_result
+        self.best_epoch_ = result.best_epoch
+        self.best_score_ = result.best_score
+        self.n_epochs_ = result.n_epochs
+        self.stop_reason_ = result.stop_reason
+        return self
+
+    # --- prediction ------------------------------------------------------------------------
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "model_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+    def predict(self, X) -> np.ndarray:
+        """Scores (higher = ranked higher), one per row (float64).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or RankingDataset
+        """
+        self._check_fitted()
+        torch = require_torch()
+        if isinstance(X, RankingDataset):
+            X = X.X
+        Xd = _dense_features(X, n_features=self.n_features_in_)
+        out = np.empty(Xd.shape[0])
+        self.model_.eval()
+        with _threads(self.n_jobs), torch.no_grad():
+            for start in range(0, Xd.shape[0], _PREDICT_CHUNK):
+                part = self._tensor(Xd[start:start + _PREDICT_CHUNK])
+                out[start:start + part.shape[0]] = self.model_(part).squeeze(-1).cpu().numpy()
+        return out
+
+    # --- persistence -----------------------------------------------------------------------
+
+    def _state(self) -> dict:
+        self._check_fitted()
+        params = self.get_params()
+        params["hidden_layer_sizes"] = list(self._sizes)
+        if not (params["random_state"] is None or isinstance(params["random_state"], numbers.Integral)):
+            params["random_state"] = None  # a RandomState object is not JSON; the weights are saved anyway
+        elif params["random_state"] is not None:
+            params["random_state"] = int(params["random_state"])
+        return {
+            "params": params,
+            "n_features_in": self.n_features_in_,
+            "feature_mean": self.feature_mean_.tolist(),
+            "feature_scale": self.feature_scale_.tolist(),
+            "state_dict": encode_state_dict(self.model_.state_dict()),
+            "evals_result": self.evals_result_,
+            "best_epoch": self.best_epoch_,
+            "best_score": self.best_score_,
+            "n_epochs": self.n_epochs_,
+            "stop_reason": self.stop_reason_,
+        }
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the fitted model to ``path`` (JSON, versioned; written atomically)."""
+        write_model_file(path, type(self).__name__, self._state())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike):
+        """Read a model written by :meth:`save` (ValueError for any other file)."""
+        _, state = read_model_file(path, cls.__name__)
+        try:
+            params = dict(state["params"])
+            params["hidden_layer_sizes"] = tuple(params["hidden_layer_sizes"])
+            model = cls(**params)
+            model._check_params()
+            model._device_ = model._torch_device()
+            model.n_features_in_ = int(state["n_features_in"])
+            model.feature_mean_ = np.asarray(state["feature_mean"], dtype=np.float64)
+            model.feature_scale_ = np.asarray(state["feature_scale"], dtype=np.float64)
+            net = build_scorer(model.n_features_in_, model._sizes, model.activation, model.dropout)
+            net.load_state_dict(decode_state_dict(state["state_dict"]))
+            model.model_ = net.to(model._device_).eval()
+            model.evals_result_ = state["evals_result"]
+            model.best_epoch_ = state["best_epoch"]
+            model.best_score_ = state["best_score"]
+            model.n_epochs_ = int(state["n_epochs"])
+            model.stop_reason_ = state["stop_reason"]
+        except (KeyError, TypeError, RuntimeError, ValueError) as err:
+            if isinstance(err, ValueError) and "device" in str(err):
+                raise
+            raise ValueError(f"{path}: a damaged {cls.__name__} model file ({type(err).__name__}: {err})") from None
+        return model

@@ -1,0 +1,281 @@
+"""RankNet and LambdaRank on PyTorch: the factorised λ gradient, learning, persistence, determinism."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from sklearn.base import clone  # noqa: E402
+
+from metricrank import RankingDataset, evaluate, make_ltr  # noqa: E402
+from metricrank.learners import LambdaRank, RankNet  # noqa: E402
+from metricrank.learners.nets._batches import make_batch  # noqa: E402
+from metricrank.learners.nets._lambdas import PairLambdas, backward_lambdas  # noqa: E402
+from metricrank.learners.nets._model import build_scorer  # noqa: E402
+from metricrank.learners.nets._pairs import pair_gradient  # noqa: E402
+from metricrank.objectives.lambda_objective import resolve_target, swap_delta_matrix  # noqa: E402
+
+SIGMA = 1.7  # not 1, so a lost σ shows
+
+
+def _queries(seed, n_queries=6, n_features=5):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 9, n_queries)  # includes one-document queries
+    ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    y = rng.integers(0, 4, ptr[-1]).astype(np.float64)  # ties of labels included
+    X = torch.tensor(rng.normal(size=(ptr[-1], n_features)), dtype=torch.float64)
+    return X, y, ptr
+
+
+def _mlp(n_features, seed):
+    torch.manual_seed(seed)
+    return build_scorer(n_features, (7, 4), "tanh", dtype=torch.float64)
+
+
+def _param_grads(model):
+    return [p.grad.detach().clone() for p in model.parameters()]
+
+
+def _autograd(model, X, cost_fn):
+    model.zero_grad()
+    cost = cost_fn(model(X).squeeze(-1))
+    cost.backward()
+    return _param_grads(model)
+
+
+def _factorised(model, X, ptr, lambdas, queries):
+    model.zero_grad()
+    backward_lambdas(model, X, make_batch(ptr, queries), lambdas)
+    return _param_grads(model)
+
+
+def _assert_same(got, want):
+    assert len(got) == len(want)
+    assert torch.count_nonzero(want[0]) > 0  # the output bias gets none: pair costs are shift-invariant
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6, atol=1e-12)
+
+
+def _pairwise_cost(s, y, ptr, delta=None):
+    """Σ over pairs l_i > l_j of |ΔZ_ij| log(1 + exp(-σ (s_i - s_j))) (|ΔZ| = 1 for RankNet)."""
+    total = s.sum() * 0
+    for q in range(len(ptr) - 1):
+        a, b = ptr[q], ptr[q + 1]
+        for i in range(a, b):
+            for j in range(a, b):
+                if y[i] > y[j]:
+                    dz = 1.0 if delta is None else delta[i, j]
+                    total = total + dz * torch.nn.functional.softplus(-SIGMA * (s[i] - s[j]))
+    return total
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ranknet_factorised_gradient_equals_autograd_of_pairwise_cross_entropy(seed):
+    X, y, ptr = _queries(seed)
+    model = _mlp(X.shape[1], seed)
+    lambdas, _ = RankNet(sigma=SIGMA)._lambdas(RankingDataset(X.numpy(), y, group_ptr=ptr))  # as fit does
+    want = _autograd(model, X, lambda s: _pairwise_cost(s, y, ptr))
+    # a shuffled batch of every query: one backward pass over all of them
+    order = np.random.default_rng(seed).permutation(len(ptr) - 1)
+    _assert_same(_factorised(model, X, ptr, lambdas, order), want)
+
+
+def _global_deltas(spec, s, y, ptr):
+    """|ΔZ_ij| of every same-query pair at the current ranking (global row indices)."""
+    target = resolve_target(spec)
+    n = len(y)
+    delta = np.zeros((n, n))
+    for q in range(len(ptr) - 1):
+        a, b = ptr[q], ptr[q + 1]
+        order = a + np.argsort(-s[a:b], kind="stable")  # random scores: no ties
+        d = swap_delta_matrix(target, y[order])
+        delta[np.ix_(order, order)] = d
+    return delta
+
+
+@pytest.mark.parametrize("spec", ["NDCG:top=10", "NDCG:top=3;type=Exp", "MAP", "ERR:type=Graded;max_label=3",
+                                  "MRR", "AUC"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_lambdarank_factorised_gradient_equals_autograd_at_fixed_deltas(spec, seed):
+    X, y, ptr = _queries(seed + 10)
+    model = _mlp(X.shape[1], seed)
+    with torch.no_grad():
+        s = model(X).squeeze(-1).numpy()
+    delta = _global_deltas(spec, s, y, ptr)
+    assert delta.max() > 0
+    want = _autograd(model, X, lambda scores: _pairwise_cost(scores, y, ptr, delta))
+    lambdas, _ = LambdaRank(metric=spec, sigma=SIGMA, norm=False)._lambdas(RankingDataset(X.numpy(), y, group_ptr=ptr))
+    _assert_same(_factorised(model, X, ptr, lambdas, np.arange(len(ptr) - 1)[::-1]), want)
+
+
+def _random_pairs(rng, ptr, n_pairs=25):
+    pairs = []
+    while len(pairs) < n_pairs:
+        q = rng.integers(len(ptr) - 1)
+        a, b = ptr[q], ptr[q + 1]
+        if b - a >= 2:
+            w, lo = rng.choice(np.arange(a, b), 2, replace=False)
+            pairs.append((w, lo))
+    return np.array(pairs, dtype=np.int64), rng.uniform(0.1, 3.0, n_pairs)
+
+
+def test_pair_gradient_equals_autograd_of_weighted_pair_cross_entropy():
+    rng = np.random.default_rng(3)
+    s = torch.tensor(rng.normal(size=12), dtype=torch.float64, requires_grad=True)
+    pairs = rng.integers(0, 12, (30, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    w = rng.uniform(0.1, 3.0, len(pairs))
+    cost = (torch.tensor(w) * torch.nn.functional.softplus(-SIGMA * (s[pairs[:, 0]] - s[pairs[:, 1]]))).sum()
+    cost.backward()
+    got = pair_gradient(s.detach().numpy(), pairs[:, 0], pairs[:, 1], w, SIGMA, 12)
+    np.testing.assert_allclose(got, s.grad.numpy(), rtol=1e-12)
+
+
+def test_explicit_pair_ranknet_gradient_equals_autograd():
+    X, y, ptr = _queries(4, n_queries=8)
+    rng = np.random.default_rng(4)
+    pairs, w = _random_pairs(rng, ptr)
+    model = _mlp(X.shape[1], 4)
+
+    def cost(s):
+        return (torch.tensor(w) * torch.nn.functional.softplus(-SIGMA * (s[pairs[:, 0]] - s[pairs[:, 1]]))).sum()
+
+    want = _autograd(model, X, cost)
+    ds = RankingDataset(X.numpy(), np.zeros(len(X)), group_ptr=ptr, pairs=pairs, pair_weight=w)
+    lambdas, _ = RankNet(sigma=SIGMA)._lambdas(ds)
+    assert isinstance(lambdas, PairLambdas)
+    _assert_same(_factorised(model, X, ptr, lambdas, rng.permutation(len(ptr) - 1)), want)
+
+
+@pytest.fixture(scope="module")
+def split():
+    ds = make_ltr(120, n_features=10, n_informative=4, random_state=0)
+    return ds.subset_queries(np.arange(80)), ds.subset_queries(np.arange(80, 120))
+
+
+@pytest.mark.parametrize("cls", [RankNet, LambdaRank])
+def test_net_learns(cls, split):
+    train, test = split
+    trained = cls(max_epochs=10, random_state=0).fit(train)
+    untrained = cls(max_epochs=1, learning_rate=1e-12, random_state=0).fit(train)
+    rng = np.random.default_rng(0)
+    random_ndcg = np.mean([evaluate(test, rng.normal(size=test.n_docs)) for _ in range(20)])
+    ndcg = evaluate(test, trained.predict(test))
+    # measured: trained 0.93-0.94, untrained 0.32, random 0.41
+    assert ndcg > evaluate(test, untrained.predict(test)) + 0.3
+    assert ndcg > random_ndcg + 0.3
+
+
+def test_ranknet_learns_from_explicit_pairs(split):
+    train, test = split
+    pairs = [(a + i, a + j) for a, b in zip(train.group_ptr[:-1], train.group_ptr[1:])
+             for i in range(b - a) for j in range(b - a) if train.y[a + i] > train.y[a + j]]
+    model = RankNet(max_epochs=10, random_state=0).fit(train.X, qid=train.qid, pairs=np.array(pairs))
+    rng = np.random.default_rng(0)
+    random_ndcg = np.mean([evaluate(test, rng.normal(size=test.n_docs)) for _ in range(20)])
+    assert evaluate(test, model.predict(test)) > random_ndcg + 0.1
+
+
+def test_early_stopping_restores_best_epoch(split):
+    train, test = split
+    model = LambdaRank(max_epochs=40, learning_rate=0.03, random_state=0).fit(
+        train, eval_set=[test], eval_metrics=["NDCG:top=5", "MAP"], early_stopping_rounds=3)
+    history = model.evals_result_["valid_0"]["NDCG:top=5"]
+    assert model.best_epoch_ == int(np.argmax(history)) + 1
+    assert model.n_epochs_ < 40 and "did not improve" in model.stop_reason_
+    assert evaluate(test, model.predict(test), metric="NDCG:top=5") == pytest.approx(max(history), abs=1e-12)
+    assert set(model.best_score_["valid_0"]) == {"NDCG:top=5", "MAP"}
+
+
+@pytest.mark.parametrize("cls", [RankNet, LambdaRank])
+def test_save_load_round_trip(cls, split, tmp_path):
+    train, test = split
+    model = cls(hidden_layer_sizes=(6, 3), dropout=0.1, max_epochs=2, random_state=0).fit(train)
+    path = tmp_path / "net.json.gz"
+    model.save(path)
+    assert os.listdir(tmp_path) == ["net.json.gz"]
+    loaded = cls.load(path)
+    np.testing.assert_array_equal(loaded.predict(test), model.predict(test))
+    assert loaded.get_params() == {**model.get_params(), "hidden_layer_sizes": (6, 3)}
+    np.testing.assert_array_equal(loaded.feature_mean_, model.feature_mean_)
+
+
+def test_load_rejects_bad_files(split, tmp_path):
+    train, _ = split
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("not json")
+    with pytest.raises(ValueError, match="not a metricrank model"):
+        RankNet.load(garbage)
+    path = tmp_path / "net.json"
+    RankNet(max_epochs=1, random_state=0).fit(train).save(path)
+    with pytest.raises(ValueError, match="holds a RankNet model, not a LambdaRank"):
+        LambdaRank.load(path)
+    doc = json.loads(path.read_text())
+    doc["state"]["state_dict"].popitem()
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="damaged RankNet"):
+        RankNet.load(damaged)
+
+
+@pytest.mark.parametrize("cls", [RankNet, LambdaRank])
+def test_cpu_determinism(cls, split):
+    train, test = split
+    params = dict(hidden_layer_sizes=(8,), dropout=0.2, max_epochs=3, batch_queries=5)
+    torch.manual_seed(1)  # the caller's generator state must not matter
+    a = cls(random_state=7, **params).fit(train).predict(test)
+    torch.manual_seed(2)
+    b = cls(random_state=7, **params).fit(train).predict(test)
+    c = cls(random_state=8, **params).fit(train).predict(test)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+
+
+def test_verbose_shows_progress(split, capsys):
+    RankNet(max_epochs=2, verbose=True, random_state=0).fit(split[0], eval_set=[split[1]])
+    assert "epoch 2" in capsys.readouterr().out
+
+
+def test_fit_leaves_callers_torch_generator_alone(split):
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    RankNet(max_epochs=1, random_state=0).fit(split[0])
+    assert torch.equal(torch.rand(3), expected)
+
+
+@pytest.mark.parametrize("param, value, allowed", [
+    ("activation", "swish", "relu, tanh, sigmoid, gelu, elu"),
+    ("optimizer", "rmsprop", "adam, sgd"),
+    ("device", "tpu", "cpu, cuda"),
+])
+def test_bad_names_list_allowed_values(param, value, allowed, split):
+    with pytest.raises(ValueError, match=allowed):
+        RankNet(**{param: value}).fit(split[0])
+
+
+def test_bad_metric_lists_targets(split):
+    with pytest.raises(ValueError, match="valid targets are NDCG, DCG, MAP"):
+        LambdaRank(metric="Fancy").fit(split[0])
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="CUDA present")
+def test_cuda_unavailable_is_a_clear_error(split):
+    with pytest.raises(ValueError, match="cuda.is_available"):
+        RankNet(device="cuda").fit(split[0])
+
+
+def test_pairs_only_for_ranknet(split):
+    train, _ = split
+    with pytest.raises(ValueError, match="explicit pairs train RankNet"):
+        LambdaRank().fit(RankingDataset(train.X, train.y, qid=train.qid, pairs=[[0, 1]]))
+
+
+def test_clone_and_get_params():
+    model = LambdaRank(metric="MAP", hidden_layer_sizes=(4,), learning_rate=0.01)
+    copy = clone(model)
+    assert copy.get_params() == model.get_params()
+    assert copy.get_params()["metric"] == "MAP" and "sigma" in RankNet().get_params()
