@@ -319,3 +319,69 @@ def test_many_queries_parallel_kernel_consistent():
     value, _, counted = evaluate("MAUC", y, s, ptr)
     exp_mean, exp_count = mean_of_defined(expected)
     assert counted == exp_count and value == pytest.approx(exp_mean, rel=1e-12)
+
+
+# --- issue 11: memory follows the number of classes, not the label values -------------------
+
+def value(*args, **params):
+    return evaluate(*args, **params)[0]
+
+
+def _huge_label_case():
+    y, s, ptr = random_queries(11, max_label=2, n_queries=6)
+    huge = np.where(y == 2, 10.0**6, np.where(y == 1, 5.0, 0.0))  # classes 0, 5, 10**6
+    return y, huge, s, ptr
+
+
+@pytest.mark.parametrize("name,params", [
+    ("MAUC", {}), ("MAUC", {"classes": "all"}), ("MAUC", {"pooled": True}),
+])
+def test_mauc_huge_label_equals_relabelled(name, params, monkeypatch):
+    import metricrank.metrics._multiclass as mc
+
+    sizes = []
+    original = mc.class_rank_sums
+
+    def spy(score, label, group_ptr, n_labels):
+        sizes.append(n_labels)
+        return original(score, label, group_ptr, n_labels)
+
+    monkeypatch.setattr(mc, "class_rank_sums", spy)
+    y, huge, s, ptr = _huge_label_case()
+    assert value(name, huge, s, ptr, **params) == pytest.approx(value(name, y, s, ptr, **params))
+    assert max(sizes) == 3  # three columns, not a million
+
+
+def test_class_auc_huge_label(monkeypatch):
+    import metricrank.metrics._multiclass as mc
+
+    sizes = []
+    original = mc.class_rank_sums
+    monkeypatch.setattr(mc, "class_rank_sums",
+                        lambda *a: sizes.append(a[3]) or original(*a))
+    y, huge, s, ptr = _huge_label_case()
+    assert value("ClassAUC", huge, s, ptr, cls=10**6) == pytest.approx(
+        value("ClassAUC", y, s, ptr, cls=2))
+    assert value("ClassAUC", huge, s, ptr, cls=5) == pytest.approx(
+        value("ClassAUC", y, s, ptr, cls=1))
+    assert max(sizes) == 3
+    assert np.isnan(value("ClassAUC", huge, s, ptr, cls=2))  # absent class: nothing counted
+
+
+def test_mauc_relevant_without_label_zero():
+    # no label 0 in the data: dense id 0 (label 3) is a relevant class and must be summed
+    y = np.array([3.0, 7.0, 7.0, 3.0])
+    s = np.array([0.1, 0.9, 0.8, 0.2])
+    # p(3) = p(7) = 1/2; AUC(3) = 0 (both 3s below both 7s), AUC(7) = 1
+    assert value("MAUC", y, s) == pytest.approx(0.5 * 0.0 + 0.5 * 1.0)
+    # with label 0 present, it is excluded: only class 7 counts, AUC(7) vs {0, 3}
+    y0 = np.array([0.0, 7.0, 7.0, 3.0])
+    assert value("MAUC", y0, s) == pytest.approx(1.0)
+
+
+def test_precision_huge_label_is_the_formula():
+    # C = largest label = 10**6 relevance classes (eq. 2): hits / (C k)
+    y = np.array([10.0**6, 0.0, 1.0, 0.0])
+    s = np.array([0.9, 0.8, 0.7, 0.1])
+    hits = 2  # labels 10**6 and 1 in the top 3
+    assert value("PrecisionMicro", y, s, top=3) == pytest.approx(hits / (10**6 * 3))
