@@ -374,9 +374,9 @@ def test_mauc_relevant_without_label_zero():
     s = np.array([0.1, 0.9, 0.8, 0.2])
     # p(3) = p(7) = 1/2; AUC(3) = 0 (both 3s below both 7s), AUC(7) = 1
     assert value("MAUC", y, s) == pytest.approx(0.5 * 0.0 + 0.5 * 1.0)
-    # with label 0 present, it is excluded: only class 7 counts, AUC(7) vs {0, 3}
+    # with label 0 present it is not summed: p(7) = 2/3, AUC(7) = 1; p(3) = 1/3, AUC(3) = 1/3
     y0 = np.array([0.0, 7.0, 7.0, 3.0])
-    assert value("MAUC", y0, s) == pytest.approx(1.0)
+    assert value("MAUC", y0, s) == pytest.approx(2 / 3 * 1.0 + 1 / 3 * (1 / 3))
 
 
 def test_precision_huge_label_is_the_formula():
