@@ -9,7 +9,7 @@ from sklearn.metrics import roc_auc_score
 from metricrank.metrics._base import MetricInput, compute_value, fill_defaults
 from metricrank.metrics._multiclass import DEFINITIONS
 
-DEFS = {d.name: d for d in DEFINITIONS}
+DEFS = {name: d for d in DEFINITIONS for name in (d.name,) + d.aliases}
 
 
 def evaluate(name, y, score, group_ptr=None, group_weight=None, **params):
@@ -267,6 +267,29 @@ def test_precision_macro_hand_example():
     n_ic = np.array([[1, 1, 0], [0, 0, 1]])  # queries x classes 1..3 in the top 2
     expected = np.mean([np.mean(n_ic[:, c]) / 2 for c in range(3)])
     assert evaluate("PrecisionMacro", y, s, ptr, top=2)[0] == pytest.approx(expected)
+
+
+def test_precision_macro_is_an_alias_of_micro():
+    from metricrank.metrics import ALIASES, available_metrics, evaluate as api_evaluate, get_metric
+
+    assert ALIASES["PrecisionMacro"] == "PrecisionMicro"
+    assert "PrecisionMicro" in available_metrics() and "PrecisionMacro" not in available_metrics()
+    assert get_metric("PrecisionMacro:top=3").definition is get_metric("PrecisionMicro:top=3").definition
+    assert get_metric("precisionmacro").spec == "PrecisionMicro"
+    assert get_metric("precision_macro@5").spec == "PrecisionMicro:top=5"
+    y, s, ptr = random_queries(3)
+    qid = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
+    assert api_evaluate(y, s, qid=qid, metric="PrecisionMacro:top=3") == api_evaluate(
+        y, s, qid=qid, metric="PrecisionMicro:top=3")
+
+
+def test_metrics_listing_shows_alias(capsys):
+    from metricrank.cli import main
+
+    assert main(["metrics", "--width", "80"]) == 0
+    out = capsys.readouterr().out
+    assert "PrecisionMicro (higher is better); alias: PrecisionMacro" in out
+    assert "\nPrecisionMacro (" not in out
 
 
 @pytest.mark.parametrize("seed", range(5))

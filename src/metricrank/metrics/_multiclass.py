@@ -28,8 +28,10 @@ Precision_micro@k (eq. 2) and Precision_macro@k (eq. 4)
     formulas are *algebraically identical*: pooling eq. 1 and averaging
     eq. 3 give the same number when every class has the same denominator
     ``k``. Both equal ``#(top-k documents with label in 1..C) / (C k)``
-    averaged over queries. We implement the formulas as written; the two
-    metrics therefore return the same values (tested). ``C`` is the number
+    averaged over queries. One name, one meaning: there is one metric,
+    ``PrecisionMicro``, and ``PrecisionMacro`` is an alias of it (both
+    names evaluate, to the same number; ``available_metrics()`` lists the
+    canonical name). ``C`` is the number
     of relevance classes: parameter ``classes``, default -1 = the largest
     label in the data set. The denominator is ``k`` even for queries with
     fewer than ``k`` documents (literal eq. 2/4; CatBoost's PrecisionAt uses
@@ -258,23 +260,15 @@ def _precision_hits(inp: MetricInput, params: dict):
     return hits, cut, n_classes
 
 
-def _precision_micro(inp: MetricInput, params: dict):
+def _precision(inp: MetricInput, params: dict):
     hits, cut, n_classes = _precision_hits(inp, params)
     nq = inp.n_queries
     if n_classes < 1:  # no relevance class in the data: undefined
         return np.zeros(nq), np.zeros(nq)
-    # eq. 2: mean over queries of sum_c n_ic / (C k)
+    # eq. 2: mean over queries of sum_c n_ic / (C k). Eq. 4 (with 1/n),
+    # (1/C) sum_c [(1/n) sum_i n_ic / k], is the same sum with the two sums
+    # swapped: query i contributes (1/C) sum_c n_ic / k = hits_i / (C k).
     return mean_parts(hits / (n_classes * cut), np.ones(nq, bool), inp.group_weight)
-
-
-def _precision_macro(inp: MetricInput, params: dict):
-    hits, cut, n_classes = _precision_hits(inp, params)
-    nq = inp.n_queries
-    if n_classes < 1:
-        return np.zeros(nq), np.zeros(nq)
-    # eq. 4 (with 1/n): (1/C) sum_c [(1/n) sum_i n_ic / k]. Swapping the sums,
-    # query i contributes (1/C) sum_c n_ic / k = hits_i / (C k) to the mean.
-    return mean_parts(hits / cut / n_classes, np.ones(nq, bool), inp.group_weight)
 
 
 # --- definitions --------------------------------------------------------------------------
@@ -318,19 +312,12 @@ DEFINITIONS: list[MetricDef] = [
         name="PrecisionMicro",
         params=(USE_WEIGHTS_FALSE, top_param(10, "cutoff k"), CLASSES_C, TIES),
         higher_is_better=True,
-        compute=_precision_micro,
-        check_labels=check_relevance_classes("PrecisionMicro"),
+        compute=_precision,
+        check_labels=check_relevance_classes("PrecisionMicro (alias PrecisionMacro)"),
         source="welleck",
-        doc="micro-averaged precision@k over relevance classes (Welleck eq. 2)",
-    ),
-    MetricDef(
-        name="PrecisionMacro",
-        params=(USE_WEIGHTS_FALSE, top_param(10, "cutoff k"), CLASSES_C, TIES),
-        higher_is_better=True,
-        compute=_precision_macro,
-        check_labels=check_relevance_classes("PrecisionMacro"),
-        source="welleck",
-        doc="macro-averaged precision@k over relevance classes (Welleck eq. 4)",
+        doc="precision@k over relevance classes 1..C (Welleck eq. 2; eq. 4, the macro "
+            "average, is the same number, so PrecisionMacro is an alias)",
+        aliases=("PrecisionMacro",),
     ),
     MetricDef(
         name="ROCArea",
