@@ -24,7 +24,6 @@ ESTIMATORS = [
 IDS = ["SVMMAP", "SVMROCArea", "SVMAcc", "SVMAcc-acc4", "SVMROCAreaMultiClass", "LPRanker"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("estimator", [SVMMAP(), SVMROCArea(), SVMAcc(), SVMROCAreaMultiClass(),
                                        LPRanker(border=0.5)],
                          ids=["SVMMAP", "SVMROCArea", "SVMAcc", "SVMROCAreaMultiClass", "LPRanker"])
