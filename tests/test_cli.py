@@ -96,3 +96,119 @@ def test_demo_trains_and_compares(capsys):
     learned = results["LightGBM lambdarank"]["NDCG:top=10"]
     assert learned > results["random"]["NDCG:top=10"]
     assert all(np.isfinite(v) for r in results.values() for v in r.values())
+
+
+# --- issue 11: hardening -------------------------------------------------------------------
+
+def test_scores_with_two_columns_name_file_and_line(files, tmp_path, capsys):
+    data, _ = files
+    two = tmp_path / "two.txt"
+    two.write_text("0.9\n0.8\n0.1 7\n0.3\n0.2\n")
+    assert main(["eval", "--data", str(data), "--scores", str(two)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("metricrank: error:") and "two.txt, line 3: 2 columns" in err
+
+
+def test_data_without_qid_warns_one_query(tmp_path, capsys):
+    data = tmp_path / "noqid.txt"
+    data.write_text("2 1:0.1\n0 1:0.3\n1 1:0.2\n")
+    scores = tmp_path / "s.txt"
+    scores.write_text("0.3\n0.1\n0.2\n")
+    assert main(["eval", "--data", str(data), "--scores", str(scores), "--format", "json"]) == 0
+    out = capsys.readouterr()
+    assert "metricrank: warning:" in out.err and "treated as one query" in out.err
+    assert "noqid.txt" in out.err
+    assert json.loads(out.out)["NDCG:top=10"] == pytest.approx(1.0)
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    import metricrank
+
+    assert capsys.readouterr().out.strip() == f"metricrank {metricrank.__version__}"
+
+
+@pytest.mark.parametrize("command", ["eval", "metrics", "demo", "experiment"])
+def test_every_option_has_help_with_its_default(command):
+    from metricrank.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    formatter = sub._get_formatter()
+    for action in sub._actions:
+        if not action.option_strings or action.dest == "help":
+            continue
+        assert action.help, f"{command} {action.option_strings} has no help"
+        text = formatter._expand_help(action) if action.help else ""
+        text = formatter._get_help_string(action) % {"default": action.default}
+        assert action.required or "default" in text, f"{command} {action.option_strings}: {text}"
+
+
+def test_output_problems_fail_before_work(files, tmp_path, capsys, monkeypatch):
+    data, scores = files
+    import metricrank.cli as cli
+
+    def never(*a, **k):
+        raise AssertionError("data were read before the options were checked")
+
+    monkeypatch.setattr("metricrank.data.load_letor", never)
+    cases = [
+        (["--per-query", str(tmp_path / "missing" / "q.csv")], "does not exist"),
+        (["--per-query", str(tmp_path)], "is a directory"),
+        (["--metric", "NDCG:top=x"], "--metric 'NDCG:top=x'"),
+        (["--metric", "NoSuchMetric"], "unknown metric"),
+        (["--query-file", str(tmp_path / "none.query")], "none.query: no such file"),
+    ]
+    for extra, message in cases:
+        code = cli.main(["eval", "--data", str(data), "--scores", str(scores)] + extra)
+        err = capsys.readouterr().err
+        assert code == 2 and message in err, (extra, err)
+        assert err.count("\n") == 1 and err.startswith("metricrank: error:")
+    code = cli.main(["eval", "--data", str(tmp_path / "nope.txt"), "--scores", str(scores)])
+    assert code == 2 and "nope.txt: no such file" in capsys.readouterr().err
+
+
+def test_system_errors_are_one_line_not_a_traceback(files, capsys, monkeypatch):
+    data, scores = files
+
+    def disk_full(*a, **k):
+        raise OSError(28, "No space left on device", "/full/per_query.csv")
+
+    monkeypatch.setattr("metricrank.cli._write_per_query", disk_full)
+    code = main(["eval", "--data", str(data), "--scores", str(scores), "--per-query", "q.csv"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err == "metricrank: error: /full/per_query.csv: No space left on device\n"
+
+
+def test_per_query_dash_writes_csv_to_stdout(files, capsys):
+    data, scores = files
+    assert main(["eval", "--data", str(data), "--scores", str(scores), "--metric", "mrr@10",
+                 "--per-query", "-", "--preset", "trec_eval"]) == 0
+    out = capsys.readouterr()
+    rows = list(csv.reader(out.out.splitlines()))
+    assert rows[0] == ["query", "n_docs", "mrr@10"] and len(rows) == 3
+    assert "queries counted" in out.err  # the summary moved to stderr
+
+
+def test_experiment_out_checked_first(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["experiment", "welleck", "--out", str(blocker / "report")]) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "not a directory" in err
+
+
+def test_metrics_listing_fits_80_columns(capsys):
+    assert main(["metrics", "--width", "80"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "NDCG (higher is better)" in out
+
+
+def test_metrics_default_width_at_most_80_without_terminal(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["metrics"]) == 0
+    assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= 80

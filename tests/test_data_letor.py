@@ -7,6 +7,7 @@ import bz2
 import gzip
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ import scipy.sparse as sp
 
 from metricrank._groups import NonContiguousQueryError
 from metricrank.data import (
+    OneQueryWarning,
     RankingDataset,
     load_group_weights,
     load_letor,
@@ -171,9 +173,13 @@ def test_query_file_next_to_compressed_file(tmp_path):
 
 def test_group_file_and_explicit_query_file(tmp_path):
     write(tmp_path / "a.txt", "1 1:1\n0 1:2\n1 1:3\n")
-    assert load_letor(tmp_path / "a.txt").group_ptr.tolist() == [0, 3]  # no side file: one query
+    with pytest.warns(OneQueryWarning, match="all 3 rows are treated as one query"):
+        # no side file: one query, said out loud
+        assert load_letor(tmp_path / "a.txt").group_ptr.tolist() == [0, 3]
     write(tmp_path / "a.txt.group", "1\n2\n")
-    assert load_letor(tmp_path / "a.txt").group_ptr.tolist() == [0, 1, 3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_letor(tmp_path / "a.txt").group_ptr.tolist() == [0, 1, 3]
     write(tmp_path / "sizes", "3\n")
     assert load_letor(tmp_path / "a.txt", query_file=tmp_path / "sizes").group_ptr.tolist() == [0, 3]
 

@@ -120,3 +120,51 @@ def test_sparse():
 def test_bad_parameters(kwargs):
     with pytest.raises(ValueError):
         make_ltr(**kwargs)
+
+
+# --- issue 11: nonlinear relevance ----------------------------------------------------------
+
+def _split_ndcg(ds, n_train):
+    import lightgbm as lgb
+    from sklearn.linear_model import Ridge
+
+    from metricrank.metrics import evaluate
+
+    cut = ds.group_ptr[n_train]
+    X, y, Xt, yt = ds.X[:cut], ds.y[:cut], ds.X[cut:], ds.y[cut:]
+    qt = ds.qid[cut:]
+    ridge = Ridge(alpha=1.0).fit(X, y)
+    trees = lgb.LGBMRanker(n_estimators=100, num_leaves=15, learning_rate=0.1, verbose=-1, n_jobs=1,
+                           random_state=0).fit(X, y, group=np.diff(ds.group_ptr[: n_train + 1]))
+    return (evaluate(yt, ridge.predict(Xt), qid=qt, metric="NDCG:top=10"),
+            evaluate(yt, trees.predict(Xt), qid=qt, metric="NDCG:top=10"))
+
+
+def test_nonlinear_relevance_trees_beat_ridge():
+    ridge, trees = _split_ndcg(make_ltr(400, n_features=10, relevance="nonlinear", random_state=0), 250)
+    assert trees > ridge + 0.1  # measured: 0.895 vs 0.692
+
+
+def test_linear_relevance_ridge_ties_or_beats_trees():
+    ridge, trees = _split_ndcg(make_ltr(400, n_features=10, relevance="linear", random_state=0), 250)
+    assert ridge >= trees - 0.01  # measured: 0.958 vs 0.951
+
+
+def test_nonlinear_is_deterministic_and_keeps_the_label_distribution():
+    a = make_ltr(200, relevance="nonlinear", random_state=3, sparse=True)
+    b = make_ltr(200, relevance="nonlinear", random_state=3, sparse=True)
+    assert (a.X != b.X).nnz == 0 and np.array_equal(a.y, b.y)
+    assert not np.array_equal(a.y, make_ltr(200, relevance="nonlinear", random_state=4).y)
+    share = np.bincount(a.y.astype(int), minlength=5) / a.y.size
+    np.testing.assert_allclose(share, [16, 8, 4, 2, 1] / np.float64(31), atol=0.01)
+    one = make_ltr(50, n_informative=1, relevance="nonlinear", random_state=0)
+    none = make_ltr(50, n_informative=0, relevance="nonlinear", random_state=0)
+    assert one.n_queries == none.n_queries == 50
+
+
+def test_default_relevance_is_linear_and_unchanged():
+    a = make_ltr(20, random_state=5)
+    b = make_ltr(20, random_state=5, relevance="linear")
+    assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y)
+    with pytest.raises(ValueError, match="relevance must be 'linear' or 'nonlinear'"):
+        make_ltr(5, relevance="trees")

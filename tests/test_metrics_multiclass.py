@@ -9,7 +9,7 @@ from sklearn.metrics import roc_auc_score
 from metricrank.metrics._base import MetricInput, compute_value, fill_defaults
 from metricrank.metrics._multiclass import DEFINITIONS
 
-DEFS = {d.name: d for d in DEFINITIONS}
+DEFS = {name: d for d in DEFINITIONS for name in (d.name,) + d.aliases}
 
 
 def evaluate(name, y, score, group_ptr=None, group_weight=None, **params):
@@ -269,6 +269,29 @@ def test_precision_macro_hand_example():
     assert evaluate("PrecisionMacro", y, s, ptr, top=2)[0] == pytest.approx(expected)
 
 
+def test_precision_macro_is_an_alias_of_micro():
+    from metricrank.metrics import ALIASES, available_metrics, evaluate as api_evaluate, get_metric
+
+    assert ALIASES["PrecisionMacro"] == "PrecisionMicro"
+    assert "PrecisionMicro" in available_metrics() and "PrecisionMacro" not in available_metrics()
+    assert get_metric("PrecisionMacro:top=3").definition is get_metric("PrecisionMicro:top=3").definition
+    assert get_metric("precisionmacro").spec == "PrecisionMicro"
+    assert get_metric("precision_macro@5").spec == "PrecisionMicro:top=5"
+    y, s, ptr = random_queries(3)
+    qid = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
+    assert api_evaluate(y, s, qid=qid, metric="PrecisionMacro:top=3") == api_evaluate(
+        y, s, qid=qid, metric="PrecisionMicro:top=3")
+
+
+def test_metrics_listing_shows_alias(capsys):
+    from metricrank.cli import main
+
+    assert main(["metrics", "--width", "80"]) == 0
+    out = capsys.readouterr().out
+    assert "PrecisionMicro (higher is better); alias: PrecisionMacro" in out
+    assert "\nPrecisionMacro (" not in out
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_precision_micro_equals_macro_as_written(seed):
     # eq. 2 and eq. 4 coincide: every class has TP_c + FP_c = k
@@ -319,3 +342,69 @@ def test_many_queries_parallel_kernel_consistent():
     value, _, counted = evaluate("MAUC", y, s, ptr)
     exp_mean, exp_count = mean_of_defined(expected)
     assert counted == exp_count and value == pytest.approx(exp_mean, rel=1e-12)
+
+
+# --- issue 11: memory follows the number of classes, not the label values -------------------
+
+def value(*args, **params):
+    return evaluate(*args, **params)[0]
+
+
+def _huge_label_case():
+    y, s, ptr = random_queries(11, max_label=2, n_queries=6)
+    huge = np.where(y == 2, 10.0**6, np.where(y == 1, 5.0, 0.0))  # classes 0, 5, 10**6
+    return y, huge, s, ptr
+
+
+@pytest.mark.parametrize("name,params", [
+    ("MAUC", {}), ("MAUC", {"classes": "all"}), ("MAUC", {"pooled": True}),
+])
+def test_mauc_huge_label_equals_relabelled(name, params, monkeypatch):
+    import metricrank.metrics._multiclass as mc
+
+    sizes = []
+    original = mc.class_rank_sums
+
+    def spy(score, label, group_ptr, n_labels):
+        sizes.append(n_labels)
+        return original(score, label, group_ptr, n_labels)
+
+    monkeypatch.setattr(mc, "class_rank_sums", spy)
+    y, huge, s, ptr = _huge_label_case()
+    assert value(name, huge, s, ptr, **params) == pytest.approx(value(name, y, s, ptr, **params))
+    assert max(sizes) == 3  # three columns, not a million
+
+
+def test_class_auc_huge_label(monkeypatch):
+    import metricrank.metrics._multiclass as mc
+
+    sizes = []
+    original = mc.class_rank_sums
+    monkeypatch.setattr(mc, "class_rank_sums",
+                        lambda *a: sizes.append(a[3]) or original(*a))
+    y, huge, s, ptr = _huge_label_case()
+    assert value("ClassAUC", huge, s, ptr, cls=10**6) == pytest.approx(
+        value("ClassAUC", y, s, ptr, cls=2))
+    assert value("ClassAUC", huge, s, ptr, cls=5) == pytest.approx(
+        value("ClassAUC", y, s, ptr, cls=1))
+    assert max(sizes) == 3
+    assert np.isnan(value("ClassAUC", huge, s, ptr, cls=2))  # absent class: nothing counted
+
+
+def test_mauc_relevant_without_label_zero():
+    # no label 0 in the data: dense id 0 (label 3) is a relevant class and must be summed
+    y = np.array([3.0, 7.0, 7.0, 3.0])
+    s = np.array([0.1, 0.9, 0.8, 0.2])
+    # p(3) = p(7) = 1/2; AUC(3) = 0 (both 3s below both 7s), AUC(7) = 1
+    assert value("MAUC", y, s) == pytest.approx(0.5 * 0.0 + 0.5 * 1.0)
+    # with label 0 present it is not summed: p(7) = 2/3, AUC(7) = 1; p(3) = 1/3, AUC(3) = 1/3
+    y0 = np.array([0.0, 7.0, 7.0, 3.0])
+    assert value("MAUC", y0, s) == pytest.approx(2 / 3 * 1.0 + 1 / 3 * (1 / 3))
+
+
+def test_precision_huge_label_is_the_formula():
+    # C = largest label = 10**6 relevance classes (eq. 2): hits / (C k)
+    y = np.array([10.0**6, 0.0, 1.0, 0.0])
+    s = np.array([0.9, 0.8, 0.7, 0.1])
+    hits = 2  # labels 10**6 and 1 in the top 3
+    assert value("PrecisionMicro", y, s, top=3) == pytest.approx(hits / (10**6 * 3))

@@ -79,14 +79,44 @@ def test_map_denominators():
 
 
 def test_err_graded_burges():
-    # Burges: R = (2^l - 1) / 2^l_max; l_max = 2 here.
+    # Burges: R = (2^l - 1) / 2^l_max with l_max the top grade of the label scale.
     y, s = [2, 1, 0], [3, 2, 1]
     r = [(2**2 - 1) / 4, (2**1 - 1) / 4, 0.0]
     expected = r[0] + (1 - r[0]) * r[1] / 2 + (1 - r[0]) * (1 - r[1]) * r[2] / 3
-    assert evaluate(y, s, metric="ERR:type=Graded") == pytest.approx(expected)
+    assert evaluate(y, s, metric="ERR:type=Graded;max_label=2") == pytest.approx(expected)
     r4 = [(2**2 - 1) / 16, (2**1 - 1) / 16]
-    assert evaluate(y, s, metric="ERR:type=Graded;max_label=4") == pytest.approx(
-        r4[0] + (1 - r4[0]) * r4[1] / 2)
+    expected4 = r4[0] + (1 - r4[0]) * r4[1] / 2
+    assert evaluate(y, s, metric="ERR:type=Graded;max_label=4") == pytest.approx(expected4)
+    # default: the 0-4 scale, not the data's maximum (2 here)
+    assert evaluate(y, s, metric="ERR:type=Graded") == pytest.approx(expected4)
+
+
+def test_err_graded_query_value_independent_of_other_queries():
+    y, s = [2, 1, 0], [3, 2, 1]
+    alone = evaluate(y, s, metric="ERR:type=Graded", per_query=True)
+    with_other = evaluate(y + [4, 0], s + [1, 2], qid=[1, 1, 1, 2, 2], metric="ERR:type=Graded",
+                          per_query=True)
+    assert with_other[0] == pytest.approx(alone[0])
+
+
+def test_err_graded_label_above_max_label_names_metric_and_label():
+    with pytest.raises(ValueError, match=r"ERR:type=Graded has max_label=4 but row 1 has label 5"):
+        evaluate([0, 5], [0.1, 0.2], metric="ERR:type=Graded")
+    with pytest.raises(ValueError, match="max_label >= 0"):
+        evaluate([0, 1], [0.1, 0.2], metric="ERR:type=Graded;max_label=-1")
+
+
+def test_huge_labels_never_nan_nor_overflow():
+    # ERR: R = 2^(l - l_max) - 2^-l_max, no 2^l formed: label 1500 of a 0-1500 scale is R ~ 1
+    value = evaluate([1500, 0], [0.2, 0.1], metric="ERR:type=Graded;max_label=1500")
+    assert value == pytest.approx(1.0)
+    value = evaluate([1499, 0], [0.2, 0.1], metric="ERR:type=Graded;max_label=1500")
+    assert value == pytest.approx(0.5)
+    for metric in ("NDCG:type=Exp", "DCG:type=Exp", "FilteredDCG:type=Exp"):
+        with pytest.raises(ValueError, match=metric.replace(":", ":") + r": label 1024 \(row 1\)"):
+            evaluate([0, 1024, 1], [0.1, 0.2, 0.3], metric=metric)
+    # type=Base takes any label
+    assert np.isfinite(evaluate([0, 1024, 1], [0.1, 0.2, 0.3], metric="NDCG"))
 
 
 def test_empty_query_conventions():

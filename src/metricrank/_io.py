@@ -3,6 +3,11 @@
 Reading transparently decompresses ``.gz``/``.bz2``; writing goes to a
 temporary file in the target directory and is renamed into place only on
 success, so a crash never leaves a half-written file.
+
+What is never replaced: ``-`` means standard output; a device, FIFO or
+socket (``/dev/stdout``, ``/dev/null``, a named pipe) is written through
+directly; a symbolic link is followed and its *target* is replaced
+atomically, so the link itself stays a link.
 """
 
 from __future__ import annotations
@@ -11,10 +16,17 @@ import bz2
 import contextlib
 import gzip
 import os
+import stat
+import sys
 import tempfile
 from typing import IO, Iterator
 
-__all__ = ["atomic_write", "compression_of", "open_read"]
+__all__ = ["atomic_write", "compression_of", "is_stdout", "open_read"]
+
+
+def is_stdout(path) -> bool:
+    """Whether ``path`` is ``-`` (standard output)."""
+    return isinstance(path, str) and path == "-"
 
 
 def compression_of(path) -> str | None:
@@ -43,6 +55,60 @@ def _current_umask() -> int:
     return mask
 
 
+def _write_through(path: str) -> bool:
+    """Whether ``path`` must be written in place: it is (or a symlink leads to)
+    ``/dev/...``, ``/proc/...`` or anything that exists and is not a regular file."""
+    p = os.path.abspath(path)
+    for _ in range(40):
+        if p.startswith(("/dev/", "/proc/")):
+            return True
+        if not os.path.islink(p):
+            break
+        p = os.path.abspath(os.path.join(os.path.dirname(p), os.readlink(p)))
+    try:
+        st = os.stat(p)
+    except OSError:
+        return False
+    return not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode))
+
+
+@contextlib.contextmanager
+def _compressed(raw, path) -> Iterator[IO[bytes]]:
+    comp = compression_of(path)
+    if comp == "gz":
+        # mtime=0 and no file name: identical input gives identical bytes.
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as stream:
+            yield stream
+    elif comp == "bz2":
+        with bz2.BZ2File(raw, "wb") as stream:
+            yield stream
+    else:
+        yield raw
+
+
+class _Unclosed:
+    """Write-through view of a stream that must stay open (standard output)."""
+
+    def __init__(self, raw):
+        self._raw = raw
+
+    def __getattr__(self, name):
+        return getattr(self._raw, name)
+
+    def write(self, data):
+        return self._raw.write(data)
+
+    def writable(self):
+        return True
+
+    def close(self):
+        self._raw.flush()
+
+    @property
+    def closed(self):
+        return False
+
+
 @contextlib.contextmanager
 def atomic_write(path) -> Iterator[IO[bytes]]:
     """Binary stream whose content replaces ``path`` atomically on success.
@@ -51,30 +117,47 @@ def atomic_write(path) -> Iterator[IO[bytes]]:
     :func:`os.replace` is a rename within one file system), compressed when
     ``path`` ends in ``.gz`` or ``.bz2``. On any exception the temporary file
     is removed and ``path`` is left untouched.
+
+    ``path == "-"`` writes to standard output. A path that is a device, a
+    FIFO or a socket is opened and written directly (it cannot be replaced,
+    and must not be: replacing ``/dev/stdout`` as root would turn it into a
+    regular file). A symbolic link is resolved first, so its target is
+    replaced and the link is kept.
     """
+    if is_stdout(path):
+        out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+        if out is None:  # pragma: no cover - stdout replaced by a text-only object
+            raise OSError("standard output does not accept bytes")
+        sys.stdout.flush()
+        with _compressed(_Unclosed(out), "") as stream:
+            yield stream
+        out.flush()
+        return
     path = os.fspath(path)
+    if _write_through(path):
+        # device, FIFO, socket, /dev/stdout: append through it, never replace it
+        with open(path, "ab") as raw, _compressed(raw, path) as stream:
+            yield stream
+        return
+    if os.path.islink(path):
+        path = os.path.realpath(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(f"{path} is a directory, not a file")
     directory = os.path.dirname(os.path.abspath(path))
     base = os.path.basename(path)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as raw:
-            comp = compression_of(path)
-            if comp == "gz":
-                # mtime=0 and no file name: identical input gives identical bytes.
-                stream = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
-            elif comp == "bz2":
-                stream = bz2.BZ2File(raw, "wb")
-            else:
-                stream = None
-            if stream is None:
-                yield raw
-            else:
-                with stream:
-                    yield stream
+            with _compressed(raw, path) as stream:
+                yield stream
             raw.flush()
             os.fsync(raw.fileno())
-        if os.path.exists(path):
-            mode = os.stat(path).st_mode & 0o7777
+        if st is not None:
+            mode = st.st_mode & 0o7777
         else:
             mode = 0o666 & ~_current_umask()
         os.chmod(tmp, mode)

@@ -5,6 +5,10 @@ Examples
 ``metricrank train --train train.txt --valid vali.txt --objective lambda:MAP --trees 300 --out model.json``
 ``metricrank predict --model model.json --data test.txt --out scores.txt``
 ``metricrank eval --data test.txt --scores scores.txt --metric NDCG:top=10 --metric MAP``
+
+Results go to stdout, progress, warnings and errors to stderr. Every error is
+one line ``metricrank: error: ...`` with exit status 2 (bad input) or 1 (the
+system: a directory, a permission, a full disk).
 """
 
 from __future__ import annotations
@@ -13,13 +17,14 @@ import argparse
 import csv
 import io
 import json
+import os
 import sys
 
 import numpy as np
 
 from ._cli_analyze import add_parsers as add_analyze_parsers
 from ._cli_train import add_parsers as add_train_parsers
-from ._io import atomic_write, open_read
+from ._io import atomic_write, is_stdout, open_read
 
 PRESET_CHOICES = ("catboost", "lightgbm", "xgboost", "trec_eval")
 
@@ -36,8 +41,12 @@ def load_scores(path, n_rows: int) -> np.ndarray:
             text = raw.strip()
             if not text:
                 raise CLIError(f"{path}, line {lineno}: empty line; expected one score per line")
+            fields = text.split()
+            if len(fields) != 1:
+                raise CLIError(f"{path}, line {lineno}: {len(fields)} columns ({text[:40]!r}); "
+                               f"expected one score per line")
             try:
-                value = float(text.split()[0])
+                value = float(fields[0])
             except ValueError:
                 raise CLIError(f"{path}, line {lineno}: {text[:40]!r} is not a number") from None
             if not np.isfinite(value):
@@ -48,13 +57,66 @@ def load_scores(path, n_rows: int) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
+def _check_input_file(path, option: str) -> None:
+    if is_stdout(path):
+        raise CLIError(f"{option}: reading from standard input is not supported; give a file")
+    if not os.path.exists(path):
+        raise CLIError(f"{option}: {path}: no such file")
+    if os.path.isdir(path):
+        raise CLIError(f"{option}: {path} is a directory, not a file")
+    if not os.access(path, os.R_OK):
+        raise CLIError(f"{option}: {path}: permission denied")
+
+
+def check_output_file(path, option: str) -> None:
+    """Fail before long work if ``path`` cannot be written (``-`` = stdout is always fine)."""
+    if path is None or is_stdout(path):
+        return
+    if os.path.isdir(path):
+        raise CLIError(f"{option}: {path} is a directory, not a file")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise CLIError(f"{option}: {path}: permission denied")
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise CLIError(f"{option}: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise CLIError(f"{option}: directory {directory} is not writable")
+
+
+def check_output_dir(path, option: str) -> None:
+    """Fail before long work if directory ``path`` cannot be created or written."""
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        raise CLIError(f"{option}: {probe} exists and is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise CLIError(f"{option}: {probe} is not writable")
+
+
 def _cmd_eval(args) -> int:
     from .data import load_letor
-    from .metrics import evaluate_many
+    from .metrics import evaluate_many, get_metric
+
+    specs = args.metric or ["NDCG:top=10"]
+    for spec in specs:  # every spec parses before any file is read
+        try:
+            get_metric(spec, preset=args.preset)
+        except ValueError as err:
+            raise CLIError(f"--metric {spec!r}: {err}") from None
+    _check_input_file(args.data, "--data")
+    _check_input_file(args.scores, "--scores")
+    if args.query_file is not None:
+        _check_input_file(args.query_file, "--query-file")
+    check_output_file(args.per_query, "--per-query")
 
     data = load_letor(args.data, query_file=args.query_file)
     scores = load_scores(args.scores, len(data))
-    specs = args.metric or ["NDCG:top=10"]
     results = evaluate_many(data, scores, specs, preset=args.preset)
     if args.per_query:
         _write_per_query(args.per_query, data, results)
@@ -62,12 +124,14 @@ def _cmd_eval(args) -> int:
         json.dump({r.spec: r.value for r in results}, sys.stdout)
         sys.stdout.write("\n")
     else:
+        # with --per-query - the CSV is stdout's result; the summary goes to stderr
         _print_table(
             f"{args.data} ({data.n_queries} queries, {len(data)} documents)",
             ["metric", "value", "queries counted"],
             [[r.spec, f"{r.value:.6f}",
               str(r.n_counted) if r.per_query.shape[0] == data.n_queries else "all rows (global)"]
              for r in results],
+            stderr=is_stdout(args.per_query),
         )
     return 0
 
@@ -89,7 +153,7 @@ def _write_per_query(path, data, results) -> None:
         text.detach()
 
 
-def _print_table(title, header, rows) -> None:
+def _print_table(title, header, rows, stderr: bool = False) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -98,20 +162,39 @@ def _print_table(title, header, rows) -> None:
         table.add_column(name, justify="left" if i == 0 else "right")
     for row in rows:
         table.add_row(*row)
-    Console().print(table)
+    Console(stderr=stderr).print(table)
 
 
-def _cmd_metrics(args) -> int:
+def format_metrics(width: int = 80) -> str:
+    """Plain-text listing of every metric, wrapped to ``width`` columns."""
+    import textwrap
+
     from .metrics import REGISTRY
     from .metrics._base import REQUIRED
 
-    rows = []
+    body = textwrap.TextWrapper(width=width, initial_indent="    ", subsequent_indent="    ")
+    lines = []
     for name in sorted(REGISTRY):
         d = REGISTRY[name]
-        params = ", ".join(f"{p.name} (required)" if p.default is REQUIRED else f"{p.name}={p.default}"
-                           for p in d.params)
-        rows.append([name, "higher" if d.higher_is_better else "lower", params, d.doc])
-    _print_table("metricrank metrics", ["metric", "better", "parameters (defaults)", "definition"], rows)
+        head = f"{name} ({'higher' if d.higher_is_better else 'lower'} is better)"
+        if d.aliases:
+            head += f"; alias: {', '.join(d.aliases)}"
+        lines.extend(textwrap.wrap(head, width=width, subsequent_indent="    "))
+        lines.extend(body.wrap(d.doc))
+        for p in d.params:
+            default = "required" if p.default is REQUIRED else f"default {p.default}"
+            param = textwrap.TextWrapper(width=width, initial_indent=f"      {p.name}: ",
+                                         subsequent_indent="        ")
+            lines.extend(param.wrap(f"{p.doc} ({default})" if p.doc else f"({default})"))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _cmd_metrics(args) -> int:
+    import shutil
+
+    width = args.width or min(shutil.get_terminal_size((80, 24)).columns, 100)
+    print(format_metrics(max(width, 40)))
     return 0
 
 
@@ -133,56 +216,123 @@ EXPERIMENTS = {
 def _cmd_experiment(args) -> int:
     import importlib
 
-    module = importlib.import_module(f".experiments.{EXPERIMENTS[args.name][0]}", __package__)
     out = args.out or f"reports/{EXPERIMENTS[args.name][0]}"
+    check_output_dir(out, "--out")
+    if args.data_dir is not None and not os.path.isdir(args.data_dir):
+        raise CLIError(f"--data-dir: {args.data_dir} is not a directory")
+    module = importlib.import_module(f".experiments.{EXPERIMENTS[args.name][0]}", __package__)
     report = module.run(data_dir=args.data_dir, out_dir=out)
     print(report)
-    print(f"written to {out}/report.md")
+    print(f"written to {out}/report.md", file=sys.stderr)
     return 0
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help with every option's default; descriptions keep their line breaks.
+
+    An option whose help already says ``default`` (or that is required, or a
+    positional) is left as written; otherwise ``(default: X)`` is appended.
+    """
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if ("default" in text or action.required or not action.option_strings
+                or action.default in (None, argparse.SUPPRESS) or action.nargs == 0):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="metricrank", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="metricrank", description=__doc__.splitlines()[0],
+                                     formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"metricrank {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_train_parsers(sub, PRESET_CHOICES)
     add_analyze_parsers(sub, PRESET_CHOICES)
 
-    ev = sub.add_parser("eval", help="evaluate scores against a LETOR/SVMlight file")
+    ev = sub.add_parser("eval", help="evaluate scores against a LETOR/SVMlight file",
+                        description="Evaluate one score per data row. Results go to stdout; "
+                                    "warnings and errors to stderr.",
+                        formatter_class=_HelpFormatter)
     ev.add_argument("--data", required=True, help="LETOR/SVMlight file (.gz/.bz2 ok)")
-    ev.add_argument("--scores", required=True, help="one score per line, in the data file's row order")
+    ev.add_argument("--scores", required=True,
+                    help="one score per line (a single column), in the data file's row order")
     ev.add_argument("--metric", action="append", metavar="SPEC",
-                    help="metric spec, e.g. NDCG:top=10;type=Exp or ndcg@10 (repeatable)")
-    ev.add_argument("--preset", choices=PRESET_CHOICES, help="conventions for unset parameters")
-    ev.add_argument("--query-file", help="group sizes file for data without qid (default: DATA.query)")
-    ev.add_argument("--per-query", metavar="CSV", help="write per-query values to this CSV file")
-    ev.add_argument("--format", choices=("table", "json"), default="table")
+                    help="metric spec, e.g. NDCG:top=10;type=Exp or ndcg@10 (repeatable; "
+                         "default: NDCG:top=10)")
+    ev.add_argument("--preset", choices=PRESET_CHOICES,
+                    help="conventions for unset parameters (default: each metric's own)")
+    ev.add_argument("--query-file",
+                    help="group sizes file for data without qid (default: DATA.query or DATA.group "
+                         "if present, else the whole file is one query, with a warning)")
+    ev.add_argument("--per-query", metavar="CSV",
+                    help="write per-query values to this CSV file; - = stdout (the summary table "
+                         "then goes to stderr) (default: not written)")
+    ev.add_argument("--format", choices=("table", "json"), default="table", help="output format")
     ev.set_defaults(func=_cmd_eval)
 
-    ls = sub.add_parser("metrics", help="list every metric with its parameters")
+    ls = sub.add_parser("metrics", help="list every metric with its parameters",
+                        formatter_class=_HelpFormatter)
+    ls.add_argument("--width", type=int, default=None,
+                    help="wrap at this many columns (default: terminal width, at most 100)")
     ls.set_defaults(func=_cmd_metrics)
 
     ex = sub.add_parser("experiment", help="reproduce a paper's experiment (tables as Markdown, plots as PNG)",
                         description="\n".join(f"{k}: {v[1]}" for k, v in EXPERIMENTS.items()),
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ex.add_argument("name", choices=sorted(EXPERIMENTS))
+                        formatter_class=_HelpFormatter)
+    ex.add_argument("name", choices=sorted(EXPERIMENTS), help="the experiment")
     ex.add_argument("--data-dir", help="shared data directory (default: $METRICRANK_DATA or ../shared/data)")
     ex.add_argument("--out", help="report directory (default: reports/<experiment>)")
     ex.set_defaults(func=_cmd_experiment)
 
-    demo = sub.add_parser("demo", help="compare rankers on built-in synthetic data")
-    demo.add_argument("--queries", type=int, default=300)
-    demo.add_argument("--seed", type=int, default=0)
+    demo = sub.add_parser("demo", help="compare rankers on built-in synthetic data",
+                          formatter_class=_HelpFormatter)
+    demo.add_argument("--queries", type=int, default=300, help="number of synthetic queries")
+    demo.add_argument("--seed", type=int, default=0, help="random seed")
     demo.set_defaults(func=_cmd_demo)
     return parser
 
 
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split()) or type(err).__name__
+    if isinstance(err, OSError) and err.strerror and err.filename is not None:
+        text = f"{err.filename}: {err.strerror}"
+    if not isinstance(err, (CLIError, ValueError, OSError)):
+        text = f"{type(err).__name__}: {text}"
+    return text
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"metricrank: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
+    """Run one command; every error is one line ``metricrank: error: ...`` and a non-zero status
+    (2 for bad input, 1 for a failure of the system: file system, memory, ...)."""
+    import warnings
+
     args = build_parser().parse_args(argv)
+    saved = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
         return args.func(args)
-    except (CLIError, ValueError, FileNotFoundError) as err:
-        print(f"metricrank {args.command}: error: {err}", file=sys.stderr)
+    except (CLIError, ValueError, LookupError, TypeError) as err:
+        print(f"metricrank: error: {_one_line(err)}", file=sys.stderr)
         return 2
+    except (OSError, MemoryError, RuntimeError) as err:
+        print(f"metricrank: error: {_one_line(err)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("metricrank: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        warnings.showwarning = saved
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,7 +2,7 @@
 side files (query sizes, pairs, group weights) and synthetic data."""
 
 from .dataset import RankingDataset
-from .letor import load_letor, save_letor
+from .letor import OneQueryWarning, load_letor, save_letor
 from .sidecars import (
     load_group_weights,
     load_pairs,
@@ -14,6 +14,7 @@ from .sidecars import (
 from .synthetic import make_ltr
 
 __all__ = [
+    "OneQueryWarning",
     "RankingDataset",
     "load_group_weights",
     "load_letor",

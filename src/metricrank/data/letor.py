@@ -21,6 +21,7 @@ from __future__ import annotations
 import operator
 import os
 import re
+import warnings
 from array import array
 
 import numpy as np
@@ -32,7 +33,12 @@ from .dataset import RankingDataset
 from .._io import atomic_write, compression_of, open_read
 from .sidecars import load_query_file, save_query_file
 
-__all__ = ["load_letor", "save_letor"]
+__all__ = ["OneQueryWarning", "load_letor", "save_letor"]
+
+
+class OneQueryWarning(UserWarning):
+    """A file without ``qid`` and without a query file was read as a single query."""
+
 
 _DOCID_RE = re.compile(rb"docid\s*=\s*(\S+)")
 
@@ -252,7 +258,9 @@ def load_letor(
         Query sizes (one per line) for a file without ``qid``. By default
         ``<path>.query`` or ``<path>.group`` is used when it exists (LightGBM's
         convention; for ``x.gz``, ``x.query`` is tried too). A file without
-        ``qid`` and without a query file is treated as ONE query. If the file
+        ``qid`` and without a query file is treated as ONE query and a
+        :class:`OneQueryWarning` says so (the CLI prints it as one line on
+        stderr). If the file
         has ``qid`` and ``query_file`` is given explicitly, both must agree;
         an adjacent query file is ignored.
     zero_based : bool or "auto", default=False
@@ -377,6 +385,12 @@ def load_letor(
             except ValueError as exc:
                 raise ValueError(f"{path} with query file {qf}: {exc}") from None
         else:
+            if n_rows > 1:
+                warnings.warn(
+                    f"{path} has no qid and no query file ({os.path.basename(path)}.query): "
+                    f"all {n_rows} rows are treated as one query",
+                    OneQueryWarning, stacklevel=2,
+                )
             group_ptr = np.array([0, n_rows], dtype=np.int64)
 
     # Storage.

@@ -40,15 +40,30 @@ def make_ltr(
     noise=1.0,
     random_state=0,
     sparse=False,
+    relevance="linear",
 ) -> RankingDataset:
     """Generate a synthetic ranking data set with graded labels.
 
-    Labels are drawn independently from ``label_probs``. The first
-    ``n_informative`` features are ``w_j * label + noise * N(0, 1)``; the
-    others are pure noise. Every query then gets its own offset and scale
-    for every feature (``x = offset_q + scale_q * (...)``), so absolute
-    feature values differ between queries and per-query normalisation
-    helps, as with real retrieval features.
+    ``relevance="linear"`` (the default, unchanged): labels are drawn
+    independently from ``label_probs``. The first ``n_informative`` features
+    are ``w_j * label + noise * N(0, 1)``; the others are pure noise. Every
+    query then gets its own offset and scale for every feature
+    (``x = offset_q + scale_q * (...)``), so absolute feature values differ
+    between queries and per-query normalisation helps, as with real
+    retrieval features. A linear scorer is close to optimal here.
+
+    ``relevance="nonlinear"``: as in web-search data, where boosted trees beat
+    linear models, relevance is a nonlinear function of the features. The
+    informative features ``z_1..z_m`` are N(0, 1); the latent relevance is
+
+        ``f = sum_j a_j 1[z_j > t_j] + sum_j b_j z_j z_(j+1 mod m)``
+
+    (thresholds ``t_j`` in -0.5..0.5, steps ``|a_j|`` in 1..2, interactions
+    ``|b_j|`` in 0.5..1.5; with ``m = 1``, ``b z^2``), standardised, plus
+    ``0.5 * noise * N(0, 1)``. Labels cut this latent value at the quantiles
+    of ``label_probs``, so the label distribution is as requested. The noise
+    features get the per-query offset and scale; the informative ones are
+    already comparable across queries (like normalised BM25 or PageRank).
 
     Parameters
     ----------
@@ -71,6 +86,9 @@ def make_ltr(
         Same seed, same data.
     sparse : bool, default=False
         If True, ``X`` is CSR and about 80% of the noise-feature entries are 0.
+    relevance : {"linear", "nonlinear"}, default="linear"
+        How labels depend on the features (see above). Same seed, same data,
+        for either.
 
     Returns
     -------
@@ -103,6 +121,8 @@ def make_ltr(
         raise ValueError(f"n_labels must be >= 1, got {n_labels}")
     if noise < 0:
         raise ValueError(f"noise must be >= 0, got {noise}")
+    if relevance not in ("linear", "nonlinear"):
+        raise ValueError(f"relevance must be 'linear' or 'nonlinear', got {relevance!r}")
     if label_probs is None:
         probs = default_label_probs(n_labels)
     else:
@@ -117,6 +137,10 @@ def make_ltr(
     np.cumsum(sizes, out=group_ptr[1:])
     n = int(group_ptr[-1])
     qid = np.repeat(np.arange(n_queries, dtype=np.int64), sizes)
+
+    if relevance == "nonlinear":
+        X, y = _nonlinear(rng, qid, n, n_queries, n_features, n_informative, probs, noise, sparse)
+        return _finish(X, y, sparse, group_ptr, qid, sizes, n)
 
     y = rng.choice(n_labels, size=n, p=probs).astype(np.float64)
     w = rng.uniform(0.5, 1.5, size=n_informative) * rng.choice([-1.0, 1.0], size=n_informative)
@@ -143,6 +167,42 @@ def make_ltr(
             noise_part = block[:, n_informative:]
             noise_part[rng.random(noise_part.shape) < 0.8] = 0.0
 
+    return _finish(X, y, sparse, group_ptr, qid, sizes, n)
+
+
+def _nonlinear(rng, qid, n, n_queries, n_features, n_informative, probs, noise, sparse):
+    """Features first, then labels from a nonlinear latent relevance (see :func:`make_ltr`)."""
+    m = n_informative
+    X = rng.standard_normal((n, n_features))
+    if m:
+        Z = X[:, :m]
+        t = rng.uniform(-0.5, 0.5, size=m)
+        a = rng.uniform(1.0, 2.0, size=m) * rng.choice([-1.0, 1.0], size=m)
+        b = rng.uniform(0.5, 1.5, size=m) * rng.choice([-1.0, 1.0], size=m)
+        f = ((Z > t) * a).sum(axis=1)
+        if m == 1:
+            f += b[0] * Z[:, 0] ** 2
+        else:
+            f += (Z * np.roll(Z, -1, axis=1) * b).sum(axis=1)
+        sd = f.std()
+        f = (f - f.mean()) / (sd if sd > 0 else 1.0)
+    else:
+        f = np.zeros(n)
+    latent = f + 0.5 * noise * rng.standard_normal(n)
+    cuts = np.quantile(latent, np.cumsum(probs)[:-1]) if n else np.zeros(0)
+    y = np.searchsorted(cuts, latent, side="right").astype(np.float64)
+    if n_features > m:
+        offsets = rng.normal(0.0, 2.0, size=(n_queries, n_features - m))
+        scales = rng.uniform(0.5, 2.0, size=n_queries)
+        noise_part = X[:, m:]
+        noise_part *= scales[qid, None]
+        noise_part += offsets[qid]
+        if sparse:
+            noise_part[rng.random(noise_part.shape) < 0.8] = 0.0
+    return X, y
+
+
+def _finish(X, y, sparse, group_ptr, qid, sizes, n) -> RankingDataset:
     if sparse:
         X = sp.csr_matrix(X)
 

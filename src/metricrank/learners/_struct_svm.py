@@ -59,7 +59,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from ..data import RankingDataset
-from ._inputs import check_features
+from ._sklearn_compat import RankerContractMixin
 
 __all__ = [
     "StructSVMFitReport",
@@ -414,13 +414,7 @@ def cutting_plane(X, rel, group_ptr, oracle, *, C, epsilon, max_iter, loss, verb
 # --------------------------------------------------------------------------------------
 # Estimator base
 # --------------------------------------------------------------------------------------
-def _validated_data(X, y, qid, group):
-    if group is not None and qid is not None:
-        raise ValueError("pass at most one of qid and group")
-    return RankingDataset(X, y, qid=qid, group=group)
-
-
-class StructSVMBase(BaseEstimator):
+class StructSVMBase(RankerContractMixin, BaseEstimator):
     """Shared ``fit`` / ``predict`` of :class:`SVMMAP` and :class:`SVMROCArea`.
 
     Subclasses set ``_loss`` and implement ``_oracle``.
@@ -431,12 +425,14 @@ class StructSVMBase(BaseEstimator):
     def _oracle(self, scores, rel, group_ptr):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def fit(self, X, y, *, qid=None, group=None):
+    def fit(self, X, y=None, *, qid=None, group=None):
         """Train by Algorithm 1.
 
         Parameters
         ----------
-        X : array-like or scipy.sparse matrix of shape (n_docs, n_features)
+        X : array-like or scipy.sparse matrix of shape (n_docs, n_features), or RankingDataset
+            A RankingDataset carries ``y`` and the queries (then leave ``y``,
+            ``qid`` and ``group`` None).
         y : array-like of shape (n_docs,)
             Labels; ``label > border`` is relevant.
         qid : array-like of shape (n_docs,), optional
@@ -461,7 +457,7 @@ class StructSVMBase(BaseEstimator):
         C = check_positive(self.C, "C")
         epsilon = check_positive(self.epsilon, "epsilon")
         max_iter = check_max_iter(self.max_iter)
-        ds = _validated_data(X, y, qid, group)
+        ds = self._training_data(X, y, qid, group)
         data = ds.X.data if sp.issparse(ds.X) else ds.X
         if not np.all(np.isfinite(data)):
             raise ValueError("X must be finite (no NaN or inf)")
@@ -472,8 +468,8 @@ class StructSVMBase(BaseEstimator):
         if n_pos == 0 or n_pos == rel.size:
             kind = "relevant" if n_pos == 0 else "non-relevant"
             raise ValueError(
-                f"the training set has no {kind} document (label > border={self.border}); "
-                f"{type(self).__name__} needs both classes"
+                f"the training set has only one class: no {kind} document (label > "
+                f"border={self.border}); {type(self).__name__} needs both classes"
             )
         use = usable_queries(rel, ds.group_ptr)
         if not use.any():
@@ -491,15 +487,14 @@ class StructSVMBase(BaseEstimator):
                                    n_queries_skipped=int(ds.n_queries - use.sum()))
         self.coef_ = w
         self.n_iter_ = report.n_iter
-        self.n_features_in_ = ds.n_features
         return self
 
     def decision_function(self, X):
-        """Scores ``w^T phi(d)``; sorting them in descending order is the predicted ranking."""
-        from sklearn.utils.validation import check_is_fitted
+        """Scores ``w^T phi(d)``; sorting them in descending order is the predicted ranking.
 
-        check_is_fitted(self, "coef_")
-        X = check_features(X, n_features=self.n_features_in_)
+        ``X``: array-like, sparse matrix or RankingDataset.
+        """
+        X, _ = self._predict_data(X)
         return np.asarray(X @ self.coef_, dtype=np.float64).ravel()
 
     def predict(self, X):

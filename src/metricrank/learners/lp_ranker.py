@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.metrics.pairwise import pairwise_kernels
-from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..data import RankingDataset
+from ._sklearn_compat import RankerContractMixin
 from ._lp_chunking import LPSolveError, enumerate_pairs, solve_chunked, solve_pair_lp
 
 __all__ = ["LPFitReport", "LPRanker", "LPSolveError"]
@@ -102,7 +102,7 @@ def _check_int(name, value, *, low=1, allow_none=False):
     return int(value)
 
 
-class LPRanker(BaseEstimator):
+class LPRanker(RankerContractMixin, BaseEstimator):
     """Kernel ranker that maximises an approximation of AUC by linear programming.
 
     Parameters
@@ -276,7 +276,10 @@ class LPRanker(BaseEstimator):
                                 coef0=float(self.coef0))
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y, *, qid=None):
+    _fitted_attr = "alpha_"
+    _accept_sparse = False
+
+    def fit(self, X, y=None, *, qid=None):
         """Solve the LP on the training set.
 
         Parameters
@@ -294,14 +297,17 @@ class LPRanker(BaseEstimator):
         """
         t_start = time.perf_counter()
         self._check_params()
-        X = check_array(X, dtype=np.float64)
+        ds = self._training_data(X, y, qid)
+        if isinstance(X, RankingDataset):
+            qid = np.repeat(np.arange(ds.n_queries), ds.query_sizes)
+        X, y = np.asarray(ds.X, dtype=np.float64), ds.y
         positive = self._binary_labels(y)
         if positive.shape[0] != X.shape[0]:
             raise ValueError(f"y has {positive.shape[0]} labels but X has {X.shape[0]} rows")
         n_pos = int(positive.sum())
         if n_pos == 0 or n_pos == positive.size:
             raise ValueError(
-                f"the training set has a single class ({n_pos} positive of {positive.size}); "
+                f"the training set has a single class ({n_pos} positive of {positive.size}: one class); "
                 "the LP ranker needs both positives and negatives"
             )
         group_ptr = np.array([0, X.shape[0]], dtype=np.int64)
@@ -317,7 +323,6 @@ class LPRanker(BaseEstimator):
             pairs = pairs[np.sort(rng.choice(n_full, size=self.max_pairs, replace=False))]
             exact = False
 
-        self.n_features_in_ = X.shape[1]
         if self.gamma == "scale":
             var = X.var()
             self.gamma_ = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
@@ -366,10 +371,7 @@ class LPRanker(BaseEstimator):
         -------
         scores : ndarray of shape (n_samples,)
         """
-        check_is_fitted(self, "alpha_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but LPRanker was fitted with {self.n_features_in_}")
+        X, _ = self._predict_data(X)
         if self.support_.size == 0:
             return np.zeros(X.shape[0])
         return self._kernel(X, self.ranking_vectors_) @ self.dual_coef_

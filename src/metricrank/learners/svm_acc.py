@@ -28,10 +28,9 @@ import scipy.sparse as sp
 from numba import njit, prange
 from sklearn.base import BaseEstimator
 from sklearn.svm import SVC, LinearSVC
-from sklearn.utils.validation import check_is_fitted
 
 from ..data import RankingDataset
-from ._inputs import check_features
+from ._sklearn_compat import RankerContractMixin
 from ._struct_svm import binary_relevance, check_max_iter, check_positive
 from .binning import ThresholdBinner
 
@@ -170,7 +169,7 @@ def best_threshold_accuracy(rel, scores):
     return float(correct[allowed].max() / n)
 
 
-class SVMAcc(BaseEstimator):
+class SVMAcc(RankerContractMixin, BaseEstimator):
     """Linear classification SVM used as a ranker (SVM-acc, acc2, acc3, acc4 of Yue et al.).
 
     ``acc``/``acc2`` train scikit-learn's ``LinearSVC`` (hinge loss, liblinear's
@@ -249,8 +248,12 @@ class SVMAcc(BaseEstimator):
             out[:, f] = np.searchsorted(thr, Z[:, f], side="left")
         return out
 
-    def fit(self, X, y, *, qid=None, group=None):
+    _fitted_attr = "svm_"
+
+    def fit(self, X, y=None, *, qid=None, group=None):
         """Train the classifier on the documents.
+
+        ``X`` may be a RankingDataset (labels and queries included).
 
         Raises
         ------
@@ -267,9 +270,7 @@ class SVMAcc(BaseEstimator):
         k = self.n_thresholds
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 0:
             raise ValueError(f"n_thresholds must be an integer >= 0; got {k!r}")
-        if qid is not None and group is not None:
-            raise ValueError("pass at most one of qid and group")
-        ds = RankingDataset(X, y, qid=qid, group=group)
+        ds = self._training_data(X, y, qid, group)
         Xd = ds.X
         data = Xd.data if sp.issparse(Xd) else Xd
         if not np.all(np.isfinite(data)):
@@ -278,8 +279,9 @@ class SVMAcc(BaseEstimator):
         n_pos = int(rel.sum())
         n_neg = rel.size - n_pos
         if n_pos == 0 or n_neg == 0:
-            raise ValueError(f"the training set needs both relevant and non-relevant documents "
-                             f"(label > border={self.border}); got {n_pos} relevant and {n_neg} not")
+            raise ValueError(f"the training set has only one class: it needs both relevant and "
+                             f"non-relevant documents (label > border={self.border}); got {n_pos} "
+                             f"relevant and {n_neg} not")
         self.class_weight_ = {0: 1.0, 1: n_neg / n_pos} if self.variant == "acc2" else {0: 1.0, 1: 1.0}
         self.binner_ = None
         Z = self._transform(Xd, ds.group_ptr)
@@ -299,15 +301,17 @@ class SVMAcc(BaseEstimator):
                                   random_state=0)
             self.svm_.fit(Z, rel)
             self.n_iter_ = int(self.svm_.n_iter_)
-        self.n_features_in_ = ds.n_features
         return self
 
     def decision_function(self, X, *, qid=None, group=None):
-        """Signed distance to the separating hyperplane (the ranking score)."""
-        check_is_fitted(self, "svm_")
-        X = check_features(X, n_features=self.n_features_in_)
-        group_ptr = None
-        if self.variant in ("acc3", "acc4"):
+        """Signed distance to the separating hyperplane (the ranking score).
+
+        ``X`` may be a RankingDataset (its queries serve acc3/acc4).
+        """
+        X, group_ptr = self._predict_data(X)
+        if group_ptr is not None and (qid is not None or group is not None):
+            raise ValueError("pass either a RankingDataset or X with qid/group, not both")
+        if self.variant in ("acc3", "acc4") and group_ptr is None:
             if qid is None and group is None:
                 raise ValueError(f"variant {self.variant!r} normalises features per query: "
                                  "pass qid or group to predict")

@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, clone
 
 from ..data import RankingDataset
 from ..metrics import evaluate
+from ._sklearn_compat import RankerContractMixin
 from ._struct_svm import StructSVMBase, check_max_iter, check_positive, run_most_violated, usable_queries
 
 __all__ = ["SVMROCArea", "SVMROCAreaMultiClass", "roc_loss", "roc_most_violated"]
@@ -164,7 +165,7 @@ class SVMROCArea(StructSVMBase):
         return roc_most_violated(scores, rel, group_ptr)
 
 
-class SVMROCAreaMultiClass(BaseEstimator):
+class SVMROCAreaMultiClass(RankerContractMixin, BaseEstimator):
     """Welleck's multi-class baseline: one binary SVM-ROCArea per relevance class.
 
     For each class ``c = 1 .. L`` (``L`` the largest training label) a
@@ -205,12 +206,15 @@ class SVMROCAreaMultiClass(BaseEstimator):
         self.max_iter = max_iter
         self.verbose = verbose
 
-    def fit(self, X, y, *, qid=None, group=None):
-        """Fit one :class:`SVMROCArea` per relevance class; labels must be integers >= 0."""
+    def fit(self, X, y=None, *, qid=None, group=None):
+        """Fit one :class:`SVMROCArea` per relevance class; labels must be integers >= 0.
+
+        ``X`` may be a RankingDataset (labels and queries included).
+        """
         check_positive(self.C, "C")
         check_positive(self.epsilon, "epsilon")
         check_max_iter(self.max_iter)
-        ds = RankingDataset(X, y, qid=qid, group=group)
+        ds = self._training_data(X, y, qid, group)
         y = ds.y
         if np.any(y < 0) or np.any(y != np.round(y)):
             raise ValueError("SVMROCAreaMultiClass needs relevance classes: labels must be integers >= 0")
@@ -232,12 +236,12 @@ class SVMROCAreaMultiClass(BaseEstimator):
             coef = c * est.coef_ if coef is None else coef + c * est.coef_
         if not self.estimators_:
             raise ValueError("no relevance class could be trained: no query holds a class >= 1 "
-                             "together with another class")
+                             "together with another class (every query has one class)")
         self.classes_ = np.asarray(classes, dtype=np.int64)
         self.coef_ = coef
-        self.n_features_in_ = self.estimators_[0].n_features_in_
         return self
 
     def predict(self, X):
-        """Scores ``sum_c c * f_c(d)``."""
+        """Scores ``sum_c c * f_c(d)`` (``X``: array, sparse matrix or RankingDataset)."""
+        X, _ = self._predict_data(X)
         return sum(c * est.predict(X) for c, est in zip(self.classes_, self.estimators_))

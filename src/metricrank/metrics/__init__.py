@@ -7,9 +7,9 @@ Use :func:`evaluate` for one metric, :func:`evaluate_many` for several, and
 from ._base import MetricDef, MetricInput, Param
 from .conventions import PRESETS
 from .evaluate import EvaluationResult, evaluate, evaluate_many, make_input
-from .registry import REGISTRY, Metric, available_metrics, get_metric, parse_spec
+from .registry import ALIASES, REGISTRY, Metric, available_metrics, get_metric, parse_spec
 
 __all__ = [
-    "PRESETS", "REGISTRY", "EvaluationResult", "Metric", "MetricDef", "MetricInput", "Param",
+    "ALIASES", "PRESETS", "REGISTRY", "EvaluationResult", "Metric", "MetricDef", "MetricInput", "Param",
     "available_metrics", "evaluate", "evaluate_many", "get_metric", "make_input", "parse_spec",
 ]

@@ -28,8 +28,10 @@ Precision_micro@k (eq. 2) and Precision_macro@k (eq. 4)
     formulas are *algebraically identical*: pooling eq. 1 and averaging
     eq. 3 give the same number when every class has the same denominator
     ``k``. Both equal ``#(top-k documents with label in 1..C) / (C k)``
-    averaged over queries. We implement the formulas as written; the two
-    metrics therefore return the same values (tested). ``C`` is the number
+    averaged over queries. One name, one meaning: there is one metric,
+    ``PrecisionMicro``, and ``PrecisionMacro`` is an alias of it (both
+    names evaluate, to the same number; ``available_metrics()`` lists the
+    canonical name). ``C`` is the number
     of relevance classes: parameter ``classes``, default -1 = the largest
     label in the data set. The denominator is ``k`` even for queries with
     fewer than ``k`` documents (literal eq. 2/4; CatBoost's PrecisionAt uses
@@ -52,7 +54,10 @@ Precision is defined for every query (0 when nothing relevant is in the top).
 
 Complexity: one sort per query; the AUCs come from mid-rank sums
 (Mann-Whitney: ``AUC(c) = (R_c - n_c (n_c + 1) / 2) / (n_c (n - n_c))``),
-so all classes of a query cost O(n log n + L) with ``L`` the largest label.
+so all classes of a query cost O(n log n + L) with ``L`` the number of
+distinct labels in the data: labels are mapped to dense class ids
+(:func:`dense_classes`) before any per-class table is allocated, so memory and
+time follow the number of classes, not the largest label value.
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ from ._base import (
 )
 from ._ordering import TIE_POLICIES, rank_order
 
-__all__ = ["DEFINITIONS", "class_rank_sums", "class_auc_table"]
+__all__ = ["DEFINITIONS", "class_rank_sums", "class_auc_table", "dense_classes"]
 
 
 # --- label checks -------------------------------------------------------------------------
@@ -177,28 +182,35 @@ def _top_class_hits(y, score, key, group_ptr, ties, top, n_classes):
 
 # --- parts --------------------------------------------------------------------------------
 
-def _labels_int(y: np.ndarray) -> tuple[np.ndarray, int]:
-    lab = y.astype(np.int64)
-    return lab, int(lab.max()) + 1 if lab.size else 1
+def dense_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, ids)``: the distinct labels (sorted) and every row's dense class id.
+
+    Per-class tables are sized by the number of distinct labels, never by the
+    largest label value (a label of 10**6 among three classes costs three
+    columns, not a million).
+    """
+    classes, ids = np.unique(y, return_inverse=True)
+    return classes, ids.astype(np.int64).reshape(-1)
 
 
 def _class_auc(inp: MetricInput, params: dict):
     c = int(params["cls"])
-    lab, n_labels = _labels_int(inp.y)
+    classes, ids = dense_classes(inp.y)
     nq = inp.n_queries
-    if c < 0 or c >= n_labels:
+    col = int(np.searchsorted(classes, c))
+    if col >= classes.shape[0] or classes[col] != c:
         # the class never occurs: no query can be scored
         return np.zeros(nq), np.zeros(nq)
-    count, rank_sum = class_rank_sums(inp.score, lab, inp.group_ptr, n_labels)
+    count, rank_sum = class_rank_sums(inp.score, ids, inp.group_ptr, classes.shape[0])
     auc, defined = class_auc_table(count, rank_sum)
-    return mean_parts(np.nan_to_num(auc[:, c]), defined[:, c], inp.group_weight)
+    return mean_parts(np.nan_to_num(auc[:, col]), defined[:, col], inp.group_weight)
 
 
-def _mauc_from_table(count, rank_sum, classes):
+def _mauc_from_table(count, rank_sum, classes, relevant):
+    """``relevant``: boolean per column, True where the column's label is > 0."""
     auc, defined = class_auc_table(count, rank_sum)
     if classes == "relevant":
-        count = count.copy()
-        count[:, 0] = 0.0
+        count = count * relevant[None, :]
     present = count > 0
     total = count.sum(axis=1)
     # counted: some class is summed and each summed class has a complement
@@ -210,14 +222,15 @@ def _mauc_from_table(count, rank_sum, classes):
 
 
 def _mauc(inp: MetricInput, params: dict):
-    lab, n_labels = _labels_int(inp.y)
+    labels, ids = dense_classes(inp.y)
+    relevant = labels > 0
     if params["pooled"]:
         ptr = np.array([0, inp.y.shape[0]], dtype=np.int64)
-        count, rank_sum = class_rank_sums(inp.score, lab, ptr, n_labels)
-        values, ok = _mauc_from_table(count, rank_sum, params["classes"])
+        count, rank_sum = class_rank_sums(inp.score, ids, ptr, labels.shape[0])
+        values, ok = _mauc_from_table(count, rank_sum, params["classes"], relevant)
         return mean_parts(values, ok, np.ones(1))
-    count, rank_sum = class_rank_sums(inp.score, lab, inp.group_ptr, n_labels)
-    values, ok = _mauc_from_table(count, rank_sum, params["classes"])
+    count, rank_sum = class_rank_sums(inp.score, ids, inp.group_ptr, labels.shape[0])
+    values, ok = _mauc_from_table(count, rank_sum, params["classes"], relevant)
     return mean_parts(values, ok, inp.group_weight)
 
 
@@ -247,23 +260,15 @@ def _precision_hits(inp: MetricInput, params: dict):
     return hits, cut, n_classes
 
 
-def _precision_micro(inp: MetricInput, params: dict):
+def _precision(inp: MetricInput, params: dict):
     hits, cut, n_classes = _precision_hits(inp, params)
     nq = inp.n_queries
     if n_classes < 1:  # no relevance class in the data: undefined
         return np.zeros(nq), np.zeros(nq)
-    # eq. 2: mean over queries of sum_c n_ic / (C k)
+    # eq. 2: mean over queries of sum_c n_ic / (C k). Eq. 4 (with 1/n),
+    # (1/C) sum_c [(1/n) sum_i n_ic / k], is the same sum with the two sums
+    # swapped: query i contributes (1/C) sum_c n_ic / k = hits_i / (C k).
     return mean_parts(hits / (n_classes * cut), np.ones(nq, bool), inp.group_weight)
-
-
-def _precision_macro(inp: MetricInput, params: dict):
-    hits, cut, n_classes = _precision_hits(inp, params)
-    nq = inp.n_queries
-    if n_classes < 1:
-        return np.zeros(nq), np.zeros(nq)
-    # eq. 4 (with 1/n): (1/C) sum_c [(1/n) sum_i n_ic / k]. Swapping the sums,
-    # query i contributes (1/C) sum_c n_ic / k = hits_i / (C k) to the mean.
-    return mean_parts(hits / cut / n_classes, np.ones(nq, bool), inp.group_weight)
 
 
 # --- definitions --------------------------------------------------------------------------
@@ -307,19 +312,12 @@ DEFINITIONS: list[MetricDef] = [
         name="PrecisionMicro",
         params=(USE_WEIGHTS_FALSE, top_param(10, "cutoff k"), CLASSES_C, TIES),
         higher_is_better=True,
-        compute=_precision_micro,
-        check_labels=check_relevance_classes("PrecisionMicro"),
+        compute=_precision,
+        check_labels=check_relevance_classes("PrecisionMicro (alias PrecisionMacro)"),
         source="welleck",
-        doc="micro-averaged precision@k over relevance classes (Welleck eq. 2)",
-    ),
-    MetricDef(
-        name="PrecisionMacro",
-        params=(USE_WEIGHTS_FALSE, top_param(10, "cutoff k"), CLASSES_C, TIES),
-        higher_is_better=True,
-        compute=_precision_macro,
-        check_labels=check_relevance_classes("PrecisionMacro"),
-        source="welleck",
-        doc="macro-averaged precision@k over relevance classes (Welleck eq. 4)",
+        doc="precision@k over relevance classes 1..C (Welleck eq. 2; eq. 4, the macro "
+            "average, is the same number, so PrecisionMacro is an alias)",
+        aliases=("PrecisionMacro",),
     ),
     MetricDef(
         name="ROCArea",

@@ -19,6 +19,19 @@ labels in ranked order. Semantics follow CatBoost's documentation (seed
   relevant document has MAP 0, MRR 0 and RecallAt 1 (each adjustable with
   ``empty``).
 * FilteredDCG keeps the documents with score >= 0, in input order.
+* ERR ``type=Graded`` reads Burges' ``R = (2^l - 1) / 2^l_max`` (seed ``003``)
+  with ``l_max`` "the maximum label value" of the *label scale*: a constant,
+  ``max_label`` (default 4, the five-grade 0-4 scale of web-search data that
+  Burges and Chapelle et al. use; ``max_label=2`` for MQ2008). It is not
+  inferred from the data: the data set's maximum would make one query's value
+  depend on the other queries (and training and validation sets use
+  different scales), the query's own maximum would make a label's stopping
+  probability depend on its neighbours. A label above ``max_label`` is a
+  ValueError naming the metric, the row and the label; ``R`` is computed
+  without forming ``2^l``, so no label overflows.
+* ``type=Exp`` gains ``2^l - 1`` (DCG, NDCG, FilteredDCG) accept labels up to
+  1000; larger ones raise a ValueError naming the metric and the label
+  (``2^1024`` overflows float64 and NDCG would be ``inf/inf = NaN``).
 """
 
 from __future__ import annotations
@@ -236,13 +249,23 @@ def _pfound_parts(inp, params):
     return mean_parts(values, np.ones(values.shape, bool), inp.group_weight)
 
 
+#: largest label for which ``2^label`` times any realistic number of documents stays finite
+EXP_LABEL_LIMIT = 1000.0
+
+
 def err_probabilities(y: np.ndarray, params: dict) -> np.ndarray:
     """Stopping probabilities of ERR: labels themselves (``type=Probability``,
-    CatBoost) or Burges' graded mapping ``(2^l - 1) / 2^l_max`` (``type=Graded``)."""
+    CatBoost) or Burges' graded mapping ``R = (2^l - 1) / 2^l_max``
+    (``type=Graded``) with ``l_max = max_label``, the top grade of the label
+    scale (a constant, so a query's value never depends on other queries).
+
+    Computed as ``2^(l - l_max) - 2^(-l_max)``: exact for every
+    ``0 <= l <= l_max`` without forming ``2^l`` (no overflow for any label).
+    """
     if params["type"] == "Probability":
         return y
-    l_max = params["max_label"] if params["max_label"] >= 0 else float(y.max(initial=0.0))
-    return (2.0 ** y - 1.0) / 2.0 ** l_max
+    l_max = float(params["max_label"])
+    return np.exp2(y - l_max) - np.exp2(-l_max)
 
 
 def _err_parts(inp, params):
@@ -256,11 +279,34 @@ def _check_err_labels(y, params):
     if params["type"] == "Probability":
         check_finite_labels_in(0.0, 1.0, "ERR:type=Probability", "labels (probabilities)")(y, params)
         return
+    l_max = params["max_label"]
+    if not (np.isfinite(l_max) and l_max >= 0):
+        raise ValueError(f"ERR:type=Graded needs max_label >= 0 (the top grade of the label scale); "
+                         f"got {l_max:g}")
     check_finite_labels_in(0.0, np.inf, "ERR:type=Graded", "graded labels")(y, params)
-    if params["max_label"] >= 0 and np.any(y > params["max_label"]):
+    if np.any(y > l_max):
+        row = int(np.argmax(y > l_max))
         raise ValueError(
-            f"ERR:type=Graded has max_label={params['max_label']:g} but labels go up to {float(y.max()):g}"
+            f"ERR:type=Graded has max_label={l_max:g} but row {row} has label {y[row]:g}; "
+            f"set max_label to the top grade of your label scale (ERR:type=Graded;max_label=...)"
         )
+
+
+def _check_exp_gain(metric: str):
+    """Labels for ``type=Exp`` (gain ``2^l - 1``): finite and at most EXP_LABEL_LIMIT."""
+
+    def check(y, params):
+        if params["type"] != "Exp":
+            return
+        bad = ~np.isfinite(y) | (y > EXP_LABEL_LIMIT)
+        if np.any(bad):
+            row = int(np.argmax(bad))
+            raise ValueError(
+                f"{metric}:type=Exp: label {y[row]:g} (row {row}) is too large for the gain 2^l - 1 "
+                f"(labels up to {EXP_LABEL_LIMIT:g} keep it finite); use type=Base or smaller labels"
+            )
+
+    return check
 
 
 # --- binary-relevance metrics: PrecisionAt, RecallAt, MAP, MRR; AverageGain -----------
@@ -342,14 +388,15 @@ _DCG_PARAMS = (top_param(), GAIN_TYPE, DENOMINATOR, USE_WEIGHTS_TRUE, TIES)
 _PROB_LABELS = check_finite_labels_in(0.0, 1.0, "PFound", "labels (probabilities)")
 
 DEFINITIONS = [
-    MetricDef("DCG", _DCG_PARAMS, True, _dcg_parts,
+    MetricDef("DCG", _DCG_PARAMS, True, _dcg_parts, check_labels=_check_exp_gain("DCG"),
               doc="discounted cumulative gain of the top documents"),
     MetricDef("NDCG", _DCG_PARAMS + (empty_param(1.0),), True, _ndcg_parts,
+              check_labels=_check_exp_gain("NDCG"),
               doc="DCG divided by the DCG of the ideal order"),
     MetricDef("FilteredDCG",
               (Param("type", "Base", parse_choice, ("Base", "Exp"), GAIN_TYPE.doc),
                Param("denominator", "Position", parse_choice, ("LogPosition", "Position"), DENOMINATOR.doc)),
-              True, _filtered_dcg_parts,
+              True, _filtered_dcg_parts, check_labels=_check_exp_gain("FilteredDCG"),
               doc="DCG of the documents with score >= 0, in input order"),
     MetricDef("PFound",
               (Param("decay", 0.85, parse_float, None, "probability of continuing after a document"),
@@ -382,7 +429,9 @@ DEFINITIONS = [
                Param("type", "Probability", parse_choice, ("Probability", "Graded"),
                      "Probability: labels are stopping probabilities in [0, 1] (CatBoost); "
                      "Graded: R = (2^l - 1) / 2^l_max (Burges, Chapelle)"),
-               Param("max_label", -1.0, parse_float, None, "l_max for type=Graded; -1 = largest label"),
+               Param("max_label", 4.0, parse_float, None,
+                     "l_max for type=Graded: the top grade of the label scale (a constant: "
+                     "4 = the 0-4 web-search scale; a larger label is an error)"),
                USE_WEIGHTS_TRUE, TIES),
               True, _err_parts, check_labels=_check_err_labels,
               doc="expected reciprocal rank of the cascade model"),

@@ -20,13 +20,22 @@ for _module in (_positional, _pairwise, _query_losses, _multiclass):
     for _defn in _module.DEFINITIONS:
         REGISTRY[_defn.name] = _defn
 
+#: alias -> canonical name (an alias is another name of the same definition)
+ALIASES: dict[str, str] = {}
+for _defn in REGISTRY.values():
+    for _alias in _defn.aliases:
+        if _alias in REGISTRY or _alias in ALIASES:
+            raise RuntimeError(f"metric alias {_alias!r} is already a metric name")
+        ALIASES[_alias] = _defn.name
+
 _BY_LOWER = {name.lower(): name for name in REGISTRY}
+_BY_LOWER.update({alias.lower(): canonical for alias, canonical in ALIASES.items()})
 
 # shorthand prefix -> canonical metric taking ``top``
 SHORTHANDS = {
     "ndcg": "NDCG", "dcg": "DCG", "map": "MAP", "mrr": "MRR", "err": "ERR", "pfound": "PFound",
     "p": "PrecisionAt", "precision": "PrecisionAt", "r": "RecallAt", "recall": "RecallAt",
-    "averagegain": "AverageGain", "precision_micro": "PrecisionMicro", "precision_macro": "PrecisionMacro",
+    "averagegain": "AverageGain", "precision_micro": "PrecisionMicro", "precision_macro": "PrecisionMicro",
 }
 
 _SPEC = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<k>[0-9]+))?\s*(?::(?P<params>.*))?$")
@@ -79,14 +88,15 @@ def _fmt(v) -> str:
 
 
 def available_metrics() -> list[str]:
-    """Canonical names of every registered metric."""
+    """Canonical names of every registered metric (aliases: :data:`ALIASES`)."""
     return sorted(REGISTRY)
 
 
 def _lookup(name: str) -> MetricDef:
     canonical = _BY_LOWER.get(name.lower())
     if canonical is None:
-        raise ValueError(f"unknown metric {name!r}; available metrics: {', '.join(available_metrics())}")
+        raise ValueError(f"unknown metric {name!r}; available metrics: {', '.join(available_metrics())} "
+                         f"(aliases: {', '.join(f'{a}={c}' for a, c in sorted(ALIASES.items()))})")
     return REGISTRY[canonical]
 
 

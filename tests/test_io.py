@@ -1,0 +1,85 @@
+"""The shared atomic writer: never replaces stdout, a device, a FIFO or a symlink."""
+
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from metricrank._io import atomic_write
+
+
+def test_regular_file_replaced_atomically(tmp_path):
+    p = tmp_path / "out.txt"
+    p.write_text("old")
+    with pytest.raises(RuntimeError):
+        with atomic_write(p) as fh:
+            fh.write(b"half")
+            raise RuntimeError("crash")
+    assert p.read_text() == "old"
+    with atomic_write(p) as fh:
+        fh.write(b"new")
+    assert p.read_text() == "new"
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+def test_symlink_is_kept_and_its_target_replaced(tmp_path):
+    target = tmp_path / "target.txt"
+    target.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    with atomic_write(link) as fh:
+        fh.write(b"new")
+    assert link.is_symlink()
+    assert target.read_text() == "new"
+
+
+def test_fifo_is_written_through_not_replaced(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    with atomic_write(fifo) as fh:
+        fh.write(b"through the pipe")
+    assert reader.communicate(timeout=10)[0] == b"through the pipe"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_device_is_written_through_not_replaced(tmp_path):
+    # a private null device (never the system's /dev/null: a broken writer would replace it)
+    dev = tmp_path / "null"
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("cannot create a device node here")
+    with atomic_write(dev) as fh:
+        fh.write(b"discarded")
+    assert stat.S_ISCHR(os.stat(dev).st_mode)
+
+
+def test_dash_writes_to_stdout(tmp_path):
+    code = ("from metricrank._io import atomic_write\n"
+            "with atomic_write('-') as fh: fh.write(b'to stdout')\n"
+            "print(' and more')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, cwd=tmp_path)
+    assert proc.stdout == b"to stdout and more\n"
+
+
+def test_link_to_proc_fd_is_written_through(tmp_path):
+    # like /dev/stdout -> /proc/self/fd/1, but a private link: stdout redirected (>>) to a file
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    out = tmp_path / "captured.txt"
+    out.write_bytes(b"kept;")
+    code = ("import sys\nfrom metricrank._io import atomic_write\n"
+            f"with atomic_write({str(link)!r}) as fh: fh.write(b'via link')\n")
+    with open(out, "ab") as fh:
+        subprocess.run([sys.executable, "-c", code], stdout=fh, check=True)
+    assert out.read_bytes() == b"kept;via link"
+    assert link.is_symlink()
+
+
+def test_directory_is_refused(tmp_path):
+    with pytest.raises(IsADirectoryError):
+        with atomic_write(tmp_path) as fh:
+            fh.write(b"x")
