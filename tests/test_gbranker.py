@@ -227,3 +227,26 @@ def test_bad_objective_specs_name_the_valid_ones():
 def test_top_level_exports():
     assert metricrank.GBRanker is GBRanker
     assert metricrank.objectives.get_objective("YetiRank").name == "YetiRank"
+
+
+def test_a_corrupted_booster_is_a_clear_error_not_a_crash(tmp_path):
+    """A booster string damaged before the checksum was written (or a v1 file) must not reach LightGBM's parser."""
+    import json
+
+    from metricrank.learners._persistence import state_digest
+
+    ds = make_ltr(20, n_features=6, random_state=0)
+    model = GBRanker("YetiRank", n_estimators=3, **SMALL).fit(ds)
+    path = tmp_path / "m.json"
+    model.save(path)
+    doc = json.loads(path.read_text())
+    booster = doc["state"]["booster"]
+    doc["state"]["booster"] = booster[: booster.index("Tree=1")] + booster[booster.index("Tree=2"):]  # a tree lost
+    doc["state_sha256"] = state_digest(doc["state"])
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="tree"):
+        GBRanker.load(path)
+    doc["state"]["booster"] = booster  # intact again, but the file edited by hand: the checksum catches it
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        GBRanker.load(path)

@@ -17,7 +17,7 @@ from ._frames import FeatureSchema, apply_schema, fit_schema
 from ._gbdt import GBDTBase, positive_int
 from ._inputs import as_dataset, check_features, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
-from ._persistence import read_model_file, write_model_file
+from ._persistence import read_model_file, validate_booster_text, write_model_file
 
 __all__ = ["GBRanker", "MAX_QUERY_SIZE"]
 
@@ -370,6 +370,7 @@ class GBRanker(GBDTBase):
     @classmethod
     def _from_state(cls, state: dict) -> "GBRanker":
         model = cls(**state["params"])
+        validate_booster_text(state["booster"])  # LightGBM aborts the process on a malformed model string
         model.booster_ = lgb.Booster(model_str=state["booster"])
         model.objective_ = model._make_objective()
         model.n_features_in_ = int(state["n_features_in"])
