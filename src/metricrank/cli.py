@@ -18,6 +18,7 @@ import sys
 import numpy as np
 
 from ._cli_train import add_parsers as add_train_parsers
+from ._cli_tune import add_parsers as add_tune_parsers
 from ._io import atomic_write, open_read
 
 PRESET_CHOICES = ("catboost", "lightgbm", "xgboost", "trec_eval")
@@ -144,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="metricrank", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     add_train_parsers(sub, PRESET_CHOICES)
+    add_tune_parsers(sub, PRESET_CHOICES)
 
     ev = sub.add_parser("eval", help="evaluate scores against a LETOR/SVMlight file")
     ev.add_argument("--data", required=True, help="LETOR/SVMlight file (.gz/.bz2 ok)")
