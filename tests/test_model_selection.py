@@ -75,7 +75,7 @@ def test_cross_val_score_scores_per_query(data):
 
 
 def test_halving_search_scores_per_query(data):
-    # resource="n_estimators": halving on rows would subsample documents and cut queries
+    # resource="n_estimators": the default resource, n_samples, subsamples documents, not queries
     X, y, qid = data
     with sklearn.config_context(enable_metadata_routing=True):
         search = HalvingRandomSearchCV(
