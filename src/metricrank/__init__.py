@@ -14,11 +14,12 @@ from .analysis import compare_per_query
 from .data import RankingDataset, load_letor, make_ltr, save_letor
 from .learners import SVMMAP, GBRanker, LambdaMART, LPRanker, SVMAcc, SVMROCArea, SVMROCAreaMultiClass, ThresholdBinner
 from .metrics import available_metrics, evaluate, evaluate_many, get_metric
+from .model_selection import make_scorer, tune
 
 __version__ = "0.1.0"
 
 __all__ = [
     "GBRanker", "LPRanker", "LambdaMART", "RankingDataset", "SVMAcc", "SVMMAP", "SVMROCArea", "SVMROCAreaMultiClass",
     "ThresholdBinner", "__version__", "available_metrics", "compare_per_query", "evaluate", "evaluate_many",
-    "get_metric", "load_letor", "make_ltr", "save_letor",
+    "get_metric", "load_letor", "make_ltr", "make_scorer", "save_letor", "tune",
 ]

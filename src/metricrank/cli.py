@@ -24,6 +24,7 @@ import numpy as np
 
 from ._cli_analyze import add_parsers as add_analyze_parsers
 from ._cli_train import add_parsers as add_train_parsers
+from ._cli_tune import add_parsers as add_tune_parsers
 from ._io import atomic_write, is_stdout, open_read
 
 PRESET_CHOICES = ("catboost", "lightgbm", "xgboost", "trec_eval")
@@ -256,6 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"metricrank {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_train_parsers(sub, PRESET_CHOICES)
+    add_tune_parsers(sub, PRESET_CHOICES)
     add_analyze_parsers(sub, PRESET_CHOICES)
 
     ev = sub.add_parser("eval", help="evaluate scores against a LETOR/SVMlight file",

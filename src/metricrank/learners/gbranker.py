@@ -9,6 +9,7 @@ import lightgbm as lgb
 import numpy as np
 
 from ..data import RankingDataset
+from ..model_selection import RankerScoreMixin
 from ..metrics.evaluate import evaluate_many
 from ..objectives._base import Objective, as_training_data
 from ..objectives.lambda_objective import LambdaObjective
@@ -26,7 +27,7 @@ __all__ = ["GBRanker", "MAX_QUERY_SIZE"]
 MAX_QUERY_SIZE = 10_000
 
 
-class GBRanker(GBDTBase):
+class GBRanker(RankerScoreMixin, GBDTBase):
     """Gradient-boosted trees for any ranking objective of :mod:`metricrank.objectives`.
 
     LightGBM grows each tree on the objective's gradient and hessian; leaves

@@ -1,0 +1,143 @@
+"""``metricrank tune``: search a ranker's tree parameters with Optuna, folds made of whole queries.
+
+``metricrank tune --train F [--valid F] --objective SPEC --metric SPEC --trials N --cv K --timeout S
+--seed S --out MODEL.json [--params-out best.json]`` runs :func:`metricrank.model_selection.tune`
+and writes the refitted best model (``metricrank predict`` reads it) and, optionally, the best
+parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score on
+``--valid`` (one split instead of ``--cv`` folds); the best model is refitted on both files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+import numpy as np
+
+from ._io import atomic_write
+
+
+def _check_options(args):
+    """Every option that can be checked without the data, before any long work."""
+    from .metrics import get_metric
+
+    if args.trials < 1:
+        raise ValueError(f"--trials must be >= 1; got {args.trials}")
+    if args.cv is not None and args.cv < 2:
+        raise ValueError(f"--cv must be >= 2 folds; got {args.cv}")
+    if args.cv is not None and args.valid:
+        raise ValueError("--cv and --valid exclude each other: --valid is the one held-out split")
+    if args.timeout is not None and not args.timeout > 0:
+        raise ValueError(f"--timeout must be a positive number of seconds; got {args.timeout}")
+    if args.trees < 1:
+        raise ValueError(f"--trees must be >= 1; got {args.trees}")
+    if args.early_stopping < 1:
+        raise ValueError(f"--early-stopping must be >= 1; got {args.early_stopping}")
+    from .learners import GBRanker, LambdaMART
+    from .objectives import LambdaObjective, get_objective
+
+    objective = get_objective(args.objective, preset=args.preset)
+    if args.metric is not None:
+        get_metric(args.metric, preset=args.preset)
+    common = dict(n_estimators=args.trees, preset=args.preset, n_jobs=args.threads, random_state=args.seed)
+    if isinstance(objective, LambdaObjective):
+        model = LambdaMART(objective.target.spec, **common)
+    else:
+        model = GBRanker(objective.spec, **common)
+    for path in (args.out, args.params_out):
+        if path is not None:
+            parent = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(parent):
+                raise ValueError(f"cannot write {path}: directory {parent} does not exist")
+    from .model_selection import _optuna
+
+    try:
+        _optuna()  # before reading data
+    except ImportError as err:
+        raise ValueError(str(err)) from None
+    return model, objective
+
+
+def cmd_tune(args) -> int:
+    from rich.console import Console
+
+    from .data import load_letor
+    from .metrics import evaluate
+    from .model_selection import tune
+
+    console = Console(stderr=True)
+    model, objective = _check_options(args)
+    train = load_letor(args.train, query_file=args.train_query_file)
+    X, y, qid = train.X, train.y, _query_ids(train, 0)
+    cv = args.cv or 3
+    if args.valid:
+        valid = load_letor(args.valid, n_features=train.n_features)
+        vqid = _query_ids(valid, train.n_queries)  # its own queries, whatever ids the two files use
+        X = _stack(train.X, valid.X)
+        y = np.concatenate([train.y, valid.y])
+        qid = np.concatenate([qid, vqid])
+        cv = [(np.arange(train.n_docs), np.arange(train.n_docs, train.n_docs + valid.n_docs))]
+    console.print(f"tuning {type(model).__name__} ({objective.spec}) on {args.train}"
+                  f"{' + ' + args.valid if args.valid else ''}: {len(np.unique(qid))} queries, {len(y)} "
+                  f"documents; {args.trials} trials, "
+                  f"{'train -> valid' if args.valid else f'{cv} query folds'}")
+    result = tune(model, X, y, qid=qid, metric=args.metric, n_trials=args.trials, cv=cv,
+                  early_stopping_rounds=args.early_stopping, timeout=args.timeout, random_state=args.seed,
+                  show_progress=not args.quiet)
+    best = result.best_estimator_
+    best.save(args.out)
+    states = [t.state.name for t in result.study_.trials]
+    console.print(f"best mean held-out {result.metric_} = {result.best_score_:.6f} "
+                  f"(trial {result.study_.best_trial.number}; {len(states)} trials, {states.count('PRUNED')} pruned, "
+                  f"{result.elapsed_:.1f} s)")
+    console.print("best parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                                  for k, v in result.best_params_.items()))
+    train_value = evaluate(y, best.predict(X), qid=qid, metric=result.metric_, preset=args.preset)
+    console.print(f"refitted on all rows: {result.metric_} = {train_value:.6f} on the tuning data; wrote {args.out}")
+    if args.params_out:
+        payload = {"best_params": result.best_params_, "best_score": result.best_score_, "metric": result.metric_,
+                   "objective": objective.spec, "n_trials": len(states), "n_pruned": states.count("PRUNED"),
+                   "folds": len(result.folds_), "seconds": result.elapsed_}
+        with atomic_write(args.params_out) as fh:
+            fh.write((json.dumps(payload, indent=2) + "\n").encode("utf-8"))
+        console.print(f"wrote {args.params_out}")
+    return 0
+
+
+def _query_ids(ds, offset: int) -> np.ndarray:
+    """Query position (plus ``offset``) of every row: ids that stay distinct across files."""
+    return offset + np.repeat(np.arange(ds.n_queries), ds.query_sizes)
+
+
+def _stack(a, b):
+    import scipy.sparse as sp
+
+    if sp.issparse(a) or sp.issparse(b):
+        return sp.vstack([sp.csr_matrix(a), sp.csr_matrix(b)]).tocsr()
+    return np.vstack([a, b])
+
+
+def add_parsers(sub, preset_choices) -> None:
+    tu = sub.add_parser("tune", help="search tree parameters with Optuna (folds by query) and save the best model",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    tu.add_argument("--train", required=True, help="LETOR/SVMlight file with qid (.gz/.bz2 ok)")
+    tu.add_argument("--train-query-file", help="group sizes for a training file without qid")
+    tu.add_argument("--valid", metavar="FILE",
+                    help="held-out queries: trials train on --train and score on this file (instead of --cv folds)")
+    tu.add_argument("--objective", default="lambda:NDCG:top=10",
+                    help="objective spec (lambda:<metric spec>, YetiRank, ...; see `metricrank objectives`)")
+    tu.add_argument("--metric", default=None, metavar="SPEC",
+                    help="metric to optimise and stop early on (default: the objective's)")
+    tu.add_argument("--trials", type=int, default=30)
+    tu.add_argument("--cv", type=int, default=None, help="query folds (default 3)")
+    tu.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="stop starting trials after this")
+    tu.add_argument("--trees", type=int, default=500, help="most trees per fit (early stopping picks fewer)")
+    tu.add_argument("--early-stopping", type=int, default=30, metavar="ROUNDS")
+    tu.add_argument("--preset", choices=preset_choices, help="metric conventions")
+    tu.add_argument("--threads", type=int, default=None)
+    tu.add_argument("--seed", type=int, default=0, help="folds, sampler and model seed")
+    tu.add_argument("--quiet", action="store_true", help="no progress bar")
+    tu.add_argument("--out", required=True, help="model file for the refitted best model (JSON; .gz ok)")
+    tu.add_argument("--params-out", metavar="JSON", help="write the best parameters and score here")
+    tu.set_defaults(func=cmd_tune)

@@ -1,0 +1,498 @@
+"""Tuning that ranking users can trust: per-query scorers for scikit-learn, and :func:`tune` on Optuna.
+
+A ranking metric is a mean over *queries*. scikit-learn's search tools score a
+fold with ``scorer(estimator, X_test, y_test)``, which knows nothing of
+queries; :func:`make_scorer` returns a scorer that receives ``qid`` through
+scikit-learn's metadata routing and raises (instead of scoring the whole fold
+as one query) when it does not. Split with a query-aware splitter
+(``GroupKFold`` with ``groups=qid``) so that no query is cut in two.
+
+:func:`tune` searches tree parameters with Optuna (``pip install
+'metricrank[tune]'``): folds by query, early stopping on the held-out fold
+inside every trial, median pruning after each fold, a progress bar, and the
+best estimator refitted on all rows with the mean best tree count.
+
+Examples
+--------
+>>> import sklearn
+>>> from sklearn.model_selection import GroupKFold, cross_val_score
+>>> from metricrank import LambdaMART, make_ltr
+>>> from metricrank.model_selection import make_scorer
+>>> ds = make_ltr(30, n_features=5, random_state=0)
+>>> with sklearn.config_context(enable_metadata_routing=True):
+...     model = LambdaMART(n_estimators=5, num_leaves=3, min_data_in_leaf=5).set_fit_request(qid=True)
+...     scores = cross_val_score(model, ds.X, ds.y, cv=GroupKFold(3), scoring=make_scorer("NDCG:top=5"),
+...                              params={"qid": ds.qid, "groups": ds.qid})
+>>> scores.shape
+(3,)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.metadata_routing import MetadataRequest
+
+from ._groups import group_ptr_from_qid
+from .metrics import evaluate, get_metric
+
+__all__ = ["RankerScoreMixin", "RankingScorer", "TuneResult", "default_param_space", "make_scorer", "tune"]
+
+_ROUTING_HELP = (
+    "pass the query id of every row through scikit-learn's metadata routing: "
+    "sklearn.set_config(enable_metadata_routing=True) (or sklearn.config_context), "
+    "estimator.set_fit_request(qid=True), and give qid=... to the search's fit "
+    "(GridSearchCV.fit(X, y, qid=qid, groups=qid)) or params={'qid': qid, 'groups': qid} to cross_val_score; "
+    "split with GroupKFold and groups=qid so that no query is cut in two"
+)
+
+
+def _sign(metric) -> float:
+    return 1.0 if metric.higher_is_better else -1.0
+
+
+# --------------------------------------------------------------------------------------------
+# scorer
+# --------------------------------------------------------------------------------------------
+
+
+class RankingScorer:
+    """A scikit-learn scorer that evaluates a ranking metric per query.
+
+    Build it with :func:`make_scorer`. Called as ``scorer(estimator, X, y, qid=...)``
+    it returns ``sign * metricrank.evaluate(y, estimator.predict(X), qid=qid, metric=...)``
+    with ``sign = -1`` for metrics where lower is better (scikit-learn maximises scores).
+
+    ``qid`` is requested from metadata routing by default (a ranking scorer has no
+    meaning without it); :meth:`set_score_request` changes the request as for
+    scikit-learn's own scorers.
+    """
+
+    def __init__(self, metric: str, preset: str | None = None):
+        self._metric = get_metric(metric, preset=preset)  # fails now on a bad spec
+        self.metric = metric
+        self.preset = preset
+        self.sign = _sign(self._metric)
+        self._requests = {"qid": True}
+
+    def __repr__(self) -> str:
+        direction = "" if self.sign > 0 else ", negated: lower is better"
+        preset = "" if self.preset is None else f", preset={self.preset!r}"
+        return f"make_scorer({self.metric!r}{preset}{direction})"
+
+    def __call__(self, estimator, X, y, qid=None, **kwargs) -> float:
+        if kwargs:
+            raise TypeError(f"{self!r} got unexpected metadata {sorted(kwargs)}; it reads qid only")
+        if qid is None:
+            raise ValueError(f"{self!r} needs the query id of every scored row, got none; " + _ROUTING_HELP)
+        scores = np.asarray(estimator.predict(X), dtype=np.float64)
+        value = evaluate(y, scores, qid=_contiguous_qid(qid), metric=self._metric)
+        return float(self.sign * value)
+
+    # --- metadata routing (the public MetadataRequest API; no private scorer base) ------------
+
+    def set_score_request(self, **kwargs) -> "RankingScorer":
+        """Request metadata for ``__call__``: ``qid=True`` (default), ``False``, ``None`` or an alias."""
+        for name, alias in kwargs.items():
+            if name != "qid":
+                raise TypeError(f"{self!r} consumes qid only; cannot request {name!r}")
+            self._requests[name] = alias
+        return self
+
+    def get_metadata_routing(self) -> MetadataRequest:
+        request = MetadataRequest(owner=self)
+        for name, alias in self._requests.items():
+            request.score.add_request(param=name, alias=alias)
+        return request
+
+
+def _contiguous_qid(qid) -> np.ndarray:
+    """``qid`` checked: rows of a query must be contiguous (GroupKFold keeps them so)."""
+    qid = np.asarray(qid)
+    group_ptr_from_qid(qid, source="qid of the scored rows")  # raises on a scattered query
+    return qid
+
+
+def make_scorer(metric: str = "NDCG:top=10", *, preset: str | None = None) -> RankingScorer:
+    """A scikit-learn scorer for a ranking metric, evaluated per query.
+
+    Parameters
+    ----------
+    metric : str, default "NDCG:top=10"
+        A metric spec (``"NDCG:top=10;type=Exp"``, ``"MAP"``, ``"ndcg@5"``, ...).
+    preset : str, optional
+        Metric conventions (``catboost``, ``lightgbm``, ``xgboost``, ``trec_eval``).
+
+    Returns
+    -------
+    RankingScorer
+        ``scorer(estimator, X, y, qid=...)`` -> float, greater is better: metrics
+        where lower is better (e.g. ``QueryRMSE``) are **negated**, as scikit-learn's
+        ``neg_*`` scorers are. ``qid`` is requested from metadata routing by default;
+        without it the scorer raises a ValueError that says how to route it.
+
+    Examples
+    --------
+    >>> from metricrank import LambdaMART, make_ltr
+    >>> ds = make_ltr(20, n_features=5, random_state=0)
+    >>> model = LambdaMART(n_estimators=5, num_leaves=3, min_data_in_leaf=5).fit(ds.X, ds.y, qid=ds.qid)
+    >>> scorer = make_scorer("NDCG:top=5")
+    >>> 0 < scorer(model, ds.X, ds.y, qid=ds.qid) <= 1
+    True
+    """
+    return RankingScorer(metric, preset=preset)
+
+
+# --------------------------------------------------------------------------------------------
+# estimator.score
+# --------------------------------------------------------------------------------------------
+
+
+class RankerScoreMixin:
+    """``score(X, y, qid=...)`` for rankers: the estimator's own metric, per query.
+
+    The metric is ``metric`` if given, else the fitted objective's evaluation
+    metric (``self.objective_.eval_spec``), else ``"NDCG:top=10"``. As for
+    :func:`make_scorer`, greater is better: metrics where lower is better are negated.
+    """
+
+    def score(self, X, y, *, qid=None, group=None, metric=None, sample_weight=None) -> float:
+        """Mean per-query metric of ``self.predict(X)`` (negated if lower is better).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix
+        y : array-like of shape (n,)
+        qid : array-like of shape (n,), optional
+            Query id of every row (rows of a query contiguous). One of qid, group is required.
+        group : array-like, optional
+            Query sizes in row order, instead of ``qid``.
+        metric : str, optional
+            Metric spec; default the objective's evaluation metric.
+        sample_weight : array-like of shape (n,), optional
+            Row weights, for the metrics that use them.
+        """
+        if qid is None and group is None:
+            raise ValueError(f"{type(self).__name__}.score needs qid= (query id per row) or group= (query sizes); "
+                             "a ranking metric is a mean over queries. In a scikit-learn search, " + _ROUTING_HELP)
+        if metric is None:
+            objective = getattr(self, "objective_", None)
+            metric = getattr(objective, "eval_spec", None) or "NDCG:top=10"
+        m = get_metric(metric, preset=getattr(self, "preset", None))
+        value = evaluate(y, self.predict(X), qid=qid, group=group, metric=m, weights=sample_weight)
+        return float(_sign(m) * value)
+
+
+# --------------------------------------------------------------------------------------------
+# tune
+# --------------------------------------------------------------------------------------------
+
+
+def _optuna():
+    try:
+        import optuna
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise ImportError("metricrank.tune needs Optuna: pip install 'metricrank[tune]' (or pip install optuna)") \
+            from None
+    return optuna
+
+
+def default_param_space(n_train_docs: int | None = None) -> dict:
+    """The search space :func:`tune` uses for GBRanker / LambdaMART (Optuna distributions).
+
+    Log scales for the parameters that act multiplicatively (leaves, minimum data and
+    hessian per leaf, L2, learning rate). The upper bound of ``min_data_in_leaf`` is a
+    twentieth of the training fold (at least 5, at most 200) so that small data can split.
+    """
+    optuna = _optuna()
+    d = optuna.distributions
+    hi = 200 if n_train_docs is None else int(min(200, max(5, n_train_docs // 20)))
+    return {
+        "num_leaves": d.IntDistribution(4, 128, log=True),
+        "min_data_in_leaf": d.IntDistribution(min(5, hi), hi, log=True) if hi > 5 else d.IntDistribution(1, 5),
+        "min_sum_hessian_in_leaf": d.FloatDistribution(1e-3, 10.0, log=True),
+        "lambda_l2": d.FloatDistribution(1e-3, 100.0, log=True),
+        "learning_rate": d.FloatDistribution(0.01, 0.3, log=True),
+        "feature_fraction": d.FloatDistribution(0.5, 1.0),
+        "bagging_fraction": d.FloatDistribution(0.5, 1.0),
+        "bagging_freq": d.IntDistribution(0, 5),
+    }
+
+
+def _suggest(trial, name, dist):
+    optuna = _optuna()
+    d = optuna.distributions
+    if isinstance(dist, d.IntDistribution):
+        return trial.suggest_int(name, dist.low, dist.high, step=dist.step, log=dist.log)
+    if isinstance(dist, d.FloatDistribution):
+        return trial.suggest_float(name, dist.low, dist.high, step=dist.step, log=dist.log)
+    if isinstance(dist, d.CategoricalDistribution):
+        return trial.suggest_categorical(name, dist.choices)
+    raise TypeError(f"param_space[{name!r}] must be an Optuna distribution or a list of choices; got {dist!r}")
+
+
+def _check_space(estimator, space) -> dict:
+    optuna = _optuna()
+    valid = estimator.get_params(deep=False)
+    out = {}
+    for name, dist in space.items():
+        if name not in valid:
+            raise ValueError(f"param_space names {name!r}, which is not a parameter of {type(estimator).__name__}")
+        if isinstance(dist, (list, tuple)):
+            dist = optuna.distributions.CategoricalDistribution(list(dist))
+        if not isinstance(dist, optuna.distributions.BaseDistribution):
+            raise TypeError(f"param_space[{name!r}] must be an Optuna distribution or a list of choices; got {dist!r}")
+        out[name] = dist
+    return out
+
+
+def query_folds(qid, cv=3, random_state=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Train/test row indices that never cut a query: ``GroupKFold`` on ``qid``.
+
+    ``cv`` is a number of folds (shuffled by query with ``random_state`` when it is
+    given), a splitter with ``split(X, y, groups)``, or an iterable of
+    ``(train rows, test rows)``. Every split is checked: no query on both sides.
+    """
+    from sklearn.model_selection import GroupKFold
+
+    qid = np.asarray(qid)
+    n = qid.shape[0]
+    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
+        n_queries = np.unique(qid).size
+        if not 2 <= cv <= n_queries:
+            raise ValueError(f"cv must be between 2 and the number of queries ({n_queries}); got {cv}")
+        splitter = GroupKFold(n_splits=int(cv), shuffle=random_state is not None, random_state=random_state)
+        splits = splitter.split(np.zeros((n, 1)), None, groups=qid)
+    elif hasattr(cv, "split"):
+        splits = cv.split(np.zeros((n, 1)), None, groups=qid)
+    else:
+        splits = cv
+    folds = []
+    for k, (train, test) in enumerate(splits):
+        train, test = np.sort(np.asarray(train, dtype=np.int64)), np.sort(np.asarray(test, dtype=np.int64))
+        shared = np.intersect1d(qid[train], qid[test])
+        if shared.size:
+            raise ValueError(f"fold {k} puts query {shared[0]!r} in both training and test rows; split by query "
+                             "(GroupKFold with groups=qid)")
+        if train.size == 0 or test.size == 0:
+            raise ValueError(f"fold {k} has an empty training or test side")
+        folds.append((train, test))
+    if not folds:
+        raise ValueError("cv produced no folds")
+    return folds
+
+
+@dataclass
+class TuneResult:
+    """What :func:`tune` returns.
+
+    Attributes
+    ----------
+    best_params_ : dict
+        The best trial's parameters, plus ``n_estimators``: the refit's tree count
+        (the mean over folds of the best iteration found by early stopping).
+    best_score_ : float
+        Mean over folds of the metric on the held-out fold (the metric's own sign).
+    best_estimator_ : estimator
+        A clone of the estimator with ``best_params_``, fitted on all rows.
+    study_ : optuna.Study
+    folds_ : list of (train rows, test rows)
+    metric_ : str
+    elapsed_ : float
+        Seconds spent (trials and refit).
+    """
+
+    best_params_: dict
+    best_score_: float
+    best_estimator_: Any
+    study_: Any
+    folds_: list = field(repr=False)
+    metric_: str = ""
+    elapsed_: float = 0.0
+
+    def trials_dataframe(self):
+        """``study_.trials_dataframe()`` (needs pandas)."""
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            raise ImportError("trials_dataframe needs pandas: pip install 'metricrank[pandas]'") from None
+        return self.study_.trials_dataframe()
+
+
+def _as_arrays(X, y, qid):
+    from .data import RankingDataset
+
+    if isinstance(X, RankingDataset):
+        if y is not None or qid is not None:
+            raise ValueError("pass either a RankingDataset or X, y, qid; not both")
+        ds = X
+        qid = ds.qid if ds.qid is not None else np.repeat(np.arange(ds.n_queries), ds.query_sizes)
+        return ds.X, ds.y, np.asarray(qid)
+    if qid is None:
+        raise ValueError("tune needs qid= (the query id of every row): folds are made of whole queries")
+    qid = np.asarray(qid)
+    y = np.asarray(y)
+    if qid.ndim != 1 or qid.shape[0] != y.shape[0] or X.shape[0] != y.shape[0]:
+        raise ValueError(f"X, y and qid must have the same number of rows; got {X.shape[0]}, {y.shape[0]}, "
+                         f"{qid.shape[0]}")
+    group_ptr_from_qid(qid, source="qid")  # rows of a query contiguous
+    return X, y, qid
+
+
+def fold_value(estimator, params, X, y, qid, train, test, metric, early_stopping_rounds):
+    """Fit ``clone(estimator).set_params(**params)`` on ``train`` rows with early stopping on ``test``.
+
+    Returns ``(value of metric on the test rows, trees used)``: the trial's score on one fold.
+    """
+    est = clone(estimator).set_params(**params)
+    Xtr, Xte = X[train], X[test]
+    est.fit(Xtr, y[train], qid=qid[train], eval_set=[(Xte, y[test], qid[test])], eval_metrics=[metric],
+            early_stopping_rounds=early_stopping_rounds)
+    trees = est.best_iteration_ or est.n_estimators_
+    value = evaluate(y[test], est.predict(Xte), qid=qid[test], metric=metric, preset=getattr(est, "preset", None))
+    return float(value), int(trees)
+
+
+class _RichProgress:
+    def __init__(self, total, enabled, label):
+        self.total, self.enabled, self.label = total, enabled, label
+        self.progress = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     TextColumn("{task.description}"), console=Console(stderr=True))
+            self.progress.__enter__()
+            self.task = self.progress.add_task("", total=self.total)
+        return self
+
+    def __call__(self, study, trial):
+        if self.progress is None:
+            return
+        try:
+            best = f"best {self.label}={study.best_value:.5f} (trial {study.best_trial.number})"
+        except ValueError:
+            best = "no completed trial yet"
+        pruned = sum(t.state.name == "PRUNED" for t in study.trials)
+        self.progress.update(self.task, advance=1, description=f"{best}, {pruned} pruned")
+
+    def __exit__(self, *exc):
+        if self.progress is not None:
+            self.progress.__exit__(*exc)
+        return False
+
+
+def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, param_space=None,
+         early_stopping_rounds=30, timeout=None, random_state=None, n_jobs=1, show_progress=True,
+         sampler=None, pruner=None) -> TuneResult:
+    """Search a ranker's tree parameters with Optuna, scoring whole queries.
+
+    Each trial samples parameters, then for every fold fits a clone of
+    ``estimator`` on the training queries with early stopping on the held-out
+    queries (``estimator.n_estimators`` is the cap) and evaluates ``metric`` per
+    query on them. The mean so far is reported to Optuna after each fold, so the
+    pruner (median by default) stops poor trials early. The trial's value is the
+    mean over folds. Note that the held-out fold both stops the trees and scores
+    the trial (as LightGBM's own tuners do): the value is slightly optimistic,
+    more so with few queries per fold.
+
+    Parameters
+    ----------
+    estimator : GBRanker or LambdaMART (unfitted)
+    X : array-like, sparse matrix, or RankingDataset
+    y : array-like of shape (n,); omit with a RankingDataset
+    qid : array-like of shape (n,)
+        Query id of every row; rows of a query contiguous.
+    metric : str, optional
+        Metric spec to optimise; default the estimator's objective metric.
+    n_trials : int, default 30
+    cv : int, splitter or iterable of (train, test), default 3
+        Folds by query (:func:`query_folds`).
+    param_space : dict, optional
+        ``{parameter: optuna distribution or list of choices}``; default
+        :func:`default_param_space`.
+    early_stopping_rounds : int, default 30
+    timeout : float, optional
+        Stop starting trials after this many seconds.
+    random_state : int, optional
+        Seeds the folds' shuffle, Optuna's TPE sampler and, when the estimator's own
+        ``random_state`` is None, the estimator: the search is then deterministic
+        (with ``n_jobs=1``).
+    n_jobs : int, default 1
+        Trials run in parallel (Optuna threads).
+    show_progress : bool, default True
+        A rich progress bar on stderr with the best value so far.
+    sampler, pruner : Optuna sampler / pruner, optional
+        Default ``TPESampler(seed=random_state)`` and ``MedianPruner(n_startup_trials=5)``.
+
+    Returns
+    -------
+    TuneResult
+    """
+    optuna = _optuna()
+    start = time.perf_counter()
+    X, y, qid = _as_arrays(X, y, qid)
+    if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)) or n_trials < 1:
+        raise ValueError(f"n_trials must be a positive integer; got {n_trials!r}")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+    if early_stopping_rounds is not None and (int(early_stopping_rounds) != early_stopping_rounds
+                                              or early_stopping_rounds < 1):
+        raise ValueError(f"early_stopping_rounds must be a positive integer or None; got {early_stopping_rounds!r}")
+    estimator = clone(estimator)
+    if random_state is not None and "random_state" in estimator.get_params() and estimator.random_state is None:
+        estimator.set_params(random_state=random_state)
+    if metric is None:
+        objective = estimator._make_objective() if hasattr(estimator, "_make_objective") else None
+        metric = getattr(objective, "eval_spec", None) or "NDCG:top=10"
+    m = get_metric(metric, preset=getattr(estimator, "preset", None))  # fails now on a bad spec
+    folds = query_folds(qid, cv, random_state)
+    n_train = min(tr.size for tr, _ in folds)
+    space = _check_space(estimator, default_param_space(n_train) if param_space is None else param_space)
+
+    def objective(trial):
+        params = {name: _suggest(trial, name, dist) for name, dist in space.items()}
+        values, trees = [], []
+        for k, (train, test) in enumerate(folds):
+            value, n = fold_value(estimator, params, X, y, qid, train, test, metric, early_stopping_rounds)
+            values.append(value)
+            trees.append(n)
+            trial.report(float(np.mean(values)), step=k)
+            if k < len(folds) - 1 and trial.should_prune():
+                trial.set_user_attr("fold_values", values)
+                raise optuna.TrialPruned()
+        trial.set_user_attr("fold_values", values)
+        trial.set_user_attr("best_iterations", trees)
+        return float(np.mean(values))
+
+    verbosity = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress bar reports; restored below
+    study = optuna.create_study(
+        direction="maximize" if m.higher_is_better else "minimize",
+        sampler=sampler if sampler is not None else optuna.samplers.TPESampler(seed=random_state),
+        pruner=pruner if pruner is not None else optuna.pruners.MedianPruner(n_startup_trials=5),
+    )
+    try:
+        with _RichProgress(n_trials, show_progress, metric) as progress:
+            study.optimize(objective, n_trials=int(n_trials), timeout=timeout, n_jobs=n_jobs,
+                           callbacks=[progress], catch=())
+    finally:
+        optuna.logging.set_verbosity(verbosity)
+    try:
+        best = study.best_trial
+    except ValueError:
+        raise RuntimeError("no trial completed (all pruned or stopped by the timeout); raise n_trials or timeout") \
+            from None
+    best_params = dict(best.params)
+    best_params["n_estimators"] = max(1, int(round(float(np.mean(best.user_attrs["best_iterations"])))))
+    final = clone(estimator).set_params(**best_params)
+    final.fit(X, y, qid=qid)
+    return TuneResult(best_params_=best_params, best_score_=float(best.value), best_estimator_=final, study_=study,
+                      folds_=folds, metric_=metric, elapsed_=time.perf_counter() - start)

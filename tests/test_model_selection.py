@@ -1,0 +1,310 @@
+"""make_scorer / RankerScoreMixin / tune: scikit-learn searches and Optuna score whole queries.
+
+The oracles below compute the folds themselves (GroupKFold over qid), fit each
+fold by hand and call ``metricrank.evaluate`` per query.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.experimental import enable_halving_search_cv  # noqa: F401
+from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, cross_val_score
+
+from metricrank import LambdaMART, evaluate, make_ltr, save_letor
+from metricrank.model_selection import RankerScoreMixin, default_param_space, make_scorer, tune
+
+optuna = pytest.importorskip("optuna")
+
+METRIC = "NDCG:top=5"
+
+
+@pytest.fixture(scope="module")
+def data():
+    ds = make_ltr(45, docs_per_query=(4, 15), n_features=6, random_state=1)
+    return ds.X, ds.y, ds.qid
+
+
+def small(**params):
+    return LambdaMART(METRIC, n_estimators=8, num_leaves=3, min_data_in_leaf=5, n_jobs=1, random_state=0,
+                      **params)
+
+
+def group_splits(X, qid, n=3):
+    splits = list(GroupKFold(n).split(X, None, groups=qid))
+    for train, test in splits:
+        assert not set(qid[train]) & set(qid[test]), "a fold cuts a query"
+    return splits
+
+
+def oracle(params, X, y, qid, splits, metric=METRIC):
+    """Fit every fold by hand and evaluate per query on the held-out rows."""
+    out = []
+    for train, test in splits:
+        model = small().set_params(**params).fit(X[train], y[train], qid=qid[train])
+        out.append(evaluate(y[test], model.predict(X[test]), qid=qid[test], metric=metric))
+    return np.array(out)
+
+
+# --- make_scorer in scikit-learn's searches ------------------------------------------------
+
+
+def test_grid_search_scores_per_query(data):
+    X, y, qid = data
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(small().set_fit_request(qid=True), {"num_leaves": [3, 7]}, cv=GroupKFold(3),
+                              scoring=make_scorer(METRIC).set_score_request(qid=True), error_score="raise")
+        search.fit(X, y, qid=qid, groups=qid)
+    splits = group_splits(X, qid)
+    for i, params in enumerate(search.cv_results_["params"]):
+        got = [search.cv_results_[f"split{k}_test_score"][i] for k in range(3)]
+        np.testing.assert_allclose(got, oracle(params, X, y, qid, splits), rtol=1e-12)
+
+
+def test_cross_val_score_scores_per_query(data):
+    X, y, qid = data
+    with sklearn.config_context(enable_metadata_routing=True):
+        got = cross_val_score(small().set_fit_request(qid=True), X, y, cv=GroupKFold(3),
+                              scoring=make_scorer(METRIC), params={"qid": qid, "groups": qid}, error_score="raise")
+    np.testing.assert_allclose(got, oracle({}, X, y, qid, group_splits(X, qid)), rtol=1e-12)
+
+
+def test_halving_search_scores_per_query(data):
+    # resource="n_estimators": the default resource, n_samples, subsamples documents, not queries
+    X, y, qid = data
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = HalvingRandomSearchCV(
+            small().set_fit_request(qid=True), {"num_leaves": [3, 5, 7], "learning_rate": [0.1, 0.3]},
+            n_candidates=4, resource="n_estimators", min_resources=2, max_resources=8, factor=2,
+            cv=GroupKFold(3), scoring=make_scorer(METRIC).set_score_request(qid=True), random_state=0,
+            error_score="raise")
+        search.fit(X, y, qid=qid, groups=qid)
+    splits = group_splits(X, qid)
+    res = search.cv_results_
+    assert len(res["params"]) == 4 + 2 + 1
+    for i, params in enumerate(res["params"]):
+        params = dict(params, n_estimators=int(res["n_resources"][i]))
+        got = [res[f"split{k}_test_score"][i] for k in range(3)]
+        np.testing.assert_allclose(got, oracle(params, X, y, qid, splits), rtol=1e-12)
+
+
+def test_lower_is_better_is_negated(data):
+    X, y, qid = data
+    model = small().fit(X, y, qid=qid)
+    raw = evaluate(y, model.predict(X), qid=qid, metric="QueryRMSE")
+    assert raw > 0
+    assert make_scorer("QueryRMSE")(model, X, y, qid=qid) == pytest.approx(-raw, rel=1e-12)
+    ndcg = evaluate(y, model.predict(X), qid=qid, metric=METRIC)
+    assert make_scorer(METRIC)(model, X, y, qid=qid) == pytest.approx(ndcg, rel=1e-12)
+    assert "negated" in repr(make_scorer("QueryRMSE")) and "negated" not in repr(make_scorer(METRIC))
+
+
+def test_missing_qid_is_an_error_that_says_how_to_route_it(data):
+    X, y, qid = data
+    model = small().fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match=r"enable_metadata_routing=True.*set_fit_request\(qid=True\)"):
+        make_scorer(METRIC)(model, X, y)
+    # a search without routing: the scorer never sees qid, and says so
+    search = GridSearchCV(small(), {"num_leaves": [3]}, cv=GroupKFold(3), scoring=make_scorer(METRIC),
+                          error_score="raise")
+    with pytest.raises(ValueError, match="needs the query id"):
+        search.fit(X, y, qid=qid, groups=qid)
+
+
+def test_scattered_query_rows_are_an_error(data):
+    X, y, qid = data
+    model = small().fit(X, y, qid=qid)
+    order = np.r_[0:20][::-1].tolist() + list(range(20, len(y)))
+    order[0], order[-1] = order[-1], order[0]
+    with pytest.raises(ValueError):
+        make_scorer(METRIC)(model, X[order], y[order], qid=qid[order])
+
+
+def test_bad_metric_spec_fails_at_construction():
+    with pytest.raises(ValueError):
+        make_scorer("NoSuchMetric:top=3")
+
+
+# --- RankerScoreMixin (the lead adds it to GBRanker; tested here on a subclass) -------------
+
+
+class _Ranker(LambdaMART):  # LambdaMART has RankerScoreMixin.score itself
+    pass
+
+
+def test_score_is_the_objective_metric(data):
+    X, y, qid = data
+    model = _Ranker(METRIC, n_estimators=8, num_leaves=3, min_data_in_leaf=5, n_jobs=1, random_state=0)
+    model.fit(X, y, qid=qid)
+    spec = model.objective_.eval_spec
+    assert model.score(X, y, qid=qid) == pytest.approx(evaluate(y, model.predict(X), qid=qid, metric=spec))
+    assert model.score(X, y, qid=qid, metric="QueryRMSE") == pytest.approx(
+        -evaluate(y, model.predict(X), qid=qid, metric="QueryRMSE"))
+    sizes = np.unique(qid, return_counts=True)[1][np.argsort(np.unique(qid, return_index=True)[1])]
+    assert model.score(X, y, group=sizes) == pytest.approx(model.score(X, y, qid=qid))
+    with pytest.raises(ValueError, match="needs qid"):
+        model.score(X, y)
+
+
+def test_search_with_default_scoring_uses_score(data):
+    X, y, qid = data
+    est = _Ranker(METRIC, n_estimators=8, num_leaves=3, min_data_in_leaf=5, n_jobs=1, random_state=0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        est.set_fit_request(qid=True).set_score_request(qid=True)
+        search = GridSearchCV(est, {"num_leaves": [3, 7]}, cv=GroupKFold(3), error_score="raise")
+        search.fit(X, y, qid=qid, groups=qid)
+    splits = group_splits(X, qid)
+    for i, params in enumerate(search.cv_results_["params"]):
+        got = [search.cv_results_[f"split{k}_test_score"][i] for k in range(3)]
+        np.testing.assert_allclose(got, oracle(params, X, y, qid, splits), rtol=1e-12)
+
+
+# --- tune -------------------------------------------------------------------------------------
+
+
+def tuned(data, **kw):
+    X, y, qid = data
+    args = dict(qid=qid, metric=METRIC, n_trials=4, cv=3, early_stopping_rounds=3, random_state=0,
+                show_progress=False)
+    args.update(kw)
+    return tune(LambdaMART(METRIC, n_estimators=30, n_jobs=1), X, y, **args)
+
+
+@pytest.fixture(scope="module")
+def result(data):
+    return tuned(data)
+
+
+def test_tune_runs_the_trials_within_the_space(result, data):
+    assert len(result.study_.trials) == 4
+    assert isinstance(result.study_.pruner, optuna.pruners.MedianPruner)
+    n_train = min(tr.size for tr, _ in result.folds_)
+    space = default_param_space(n_train)
+    for trial in result.study_.trials:
+        assert set(trial.params) == set(space)
+        for name, value in trial.params.items():
+            assert space[name].low <= value <= space[name].high, name
+    assert set(result.best_params_) == set(space) | {"n_estimators"}
+    params = result.best_estimator_.get_params()
+    assert {k: params[k] for k in result.best_params_} == result.best_params_
+    assert result.best_estimator_.n_estimators_ == result.best_params_["n_estimators"]
+    assert result.trials_dataframe().shape[0] == 4
+
+
+def test_tune_is_deterministic_given_random_state(result, data):
+    again = tuned(data)
+    assert again.best_params_ == result.best_params_
+    assert again.best_score_ == result.best_score_
+
+
+def test_best_value_equals_an_independent_reevaluation(result, data):
+    X, y, qid = data
+    # the folds: GroupKFold over qid, shuffled by query with the seed
+    folds = list(GroupKFold(3, shuffle=True, random_state=0).split(X, None, groups=qid))
+    assert len(result.folds_) == 3
+    for (tr, te), (rtr, rte) in zip(folds, result.folds_):
+        np.testing.assert_array_equal(np.sort(tr), rtr)
+        np.testing.assert_array_equal(np.sort(te), rte)
+        assert not set(qid[tr]) & set(qid[te])
+    best = result.study_.best_trial
+    values, trees = [], []
+    for train, test in folds:
+        model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **best.params)
+        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])],
+                  early_stopping_rounds=3)
+        assert model.best_iteration_ is not None
+        values.append(evaluate(y[test], model.predict(X[test]), qid=qid[test], metric=METRIC))
+        trees.append(model.best_iteration_)
+    assert result.best_score_ == pytest.approx(np.mean(values), rel=1e-12)
+    assert best.user_attrs["best_iterations"] == trees
+    assert result.best_params_["n_estimators"] == round(np.mean(trees))
+
+
+def test_pruning_stops_the_bad_region(data):
+    # a minimum leaf hessian no leaf reaches: no split, constant scores -> pruned after the first fold
+    space = {"min_sum_hessian_in_leaf": [1e-3, 1e9], "num_leaves": optuna.distributions.IntDistribution(3, 7)}
+    res = tuned(data, n_trials=8, param_space=space, sampler=optuna.samplers.RandomSampler(seed=0),
+                pruner=optuna.pruners.MedianPruner(n_startup_trials=1))
+    states = {t.number: (t.state.name, t.params["min_sum_hessian_in_leaf"]) for t in res.study_.trials}
+    pruned = [n for n, (s, _) in states.items() if s == "PRUNED"]
+    assert pruned, states
+    assert all(states[n][1] == 1e9 for n in pruned)
+    assert all(len(res.study_.trials[n].user_attrs["fold_values"]) == 1 for n in pruned)
+    assert res.best_params_["min_sum_hessian_in_leaf"] == 1e-3
+
+
+def test_tune_validates_before_fitting(data):
+    X, y, qid = data
+    with pytest.raises(ValueError, match="not a parameter"):
+        tune(small(), X, y, qid=qid, param_space={"no_such": [1, 2]}, show_progress=False)
+    with pytest.raises(ValueError, match="cv must be"):
+        tune(small(), X, y, qid=qid, cv=1000, show_progress=False)
+    with pytest.raises(ValueError, match="qid"):
+        tune(small(), X, y, show_progress=False)
+    with pytest.raises(ValueError, match="n_trials"):
+        tune(small(), X, y, qid=qid, n_trials=0, show_progress=False)
+    with pytest.raises(ValueError, match="both training and test"):
+        tune(small(), X, y, qid=qid, cv=[(np.arange(0, 60), np.arange(50, 100))], show_progress=False)
+
+
+# --- CLI ----------------------------------------------------------------------------------
+
+
+def test_cli_tune_end_to_end(tmp_path, capsys):
+    from metricrank.cli import main
+
+    train = make_ltr(30, docs_per_query=(4, 12), n_features=5, random_state=3)
+    valid = make_ltr(10, docs_per_query=(4, 12), n_features=5, random_state=4)
+    save_letor(train, tmp_path / "train.txt")
+    save_letor(valid, tmp_path / "valid.txt")
+    out, params_out = tmp_path / "model.json", tmp_path / "best.json"
+    code = main(["tune", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:NDCG:top=5",
+                 "--metric", "NDCG:top=5", "--trials", "3", "--cv", "3", "--seed", "0", "--trees", "10",
+                 "--early-stopping", "3", "--threads", "1", "--quiet", "--out", str(out),
+                 "--params-out", str(params_out)])
+    assert code == 0, capsys.readouterr().err
+    best = json.loads(params_out.read_text())
+    model = LambdaMART.load(out)
+    assert {k: model.get_params()[k] for k in best["best_params"]} == best["best_params"]
+    assert best["metric"] == "NDCG:top=5" and best["n_trials"] == 3 and best["folds"] == 3
+    # --valid: one split, train -> valid
+    code = main(["tune", "--train", str(tmp_path / "train.txt"), "--valid", str(tmp_path / "valid.txt"),
+                 "--objective", "lambda:MAP", "--trials", "2", "--seed", "1", "--trees", "6", "--quiet",
+                 "--threads", "1", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert LambdaMART.load(out).metric == "MAP"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--trials", "0"], "--trials"),
+    (["--cv", "1"], "--cv"),
+    (["--timeout", "-3"], "--timeout"),
+    (["--metric", "NoSuch"], "NoSuch"),
+    (["--objective", "lambda:NoSuch"], "NoSuch"),
+])
+def test_cli_tune_validates_options_before_reading(tmp_path, capsys, argv, message):
+    from metricrank.cli import main
+
+    code = main(["tune", "--train", str(tmp_path / "missing.txt"), "--quiet", "--out", str(tmp_path / "m.json")]
+                + argv)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "missing.txt" not in err
+
+
+# --- README -------------------------------------------------------------------------------
+
+
+def test_readme_tuning_recipe_runs_as_written():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## Tuning", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert blocks, "README has no python block under '## Tuning'"
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102
