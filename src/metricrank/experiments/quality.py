@@ -216,8 +216,8 @@ def _key(system: str, split: Split, lr: float, trees: int) -> str:
 
 
 def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=None, lr: float = 0.1,
-        trees: int = 500, threads: int = 2, folds: int | None = None, metricrank_systems=None,
-        anchors=None, progress: bool = True) -> str:
+        trees: int = 300, threads: int = 2, folds: int | None = None, metricrank_systems=None,
+        anchors=None, progress: bool = True, splits=None) -> str:
     """Run the suite, write ``report.md``, plots and ``results.json``; return the report text.
 
     ``metricrank_systems`` maps a name to ``(judged metrics, fit)``; by default
@@ -227,7 +227,9 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
     out.mkdir(parents=True, exist_ok=True)
     cache_path = out / "results.json"
     cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
-    splits = load_suite(datasets or ("mq2008", "lgb-example", "synthetic-50k", "synthetic-250k"), data_dir, folds)
+    if splits is None:
+        splits = load_suite(datasets or ("mq2008", "lgb-example", "synthetic-50k", "synthetic-250k"), data_dir,
+                            folds)
     anchors = ANCHORS if anchors is None else {k: ANCHORS[k] for k in anchors}
     if metricrank_systems is None:
         metricrank_systems = {f"LambdaMART({m})": ((m,), lambdamart(m)) for m in JUDGED}
@@ -306,7 +308,7 @@ def _plot(cache, splits, names, lr, trees, dataset, out: Path) -> None:
     for ax, metric in zip(axes, JUDGED):
         rows = summarise(cache, splits, names, lr, trees, dataset, metric)
         labels = list(rows)
-        ax.boxplot([rows[k][1] for k in labels], vert=False)
+        ax.boxplot([rows[k][1] for k in labels], orientation="horizontal")
         ax.set_yticks(range(1, len(labels) + 1), labels, fontsize=7)
         ax.set_title(metric, fontsize=9)
     fig.suptitle(f"{dataset}: test value per fold")
