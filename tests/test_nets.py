@@ -97,7 +97,7 @@ def _global_deltas(spec, s, y, ptr):
 
 
 @pytest.mark.parametrize("spec", ["NDCG:top=10", "NDCG:top=3;type=Exp", "MAP", "ERR:type=Graded;max_label=3",
-                                  "MRR", "AUC"])
+                                  "MRR", "ROCArea"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lambdarank_factorised_gradient_equals_autograd_at_fixed_deltas(spec, seed):
     X, y, ptr = _queries(seed + 10)
@@ -216,6 +216,12 @@ def test_load_rejects_bad_files(split, tmp_path):
     doc = json.loads(path.read_text())
     doc["state"]["state_dict"].popitem()
     damaged = tmp_path / "damaged.json"
+    damaged.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="checksum mismatch"):  # edited after saving
+        RankNet.load(damaged)
+    from metricrank.learners._persistence import state_digest
+
+    doc["state_sha256"] = state_digest(doc["state"])  # damaged before the checksum was written
     damaged.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="damaged RankNet"):
         RankNet.load(damaged)

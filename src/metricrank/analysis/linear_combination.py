@@ -123,7 +123,7 @@ def combine_rankers(score_list, y, *, qid=None, group_ptr=None, metric="NDCG:top
     history = [best]
     n_queries = ptr.shape[0] - 1
     for _ in range(int(epochs)):
-        grad, _hess = objective.gradient_hessian(labels, Z @ w, ptr, labels_prepared=True)
+        grad, _hess = objective.lambdas(labels, Z @ w, ptr)
         w = w + learning_rate * (Z.T @ -grad) / n_queries
         current = value_of(Z @ w)
         history.append(current)

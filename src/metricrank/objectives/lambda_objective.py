@@ -279,6 +279,34 @@ class LambdaObjective(Objective):
         self.check_labels(data.y)
         return _BoundLambda(self, data)
 
+    def prepare_labels(self, y) -> np.ndarray:
+        """Validate ``y`` for this target and return the labels the kernel reads (see :meth:`lambdas`)."""
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"λ target {self.target.spec}: labels must be finite")
+        self.check_labels(y)
+        return np.ascontiguousarray(self.target.transform_labels(y), dtype=np.float64)
+
+    def lambdas(self, labels, raw, group_ptr, weights=None, group_weights=None, out_grad=None, out_hess=None):
+        """``(grad, hess)`` from labels prepared by :meth:`prepare_labels`, for trusted callers.
+
+        The nets and the linear combination call this once per batch; their
+        arrays come from validated data, so nothing is checked again here
+        (:meth:`gradient_hessian` is the validating entry point).
+        """
+        n = labels.shape[0]
+        ptr = np.ascontiguousarray(group_ptr, dtype=np.int64)
+        w = np.ones(n) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+        gw = np.ones(ptr.shape[0] - 1) if group_weights is None else np.ascontiguousarray(group_weights,
+                                                                                         dtype=np.float64)
+        grad = np.empty(n) if out_grad is None else out_grad
+        hess = np.empty(n) if out_hess is None else out_hess
+        lambda_gradients(self.target.code, self.target.params, np.ascontiguousarray(raw, dtype=np.float64),
+                         labels, ptr, TIE_POLICIES[self.target.ties], self.sigma,
+                         _MAX_TRUNCATION if self.truncation is None else self.truncation, self.norm, self.norm,
+                         w, gw, grad, hess)
+        return grad, hess
+
 
 class _BoundLambda(BoundObjective):
     """λ-gradients on one training set: labels transformed once, buffers reused."""
@@ -291,10 +319,6 @@ class _BoundLambda(BoundObjective):
         self.hess = np.empty(data.n_rows)
 
     def __call__(self, raw):
-        obj, data = self.objective, self.data
-        lambda_gradients(
-            obj.target.code, obj.target.params, raw, self.labels, data.group_ptr, TIE_POLICIES[obj.target.ties],
-            obj.sigma, _MAX_TRUNCATION if obj.truncation is None else obj.truncation,
-            obj.norm, obj.norm, data.weight, data.group_weight, self.grad, self.hess,
-        )
-        return self.grad, self.hess
+        data = self.data
+        return self.objective.lambdas(self.labels, raw, data.group_ptr, data.weight, data.group_weight,
+                                      self.grad, self.hess)

@@ -30,9 +30,8 @@ class LabelLambdas:
     def gradient(self, scores: np.ndarray, batch: Batch) -> np.ndarray:
         """Loss gradient ``-λ`` of every row of ``batch``."""
         gw = None if self.group_weights is None else self.group_weights[batch.queries]
-        grad, _ = self.objective.gradient_hessian(self.labels[batch.rows], scores, batch.ptr,
-                                                  weights=self.weights[batch.rows], group_weights=gw,
-                                                  labels_prepared=True)
+        grad, _ = self.objective.lambdas(np.ascontiguousarray(self.labels[batch.rows]), scores, batch.ptr,
+                                         weights=self.weights[batch.rows], group_weights=gw)
         return grad
 
 
