@@ -97,7 +97,7 @@ def _global_deltas(spec, s, y, ptr):
 
 
 @pytest.mark.parametrize("spec", ["NDCG:top=10", "NDCG:top=3;type=Exp", "MAP", "ERR:type=Graded;max_label=3",
-                                  "MRR", "AUC"])
+                                  "MRR", "ROCArea"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lambdarank_factorised_gradient_equals_autograd_at_fixed_deltas(spec, seed):
     X, y, ptr = _queries(seed + 10)

@@ -44,7 +44,7 @@ from ..metrics._positional import err_probabilities
 from ..metrics.registry import Metric, get_metric
 from . import _swap_deltas as sd
 from ._accumulate import lambda_gradients
-from ._base import BoundObjective, Objective, TrainingData
+from ._base import BoundObjective, Objective, TrainingData, as_training_data, check_raw
 
 __all__ = ["LAMBDA_TARGETS", "LambdaObjective", "LambdaTarget", "resolve_target", "swap_delta_matrix"]
 
@@ -279,14 +279,46 @@ class LambdaObjective(Objective):
         self.check_labels(data.y)
         return _BoundLambda(self, data)
 
+    def prepare_labels(self, y) -> np.ndarray:
+        """Validate ``y`` for this target and return the labels the λ kernel reads
+        (ERR: stopping probabilities of the whole ``y``; MAUC: dense class ids), for
+        :meth:`gradient_hessian` with ``labels_prepared=True`` on subsets of the rows."""
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        self.check_labels(y)
+        return np.ascontiguousarray(self.target.transform_labels(y), dtype=np.float64)
+
+    def gradient_hessian(self, y, raw, group_ptr, *, weights=None, group_weights=None, pairs=None,
+                         pair_weights=None, random_state=None, out_grad=None, out_hess=None,
+                         labels_prepared=False):
+        """As :meth:`Objective.gradient_hessian`; with ``labels_prepared=True`` ``y`` is the
+        output of :meth:`prepare_labels` (used as is: a batch of queries then keeps the label
+        transform of the whole training set, e.g. ERR's ``l_max``)."""
+        if not labels_prepared:
+            return super().gradient_hessian(y, raw, group_ptr, weights=weights, group_weights=group_weights,
+                                            pairs=pairs, pair_weights=pair_weights, random_state=random_state,
+                                            out_grad=out_grad, out_hess=out_hess)
+        if pairs is not None:
+            raise ValueError(f"objective {self.spec} does not read explicit pairs")
+        labels = np.ascontiguousarray(y, dtype=np.float64)
+        data = as_training_data(labels, group_ptr, weights=weights, group_weights=group_weights)
+        raw = check_raw(raw, data.n_rows)
+        grad, hess = _BoundLambda(self, data, labels=labels)(raw)
+        if out_grad is not None:
+            out_grad[:] = grad
+        if out_hess is not None:
+            out_hess[:] = hess
+        return (grad if out_grad is None else out_grad), (hess if out_hess is None else out_hess)
+
 
 class _BoundLambda(BoundObjective):
     """λ-gradients on one training set: labels transformed once, buffers reused."""
 
-    def __init__(self, objective: LambdaObjective, data: TrainingData):
+    def __init__(self, objective: LambdaObjective, data: TrainingData, labels=None):
         self.objective = objective
         self.data = data
-        self.labels = np.ascontiguousarray(objective.target.transform_labels(data.y), dtype=np.float64)
+        if labels is None:  # else already transformed (LambdaObjective.prepare_labels)
+            labels = objective.target.transform_labels(data.y)
+        self.labels = np.ascontiguousarray(labels, dtype=np.float64)
         self.grad = np.empty(data.n_rows)
         self.hess = np.empty(data.n_rows)
 
