@@ -192,7 +192,7 @@ def _report(folds, optimality_folds, values, per_query, seconds, combos, trees, 
         "(`optimal_combination`, Burges sec. 7.1) and is then applied unchanged to the test fold. "
         "Test values are means over the folds. NDCG@10 with gain 2^l − 1; MAP with label ≥ 1 relevant; "
         "ERR = `ERR:type=Graded;max_label=2` (Burges' R = (2^l − 1)/2^l_max with MQ2008's label scale "
-        "0..2 fixed; the metric's default max_label takes the largest label present instead). Training seconds "
+        "0..2 given explicitly rather than left to the metric's default). Training seconds "
         "exclude an untimed warm-up fit (numba compilation, torch start-up); other jobs shared the 2 cores.",
         "",
         "| model | " + " | ".join(t for t, _s in TEST_METRICS) + " | train s per fold |",
