@@ -32,6 +32,16 @@ CANDIDATES = {
     "31 leaves, l2=10, ff 0.8, bagging 0.8": {"lambda_l2": 10.0, "feature_fraction": 0.8,
                                                 "bagging_fraction": 0.8, "bagging_freq": 1},
     "31 leaves, min_data 100, l2=30": {"min_data_in_leaf": 100, "lambda_l2": 30.0},
+    # round 2, around the best of round 1 (l2=10 for NDCG, bagging for MAP)
+    "l2=30": {"lambda_l2": 30.0},
+    "l2=100": {"lambda_l2": 100.0},
+    "l2=10, ff 0.8": {"lambda_l2": 10.0, "feature_fraction": 0.8},
+    "l2=10, bagging 0.8": {"lambda_l2": 10.0, "bagging_fraction": 0.8, "bagging_freq": 1},
+    "l2=30, ff 0.8, bagging 0.8": {"lambda_l2": 30.0, "feature_fraction": 0.8, "bagging_fraction": 0.8,
+                                   "bagging_freq": 1},
+    # round 3: fewer leaves with the stronger penalty
+    "7 leaves, l2=30": {"num_leaves": 7, "lambda_l2": 30.0},
+    "15 leaves, l2=30": {"num_leaves": 15, "lambda_l2": 30.0},
 }
 ANCHORS = ["LightGBM lambdarank", "CatBoost YetiRank", "CatBoost QuerySoftMax"]
 

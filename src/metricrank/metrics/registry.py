@@ -8,9 +8,9 @@ A spec is CatBoost's syntax ``Name[:param=value[;param=value...]]``
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from .._spec import parse_param_values, split_spec
 from . import _multiclass, _pairwise, _positional, _query_losses
 from ._base import MetricDef, MetricInput, compute_value, fill_defaults
 from .conventions import preset_defaults
@@ -38,7 +38,6 @@ SHORTHANDS = {
     "averagegain": "AverageGain", "precision_micro": "PrecisionMicro", "precision_macro": "PrecisionMicro",
 }
 
-_SPEC = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:@(?P<k>[0-9]+))?\s*(?::(?P<params>.*))?$")
 
 
 @dataclass(frozen=True)
@@ -101,14 +100,12 @@ def _lookup(name: str) -> MetricDef:
 
 
 def parse_spec(spec: str) -> tuple[MetricDef, dict]:
-    """Split a spec into its definition and the explicitly written parameters (parsed)."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"a metric spec must be a non-empty string, got {spec!r}")
-    match = _SPEC.match(spec)
-    if match is None:
-        raise ValueError(f"cannot parse metric spec {spec!r}; expected Name[:param=value;...] or name@k")
-    name, k, text = match.group("name"), match.group("k"), match.group("params")
-    explicit_raw: dict[str, str] = {}
+    """Split a spec into its definition and the explicitly written parameters (parsed).
+
+    The text is split by :func:`metricrank._spec.split_spec`, the one parser that
+    objective specs use too.
+    """
+    name, k, raw = split_spec(spec, what="metric")
     if k is not None:
         target = SHORTHANDS.get(name.lower())
         if target is None:
@@ -116,32 +113,13 @@ def parse_spec(spec: str) -> tuple[MetricDef, dict]:
                 f"{name}@k is not a known shorthand in {spec!r}; shorthands: "
                 f"{', '.join(sorted(SHORTHANDS))}"
             )
+        if "top" in raw:
+            raise ValueError(f"metric spec {spec!r} sets 'top' twice")
         defn = REGISTRY[target]
-        explicit_raw["top"] = k
+        raw = {"top": k, **raw}
     else:
         defn = _lookup(name)
-    if text is not None and text.strip():
-        for item in text.split(";"):
-            if not item.strip():
-                continue
-            if "=" not in item:
-                raise ValueError(f"metric spec {spec!r}: parameter {item!r} is not of the form name=value")
-            key, value = (part.strip() for part in item.split("=", 1))
-            if key in explicit_raw:
-                raise ValueError(f"metric spec {spec!r} sets {key!r} twice")
-            explicit_raw[key] = value
-    explicit = {}
-    for key, value in explicit_raw.items():
-        try:
-            param = defn.param(key)
-        except KeyError:
-            names = ", ".join(p.name for p in defn.params) or "(none)"
-            raise ValueError(f"{defn.name} has no parameter {key!r}; its parameters are {names}") from None
-        try:
-            explicit[key] = param.parse(value)
-        except ValueError as err:
-            raise ValueError(f"{defn.name}: bad value for {key}: {err}") from None
-    return defn, explicit
+    return defn, parse_param_values(defn.name, defn.params, raw)
 
 
 def get_metric(spec, preset: str | None = None) -> Metric:
