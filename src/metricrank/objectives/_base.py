@@ -28,7 +28,7 @@ import numpy as np
 from .._groups import check_group_ptr, check_pairs
 from ..metrics._base import Param
 
-__all__ = ["BoundObjective", "Objective", "ObjectiveDef", "TrainingData", "as_training_data"]
+__all__ = ["BoundObjective", "Objective", "ObjectiveDef", "TrainingData", "as_generator", "as_training_data"]
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,15 @@ def as_training_data(y, group_ptr, *, weights=None, group_weights=None, pairs=No
     elif pair_weights is not None:
         raise ValueError("pair_weights given without pairs")
     return TrainingData(y, ptr, w, gw, pairs, pw, weights is not None, group_weights is not None)
+
+
+def as_generator(random_state) -> np.random.Generator:
+    """A numpy Generator from a seed, a Generator (used as is) or a legacy RandomState."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    return np.random.default_rng(random_state)
 
 
 def check_raw(raw, n: int) -> np.ndarray:

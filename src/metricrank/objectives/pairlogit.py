@@ -45,13 +45,26 @@ from numba import njit, prange
 
 from ..metrics._base import USE_WEIGHTS_TRUE
 from ..metrics._pairwise import MAX_PAIRS, _check_max_pairs
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
 
 __all__ = ["DEFINITIONS", "BoundPairLogit", "PairLogit", "PairLogitPairwise", "generate_pairs",
            "pairlogit_grad_hess"]
 
 
 # --- kernels ----------------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True, inline="always")
+def pair_terms(d, w):
+    """``(w s, w s (1 - s))`` with ``s = 1 - sigmoid(d) = sigmoid(-d)``, computed without overflow:
+    minus the derivative of ``w log(1 + e^{-d})`` and its second derivative."""
+    if d >= 0.0:
+        ex = math.exp(-d)
+        s = ex / (1.0 + ex)
+    else:
+        s = 1.0 / (1.0 + math.exp(d))
+    g = w * s
+    return g, g * (1.0 - s)
+
 
 @njit(cache=True, nogil=True)
 def _sorted_group(y, s, e):
@@ -146,15 +159,7 @@ def pairlogit_grad_hess(raw, win, lose, pair_weight, pair_ptr, group_ptr, grad, 
         for p in range(pair_ptr[q], pair_ptr[q + 1]):
             i = win[p]
             j = lose[p]
-            d = raw[i] - raw[j]
-            # s = 1 - sigmoid(d) = sigmoid(-d), computed without overflow
-            if d >= 0.0:
-                ex = math.exp(-d)
-                s = ex / (1.0 + ex)
-            else:
-                s = 1.0 / (1.0 + math.exp(d))
-            g = pair_weight[p] * s
-            h = g * (1.0 - s)
+            g, h = pair_terms(raw[i] - raw[j], pair_weight[p])
             grad[i] -= g
             grad[j] += g
             hess[i] += h
@@ -162,14 +167,6 @@ def pairlogit_grad_hess(raw, win, lose, pair_weight, pair_ptr, group_ptr, grad, 
 
 
 # --- pair generation --------------------------------------------------------------------------
-
-def _as_generator(random_state) -> np.random.Generator:
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    return np.random.default_rng(random_state)
-
 
 def generate_pairs(y, group_ptr, *, max_pairs=-1, random_state=None):
     """Pairs ``y_i > y_j`` of every query, sorted by query; at most ``max_pairs`` per query.
@@ -210,7 +207,7 @@ def generate_pairs(y, group_ptr, *, max_pairs=-1, random_state=None):
         kept = np.minimum(counts, max_pairs)
         sampled = np.flatnonzero(counts > max_pairs)
         if sampled.size:
-            rng = _as_generator(random_state)
+            rng = as_generator(random_state)
             chunks = []
             for q in sampled:
                 # numpy's choice without replacement: Floyd's algorithm (O(k) hash set) when the

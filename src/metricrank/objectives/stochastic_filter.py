@@ -53,7 +53,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..metrics._base import Param, parse_float, parse_int
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
 
 __all__ = ["DEFINITIONS", "BoundStochasticFilter", "StochasticFilter"]
 
@@ -98,14 +98,6 @@ def _filter_grad(raw, y, ptr, uniforms, sigma, row_factor, grad, hess):
         for i in range(s, e):
             grad[i] *= row_factor[i]
             hess[i] = row_factor[i]
-
-
-def _as_generator(random_state) -> np.random.Generator:
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    return np.random.default_rng(random_state)
 
 
 class BoundStochasticFilter(BoundObjective):
@@ -158,7 +150,7 @@ class StochasticFilter(Objective):
 
     def bind(self, data: TrainingData, random_state=None) -> BoundStochasticFilter:
         return BoundStochasticFilter(data, float(self.params["sigma"]), int(self.params["num_estimations"]),
-                                     _as_generator(random_state))
+                                     as_generator(random_state))
 
 
 def parse_positive(text: str) -> float:

@@ -72,8 +72,8 @@ from numba import njit, prange
 
 from ..metrics._base import REQUIRED, Param, check_finite_labels_in, parse_choice, parse_float, parse_top
 from ..metrics.registry import get_metric
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
-from .stochastic_filter import _as_generator, check_num_estimations, parse_num_estimations, parse_positive
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
+from .stochastic_filter import check_num_estimations, parse_num_estimations, parse_positive
 
 __all__ = ["DEFINITIONS", "STOCHASTIC_RANK_METRICS", "BoundStochasticRank", "StochasticRank"]
 
@@ -264,7 +264,7 @@ class StochasticRank(Objective):
 
     def bind(self, data: TrainingData, random_state=None) -> BoundStochasticRank:
         self.check_labels(data.y)
-        return BoundStochasticRank(self, data, _as_generator(random_state))
+        return BoundStochasticRank(self, data, as_generator(random_state))
 
 
 def _parse_metric(text: str) -> str:

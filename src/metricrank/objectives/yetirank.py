@@ -52,7 +52,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..metrics._base import USE_WEIGHTS_TRUE, Param, parse_float, parse_int
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
+from .pairlogit import pair_terms
 
 __all__ = ["DEFINITIONS", "BoundYetiRank", "YETIRANK_PAIR_SCALE", "YetiRank", "YetiRankPairwise"]
 
@@ -148,14 +149,7 @@ def _pairlogit(raw, ptr, slot_ptr, keys, weights, pair_ptr, group_factor, win, l
             win[out + t] = i
             lose[out + t] = j
             pw[out + t] = w
-            d = raw[i] - raw[j]
-            if d >= 0.0:
-                ex = math.exp(-d)
-                sg = ex / (1.0 + ex)
-            else:
-                sg = 1.0 / (1.0 + math.exp(d))
-            g = w * sg
-            h = g * (1.0 - sg)
+            g, h = pair_terms(raw[i] - raw[j], w)
             grad[i] -= g
             grad[j] += g
             hess[i] += h
@@ -163,14 +157,6 @@ def _pairlogit(raw, ptr, slot_ptr, keys, weights, pair_ptr, group_factor, win, l
 
 
 # --- objectives -------------------------------------------------------------------------------
-
-def _as_generator(random_state) -> np.random.Generator:
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    return np.random.default_rng(random_state)
-
 
 class BoundYetiRank(BoundObjective):
     """YetiRank bound to one training set; every call draws new permutations.
@@ -268,7 +254,7 @@ class YetiRank(Objective):
                 f"with generated ones); explicit pairs are not used. Train PairLogit or "
                 f"PairLogitPairwise to use them, or drop the pairs")
         return BoundYetiRank(data, int(self.params["permutations"]), float(self.params["decay"]),
-                             bool(self.params["use_weights"]), _as_generator(random_state))
+                             bool(self.params["use_weights"]), as_generator(random_state))
 
 
 class YetiRankPairwise(YetiRank):
