@@ -259,3 +259,30 @@ def test_factory_rejects_direct_bad_values():
         make("YetiRank", {"decay": 0.0, "permutations": 10, "use_weights": True})
     with pytest.raises(ValueError, match="permutations"):
         make("YetiRank", {"decay": 0.5, "permutations": 0, "use_weights": True})
+
+
+@pytest.mark.parametrize("n", [20, 128, 129, 300])
+def test_small_and_large_query_paths_give_the_same_pairs(n):
+    """Queries up to 128 documents merge pairs in a dense table, larger ones by sorting: same result.
+
+    With 3 permutations and gaps of 100 (no reordering), every permutation is the score order, so the
+    merged weight of each adjacent pair is 3 times its single-permutation weight in both paths.
+    """
+    rng = np.random.default_rng(n)
+    y = rng.integers(0, 4, n).astype(float)
+    a = rng.permutation(n) * 100.0
+    bound = yeti(0.9, 3).bind(as_training_data(y, [0, n]), random_state=1)
+    bound(a)
+    got = {(int(w), int(l)): float(x) for w, l, x in zip(*bound.pairs())}
+    order = np.argsort(-a)
+    expected = {}
+    for r in range(n - 1):
+        i, j = order[r], order[r + 1]
+        if y[i] != y[j]:
+            key = (int(i), int(j)) if y[i] > y[j] else (int(j), int(i))
+            expected[key] = YETIRANK_PAIR_SCALE * 0.9 ** r * abs(y[i] - y[j])  # the mean over 3 permutations
+    assert got.keys() == expected.keys()
+    for key in expected:
+        assert got[key] == pytest.approx(expected[key], rel=1e-12)
+    winners = bound.pairs()[0]
+    assert np.all(np.diff(winners * n + bound.pairs()[1]) > 0)  # keys in increasing order in both paths

@@ -72,13 +72,34 @@ def _logistic(u):
     return math.log(u) - math.log1p(-u)
 
 
+#: Queries up to this size order a permutation by insertion sort and merge pairs in a dense
+#: n x n table (no allocation per permutation); larger ones use argsort and a sorted merge.
+_SMALL_QUERY = 128
+
+
+@njit(cache=True, nogil=True)
+def _insertion_order(noisy, order):
+    """``order`` = positions by decreasing ``noisy``, ties in position order (a stable sort)."""
+    n = noisy.shape[0]
+    for i in range(n):
+        order[i] = i
+    for i in range(1, n):
+        v = order[i]
+        key = noisy[v]
+        j = i - 1
+        while j >= 0 and noisy[order[j]] < key:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = v
+
+
 @njit(cache=True, parallel=True)
 def _generate(raw, y, ptr, uniforms, decay, scale, slot_ptr, keys, weights, counts):
     """Pairs of every query, merged by ``(winner, loser)``, in ``keys/weights[slot_ptr[q]:...]``.
 
-    ``keys`` holds ``winner * n + loser`` (positions inside the query);
-    ``counts[q]`` the number of distinct pairs of query ``q``; weights are the
-    sums over permutations (not yet averaged).
+    ``keys`` holds ``winner * n + loser`` (positions inside the query), in
+    increasing order; ``counts[q]`` the number of distinct pairs of query ``q``;
+    weights are the sums over permutations (not yet averaged).
     """
     nq = ptr.shape[0] - 1
     n_perm = uniforms.shape[0]
@@ -90,26 +111,43 @@ def _generate(raw, y, ptr, uniforms, decay, scale, slot_ptr, keys, weights, coun
             continue
         base = slot_ptr[q]
         noisy = np.empty(n)
+        order = np.empty(n, dtype=np.int64)
+        small = n <= _SMALL_QUERY
+        table = np.zeros(n * n if small else 1)
         m = 0
         for p in range(n_perm):
             for i in range(n):
                 noisy[i] = raw[s + i] + _logistic(uniforms[p, s + i])
-            order = np.argsort(-noisy, kind="mergesort")
+            if small:
+                _insertion_order(noisy, order)
+            else:
+                order[:] = np.argsort(-noisy, kind="mergesort")
             factor = scale
             for r in range(1, n):
                 a = order[r - 1]
                 b = order[r]
                 la = y[s + a]
                 lb = y[s + b]
-                if la > lb:
-                    keys[base + m] = a * n + b
-                    weights[base + m] = factor * (la - lb)
-                    m += 1
-                elif lb > la:
-                    keys[base + m] = b * n + a
-                    weights[base + m] = factor * (lb - la)
-                    m += 1
+                if la != lb:
+                    if lb > la:
+                        a, b = b, a
+                    w = factor * abs(la - lb)
+                    if small:
+                        table[a * n + b] += w
+                    else:
+                        keys[base + m] = a * n + b
+                        weights[base + m] = w
+                        m += 1
                 factor *= decay
+        if small:
+            out = 0
+            for k in range(n * n):
+                if table[k] != 0.0:
+                    keys[base + out] = k
+                    weights[base + out] = table[k]
+                    out += 1
+            counts[q] = out
+            continue
         if m == 0:
             continue
         seg_keys = keys[base:base + m].copy()
