@@ -250,3 +250,17 @@ def test_a_corrupted_booster_is_a_clear_error_not_a_crash(tmp_path):
     path.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="checksum mismatch"):
         GBRanker.load(path)
+
+
+@pytest.mark.parametrize("objective", ["lambda:NDCG:top=10;type=Exp", "lambda:ERR:type=Graded", "lambda:MAUC",
+                                       "YetiRank", "StochasticRank:metric=PFound", "QuerySoftMax"])
+def test_fitted_models_pickle(objective):
+    """joblib, multiprocessing and scikit-learn's parallel searches pickle fitted estimators."""
+    import pickle
+
+    ds = make_ltr(20, n_features=6, random_state=0)
+    y = ds.y / 4 if "PFound" in objective else ds.y
+    model = GBRanker(objective, n_estimators=3, **SMALL).fit(ds.X, y, qid=ds.qid)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(ds.X), model.predict(ds.X))
+    assert again.objective_.spec == model.objective_.spec

@@ -36,18 +36,19 @@ def test_every_target_learns_its_metric(data, target, metric):
     assert trained > max(untrained, feature)
 
 
-def test_leaves_are_the_newton_step(data):
-    # One tree, no L2: every leaf value equals learning_rate * Σλ / Σw over its rows (Burges' γ).
+@pytest.mark.parametrize("l2", [0.0, 10.0])
+def test_leaves_are_the_newton_step(data, l2):
+    # One tree: every leaf value equals learning_rate * Σλ / (Σw + λ_L2) over its rows (Burges' γ, penalised).
     train, _ = data
     model = LambdaMART("NDCG:top=10", n_estimators=1, learning_rate=0.3, num_leaves=4, min_data_in_leaf=5,
-                       n_jobs=1).fit(train)
+                       lambda_l2=l2, n_jobs=1).fit(train)
     grad, hess = LambdaObjective("NDCG:top=10").gradient_hessian(train.y, np.zeros(train.n_docs), train.group_ptr)
     leaf = model.booster_.predict(train.X, pred_leaf=True).ravel()
     pred = model.predict(train.X)
     assert len(np.unique(leaf)) == 4
     for value in np.unique(leaf):
         rows = leaf == value
-        np.testing.assert_allclose(pred[rows], 0.3 * -grad[rows].sum() / hess[rows].sum(), rtol=1e-6)
+        np.testing.assert_allclose(pred[rows], 0.3 * -grad[rows].sum() / (hess[rows].sum() + l2), rtol=1e-6)
 
 
 def test_early_stopping_and_evals_result(data):

@@ -147,8 +147,8 @@ def test_score_is_the_objective_metric(data):
         -evaluate(y, model.predict(X), qid=qid, metric="QueryRMSE"))
     sizes = np.unique(qid, return_counts=True)[1][np.argsort(np.unique(qid, return_index=True)[1])]
     assert model.score(X, y, group=sizes) == pytest.approx(model.score(X, y, qid=qid))
-    with pytest.raises(ValueError, match="needs qid"):
-        model.score(X, y)
+    # without query ids every row is one query, as in fit() and evaluate()
+    assert model.score(X, y) == pytest.approx(evaluate(y, model.predict(X), metric=spec))
 
 
 def test_search_with_default_scoring_uses_score(data):

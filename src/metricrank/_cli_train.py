@@ -65,7 +65,7 @@ def _model_for(args):
 
     objective = get_objective(args.objective, preset=args.preset)
     common = dict(n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
-                  min_data_in_leaf=args.min_data_in_leaf, preset=args.preset, n_jobs=args.threads,
+                  min_data_in_leaf=args.min_data_in_leaf, lambda_l2=args.l2, preset=args.preset, n_jobs=args.threads,
                   random_state=args.seed)
     if isinstance(objective, LambdaObjective):
         return LambdaMART(objective.target.spec, sigma=1.0 if args.sigma is None else args.sigma,
@@ -90,6 +90,8 @@ def _check_options(args) -> None:
         value = getattr(args, name, None)
         if value is not None and not (np.isfinite(value) and value > 0):
             raise ValueError(f"--{name.replace('_', '-')} must be a positive number; got {value}")
+    if not (np.isfinite(args.l2) and args.l2 >= 0):
+        raise ValueError(f"--l2 must be a number >= 0; got {args.l2}")
     inputs = [("--train", args.train), ("--train-query-file", args.train_query_file), ("--pairs", args.pairs)]
     inputs += [("--valid", v) for v in args.valid or []] + [("--valid-query-file", v)
                                                              for v in args.valid_query_file or []]
@@ -194,8 +196,9 @@ def add_parsers(sub, preset_choices) -> None:
                     help="evaluation metric (repeatable; the first drives early stopping; default: the objective's)")
     tr.add_argument("--trees", type=int, default=100, help="number of trees")
     tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage of every tree")
-    tr.add_argument("--leaves", type=int, default=31, help="leaves per tree")
+    tr.add_argument("--leaves", type=int, default=7, help="leaves per tree")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
+    tr.add_argument("--l2", type=float, default=10.0, help="L2 penalty on leaf values")
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")
     tr.add_argument("--truncation", type=int, default=None,
                     help="λ objectives: only pairs with a document in the top T (default: all pairs)")

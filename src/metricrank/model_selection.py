@@ -168,7 +168,10 @@ class RankerScoreMixin:
         X : array-like or sparse matrix
         y : array-like of shape (n,)
         qid : array-like of shape (n,), optional
-            Query id of every row (rows of a query contiguous). One of qid, group is required.
+            Query id of every row (rows of a query contiguous). Without qid and
+            group every row belongs to one query, as in ``fit`` and ``evaluate``;
+            a scikit-learn search passes qid through metadata routing (see
+            :func:`make_scorer`, which requires it).
         group : array-like, optional
             Query sizes in row order, instead of ``qid``.
         metric : str, optional
@@ -176,14 +179,12 @@ class RankerScoreMixin:
         sample_weight : array-like of shape (n,), optional
             Row weights, for the metrics that use them.
         """
-        if qid is None and group is None:
-            raise ValueError(f"{type(self).__name__}.score needs qid= (query id per row) or group= (query sizes); "
-                             "a ranking metric is a mean over queries. In a scikit-learn search, " + _ROUTING_HELP)
+        scores = self.predict(X)  # checks X (and fittedness) first, with the estimator's own messages
         if metric is None:
             objective = getattr(self, "objective_", None)
             metric = getattr(objective, "eval_spec", None) or "NDCG:top=10"
         m = get_metric(metric, preset=getattr(self, "preset", None))
-        value = evaluate(y, self.predict(X), qid=qid, group=group, metric=m, weights=sample_weight)
+        value = evaluate(y, scores, qid=qid, group=group, metric=m, weights=sample_weight)
         return float(_sign(m) * value)
 
 

@@ -125,6 +125,16 @@ class MetricDef:
                 return p
         raise KeyError(name)
 
+    def __reduce__(self):
+        # Pickled by name: label checks are closures, and a definition is one registry entry anyway.
+        return (_definition_by_name, (self.name,))
+
+
+def _definition_by_name(name: str) -> "MetricDef":
+    from .registry import REGISTRY
+
+    return REGISTRY[name]
+
 
 # --- parsers shared by the definitions -------------------------------------------------
 
