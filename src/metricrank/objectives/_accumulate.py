@@ -29,13 +29,18 @@ from numba import njit, prange
 # too, but is invalidated only when *this* file changes: after editing
 # ``_swap_deltas.py`` in a checkout, delete ``__pycache__/*.nbi`` (CI starts clean).
 from ..metrics._ordering import rank_order
-from ._swap_deltas import fill_row, prepare
+from ._auc_fast import fast_query
+from ._swap_deltas import AUC, fill_row, prepare
 
 
 @njit(cache=True, parallel=True)
 def lambda_gradients(code, params, score, label, ptr, ties, sigma, truncation, norm_query,
-                     norm_score, row_weight, group_weight, grad, hess):
+                     norm_score, row_weight, group_weight, grad, hess, fast_min):
     """Fill ``grad`` and ``hess`` (one entry per row) with the λ-gradients of target ``code``.
+
+    Queries of at least ``fast_min`` documents use the O(n log n) kernel of
+    :mod:`._auc_fast` (the caller passes a ``fast_min`` above every query size
+    unless the target is AUC/MAUC and neither normalisation is on).
 
     Returns the per-query sum of ``|ΔZ_ij|`` over the pairs used (a cheap
     diagnostic: zero means the query gave no signal).
@@ -56,15 +61,33 @@ def lambda_gradients(code, params, score, label, ptr, ties, sigma, truncation, n
         for r in range(n):
             lab[r] = label[a + order[r]]
             s[r] = score[a + order[r]]
+        state = prepare(code, lab, params)
+        lam = np.zeros(n)
+        w = np.zeros(n)
+        if n >= fast_min:
+            cls = np.empty(n, dtype=np.int64)
+            if code == AUC:
+                wt = np.zeros(2)
+                wt[1] = state[0]
+                for r in range(n):
+                    cls[r] = 1 if lab[r] > params[0] else 0
+            else:  # MAUC: dense class ids, state[c] = 1 / (T (N - n_c))
+                wt = state
+                for r in range(n):
+                    cls[r] = int(lab[r])
+            signal[q] = fast_query(cls, wt.shape[0], wt, s, sigma, truncation, lam, w)
+            factor = group_weight[q]
+            for r in range(n):
+                t = a + order[r]
+                grad[t] = -lam[r] * factor * row_weight[t]
+                hess[t] = w[r] * factor * row_weight[t]
+            continue
         # ρ_ij = 1 / (1 + exp(σ (s_hi - s_lo))) = e_lo / (e_lo + e_hi) with e = exp(σ (s - s_max)):
         # n exponentials per query instead of one per pair (e <= 1, so no overflow).
         ex = np.empty(n)
         for r in range(n):
             ex[r] = math.exp(sigma * (s[r] - s[0]))
-        state = prepare(code, lab, params)
         row = np.zeros(n)
-        lam = np.zeros(n)
-        w = np.zeros(n)
         spread = s[0] != s[n - 1]
         total = 0.0
         used = 0.0
