@@ -11,7 +11,7 @@ from metricrank.metrics._ordering import TIE_POLICIES
 from scipy.special import expit
 
 from metricrank.objectives import LambdaObjective, as_training_data, swap_delta_matrix
-from metricrank.objectives._accumulate import lambda_gradients
+from metricrank.objectives._accumulate import lambda_gradients, query_constants
 from metricrank.objectives._auc_fast import _P, _Q, EPS_P, EPS_Q
 from metricrank.objectives.lambda_objective import _MAX_TRUNCATION, FAST_MIN_SIZE
 
@@ -137,11 +137,12 @@ def test_every_tie_policy_is_handled_exactly(ties):
     s = np.round(s)  # five distinct scores
     ptr = np.array([0, 3000])
     params = np.zeros(4)
+    const, cptr = query_constants(6, params, y, ptr)
     out = []
     for fast_min in (_MAX_TRUNCATION, 0):
         g, h = np.empty(3000), np.empty(3000)
-        lambda_gradients(6, params, s, y, ptr, TIE_POLICIES[ties], 1.3, _MAX_TRUNCATION, False, False,
-                         np.ones(3000), np.ones(1), g, h, fast_min)
+        lambda_gradients(6, params, const, cptr, s, y, ptr, TIE_POLICIES[ties], 1.3, _MAX_TRUNCATION, False, False,
+                         np.ones(3000), np.ones(1), g, h, fast_min, 1)
         out.append((g, h))
     assert_close(*out)
 

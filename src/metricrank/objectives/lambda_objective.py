@@ -43,7 +43,7 @@ from ..metrics._ordering import TIE_POLICIES
 from ..metrics._positional import err_probabilities
 from ..metrics.registry import Metric, get_metric
 from . import _swap_deltas as sd
-from ._accumulate import lambda_gradients
+from ._accumulate import lambda_gradients, n_chunks, query_constants
 from ._base import BoundObjective, Objective, TrainingData
 
 __all__ = ["FAST_MIN_SIZE", "LAMBDA_TARGETS", "LambdaObjective", "LambdaTarget", "resolve_target", "swap_delta_matrix"]
@@ -328,6 +328,9 @@ class _BoundLambda(BoundObjective):
         self.grad = np.empty(data.n_rows)
         self.hess = np.empty(data.n_rows)
         self.fast_min = objective.fast_min_size
+        # label-only per-query state (ideal DCG, 1/(mn), class weights), computed once, not per call
+        self.const, self.const_ptr = query_constants(objective.target.code, objective.target.params, self.labels,
+                                                     data.group_ptr)
         sizes = np.diff(data.group_ptr)
         #: number of queries that take the O(n log n) kernel
         self.fast_queries = int(np.count_nonzero(sizes >= self.fast_min))
@@ -335,8 +338,9 @@ class _BoundLambda(BoundObjective):
     def __call__(self, raw):
         obj, data = self.objective, self.data
         lambda_gradients(
-            obj.target.code, obj.target.params, raw, self.labels, data.group_ptr, TIE_POLICIES[obj.target.ties],
+            obj.target.code, obj.target.params, self.const, self.const_ptr, raw, self.labels, data.group_ptr, TIE_POLICIES[obj.target.ties],
             obj.sigma, _MAX_TRUNCATION if obj.truncation is None else obj.truncation,
             obj.norm, obj.norm, data.weight, data.group_weight, self.grad, self.hess, self.fast_min,
+            n_chunks(),
         )
         return self.grad, self.hess
