@@ -64,23 +64,37 @@ def _cut(top, n):
 
 
 @njit(cache=True, nogil=True)
-def _prepare_dcg(lab, params):
+def _dcg_scale(lab, params):
+    """1 / IDCG@k of the labels (any order: only their multiset counts), 1 if not normalised."""
     n = lab.shape[0]
     k = _cut(params[0], n)
     exp_gain = params[1] > 0.5
     log_position = params[2] > 0.5
-    state = np.zeros(2 * n + 1)
+    scale = 1.0
+    if params[3] > 0.5:
+        gains = np.empty(n)
+        for p in range(n):
+            gains[p] = 2.0 ** lab[p] - 1.0 if exp_gain else lab[p]
+        best = np.sort(gains)[::-1]  # gains are monotone in the label
+        ideal = 0.0
+        for p in range(k):
+            ideal += best[p] * (1.0 / np.log2(p + 2.0) if log_position else 1.0 / (p + 1.0))
+        scale = 1.0 / ideal if ideal > 0 else 0.0
+    return scale
+
+
+@njit(cache=True, nogil=True)
+def _prepare_dcg(lab, params, scale, state):
+    n = lab.shape[0]
+    k = _cut(params[0], n)
+    exp_gain = params[1] > 0.5
+    log_position = params[2] > 0.5
     for p in range(n):
         state[p] = 2.0 ** lab[p] - 1.0 if exp_gain else lab[p]
         if p < k:
             state[n + p] = 1.0 / np.log2(p + 2.0) if log_position else 1.0 / (p + 1.0)
-    scale = 1.0
-    if params[3] > 0.5:
-        best = np.sort(state[:n])[::-1]  # gains are monotone in the label
-        ideal = 0.0
-        for p in range(k):
-            ideal += best[p] * state[n + p]
-        scale = 1.0 / ideal if ideal > 0 else 0.0
+        else:
+            state[n + p] = 0.0
     state[2 * n] = scale
     return state
 
@@ -94,12 +108,11 @@ def _row_dcg(lab, state, i, out):
 
 
 @njit(cache=True, nogil=True)
-def _prepare_map(lab, params):
-    # state: C[0:n], S[n:2n], then T, R, hits
+def _prepare_map(lab, params, state):
+    # state: C[0:n], S[n:2n], then T, R, hits (every entry written)
     n = lab.shape[0]
     k = _cut(params[0], n)
     border = params[1]
-    state = np.zeros(2 * n + 3)
     count = 0
     s = 0.0
     t = 0.0
@@ -165,7 +178,7 @@ def _row_map(lab, state, params, i, out):
 
 
 @njit(cache=True, nogil=True)
-def _prepare_mrr(lab, params):
+def _prepare_mrr(lab, params, state):
     # state: [first relevant position, second relevant position] (n when absent)
     n = lab.shape[0]
     first = n
@@ -177,7 +190,6 @@ def _prepare_mrr(lab, params):
             else:
                 second = p
                 break
-    state = np.empty(2)
     state[0] = first
     state[1] = second
     return state
@@ -212,10 +224,9 @@ def _row_mrr(lab, state, params, i, out):
 
 
 @njit(cache=True, nogil=True)
-def _prepare_err(lab, params):
+def _prepare_err(lab, params, state):
     # state: P_i = prod_{t<i} (1 - R_t)
     n = lab.shape[0]
-    state = np.empty(n)
     p = 1.0
     for i in range(n):
         state[i] = p
@@ -308,21 +319,53 @@ def _row_mauc(lab, state, i, out):
 
 
 @njit(cache=True, nogil=True)
-def prepare(code, lab, params):
-    """Per-query state of target ``code`` for labels ``lab`` in ranked order."""
+def label_constants(code, lab, params):
+    """The part of a query's state that depends only on its labels, not their order.
+
+    DCG/NDCG: ``[1 / IDCG@k]``; AUC: ``[1 / (m n)]``; MAUC: ``t_c`` per class;
+    other targets: ``[0]``. The λ objective computes it once per query at bind time.
+    """
     if code == DCG:
-        return _prepare_dcg(lab, params)
-    if code == MAP:
-        return _prepare_map(lab, params)
-    if code == MRR:
-        return _prepare_mrr(lab, params)
-    if code == ERR:
-        return _prepare_err(lab, params)
+        out = np.empty(1)
+        out[0] = _dcg_scale(lab, params)
+        return out
     if code == AUC:
         return _prepare_auc(lab, params)
     if code == MAUC:
         return _prepare_mauc(lab, params)
     return np.zeros(1)
+
+
+@njit(cache=True, nogil=True)
+def state_size(n):
+    """Length of a scratch buffer that holds the per-query state of any target for n documents."""
+    return 2 * n + 3
+
+
+@njit(cache=True, nogil=True)
+def prepare_into(code, lab, params, const, scratch):
+    """Per-query state of target ``code`` for labels ``lab`` in ranked order.
+
+    ``const`` is :func:`label_constants` of the same labels; ``scratch`` a buffer of
+    at least :func:`state_size` entries, written for the targets whose state
+    depends on the order. Returns the state (a view of ``scratch`` or ``const``).
+    """
+    if code == DCG:
+        return _prepare_dcg(lab, params, const[0], scratch)
+    if code == MAP:
+        return _prepare_map(lab, params, scratch)
+    if code == MRR:
+        return _prepare_mrr(lab, params, scratch)
+    if code == ERR:
+        return _prepare_err(lab, params, scratch)
+    return const
+
+
+@njit(cache=True, nogil=True)
+def prepare(code, lab, params):
+    """Per-query state of target ``code`` for labels ``lab`` in ranked order (allocating)."""
+    return prepare_into(code, lab, params, label_constants(code, lab, params),
+                        np.zeros(state_size(lab.shape[0])))
 
 
 @njit(cache=True, nogil=True)

@@ -43,16 +43,20 @@ from ..metrics._ordering import TIE_POLICIES
 from ..metrics._positional import err_probabilities
 from ..metrics.registry import Metric, get_metric
 from . import _swap_deltas as sd
-from ._accumulate import lambda_gradients
+from ._accumulate import lambda_gradients, n_chunks, query_constants
 from ._base import BoundObjective, Objective, TrainingData
 
-__all__ = ["LAMBDA_TARGETS", "LambdaObjective", "LambdaTarget", "resolve_target", "swap_delta_matrix"]
+__all__ = ["FAST_MIN_SIZE", "LAMBDA_TARGETS", "LambdaObjective", "LambdaTarget", "resolve_target", "swap_delta_matrix"]
 
 #: Names accepted as λ targets (case-insensitive; metric parameters allowed).
 LAMBDA_TARGETS = ("NDCG", "DCG", "MAP", "MRR", "ERR", "PrecisionAt", "ROCArea", "QueryAUC", "MAUC", "RankNet")
 
 _ALL = float("inf")
 _MAX_TRUNCATION = np.iinfo(np.int64).max
+
+#: Smallest query that ``exact="auto"`` sends to the O(n log n) AUC/MAUC kernel
+#: (:mod:`._auc_fast`); measured crossover of the two kernels, see BENCHMARKS.md.
+FAST_MIN_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,16 @@ class LambdaObjective(Objective):
         division of ``|ΔZ|`` by ``0.01 + |s_i - s_j|``.
     preset : str, optional
         Metric convention preset for the target.
+    exact : "auto", True or False, default "auto"
+        AUC targets (ROCArea, QueryAUC, MAUC) with ``norm=False`` have an
+        O(n log n) λ kernel (:mod:`metricrank.objectives._auc_fast`, relative
+        error below 1e-12 per document in practice, proven ``ε_P + rounding``).
+        ``"auto"`` uses it for queries of at least :data:`FAST_MIN_SIZE` (64)
+        documents (measured crossover: the fast kernel wins from
+        about 32 documents for ROCArea, 64 for MAUC); ``True`` always
+        uses the exact O(n²) kernel; ``False`` uses the fast kernel for every
+        query (an error for other targets or ``norm=True``, whose
+        ``|ΔZ| / (0.01 + |s_i - s_j|)`` does not factorise).
 
     Examples
     --------
@@ -252,7 +266,7 @@ class LambdaObjective(Objective):
     name = "lambda"
 
     def __init__(self, metric: str = "NDCG", *, sigma: float = 1.0, truncation: int | None = None,
-                 norm: bool = True, preset: str | None = None):
+                 norm: bool = True, preset: str | None = None, exact: bool | str = "auto"):
         if not np.isfinite(sigma) or sigma <= 0:
             raise ValueError(f"sigma must be a positive finite number; got {sigma!r}")
         if truncation is not None and (int(truncation) != truncation or truncation < 1):
@@ -261,12 +275,36 @@ class LambdaObjective(Objective):
         self.sigma = float(sigma)
         self.truncation = None if truncation is None else int(truncation)
         self.norm = bool(norm)
+        if not (exact == "auto" or exact is True or exact is False):
+            raise ValueError(f"exact must be 'auto', True or False; got {exact!r}")
+        if exact is False and not self.fast_available:
+            raise ValueError(f"exact=False (the O(n log n) kernel) needs an AUC target (ROCArea, QueryAUC, MAUC) "
+                             f"and norm=False; got {self.target.spec!r} with norm={self.norm}")
+        self.exact = exact
         super().__init__("lambda:" + self.target.spec, {"metric": self.target.spec, "sigma": self.sigma,
-                                                       "truncation": self.truncation, "norm": self.norm})
+                                                       "truncation": self.truncation, "norm": self.norm,
+                                                       "exact": self.exact})
+
+    @property
+    def fast_available(self) -> bool:
+        """Whether the target has the O(n log n) kernel (AUC/MAUC targets with ``norm=False``)."""
+        return self.target.code in (sd.AUC, sd.MAUC) and not self.norm
+
+    @property
+    def fast_min_size(self) -> int:
+        """Smallest query size that uses the O(n log n) kernel (``_MAX_TRUNCATION``: never)."""
+        if not self.fast_available or self.exact is True:
+            return _MAX_TRUNCATION
+        return 0 if self.exact is False else FAST_MIN_SIZE
+
+    @property
+    def quadratic(self) -> bool:
+        """Whether a query of n documents costs O(n²) (False when every large query takes the fast kernel)."""
+        return self.fast_min_size == _MAX_TRUNCATION
 
     def __repr__(self) -> str:
         return (f"LambdaObjective({self.target.spec!r}, sigma={self.sigma!r}, truncation={self.truncation!r}, "
-                f"norm={self.norm!r})")
+                f"norm={self.norm!r}, exact={self.exact!r})")
 
     @property
     def eval_spec(self) -> str:
@@ -301,10 +339,11 @@ class LambdaObjective(Objective):
                                                                                          dtype=np.float64)
         grad = np.empty(n) if out_grad is None else out_grad
         hess = np.empty(n) if out_hess is None else out_hess
-        lambda_gradients(self.target.code, self.target.params, np.ascontiguousarray(raw, dtype=np.float64),
-                         labels, ptr, TIE_POLICIES[self.target.ties], self.sigma,
-                         _MAX_TRUNCATION if self.truncation is None else self.truncation, self.norm, self.norm,
-                         w, gw, grad, hess)
+        const, const_ptr = query_constants(self.target.code, self.target.params, labels, ptr)
+        lambda_gradients(self.target.code, self.target.params, const, const_ptr,
+                         np.ascontiguousarray(raw, dtype=np.float64), labels, ptr, TIE_POLICIES[self.target.ties],
+                         self.sigma, _MAX_TRUNCATION if self.truncation is None else self.truncation, self.norm,
+                         self.norm, w, gw, grad, hess, self.fast_min_size, n_chunks())
         return grad, hess
 
 
@@ -317,8 +356,19 @@ class _BoundLambda(BoundObjective):
         self.labels = np.ascontiguousarray(objective.target.transform_labels(data.y), dtype=np.float64)
         self.grad = np.empty(data.n_rows)
         self.hess = np.empty(data.n_rows)
+        self.fast_min = objective.fast_min_size
+        # label-only per-query state (ideal DCG, 1/(mn), class weights), computed once, not per call
+        self.const, self.const_ptr = query_constants(objective.target.code, objective.target.params, self.labels,
+                                                     data.group_ptr)
+        sizes = np.diff(data.group_ptr)
+        #: number of queries that take the O(n log n) kernel
+        self.fast_queries = int(np.count_nonzero(sizes >= self.fast_min))
 
     def __call__(self, raw):
-        data = self.data
-        return self.objective.lambdas(self.labels, raw, data.group_ptr, data.weight, data.group_weight,
-                                      self.grad, self.hess)
+        obj, data = self.objective, self.data
+        lambda_gradients(
+            obj.target.code, obj.target.params, self.const, self.const_ptr, raw, self.labels, data.group_ptr,
+            TIE_POLICIES[obj.target.ties], obj.sigma, _MAX_TRUNCATION if obj.truncation is None else obj.truncation,
+            obj.norm, obj.norm, data.weight, data.group_weight, self.grad, self.hess, self.fast_min, n_chunks(),
+        )
+        return self.grad, self.hess
