@@ -264,3 +264,17 @@ def test_fitted_models_pickle(objective):
     again = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(again.predict(ds.X), model.predict(ds.X))
     assert again.objective_.spec == model.objective_.spec
+
+
+def test_huge_auc_queries_are_accepted_when_the_fast_kernel_serves_them():
+    """max_query_size guards the O(n²) kernels only: ROCArea with norm=False takes O(n log n)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 4))
+    y = (X[:, 0] + rng.normal(size=3000) > 1).astype(float)
+    with pytest.raises(ValueError, match="max_query_size=2000"):
+        LambdaMART("ROCArea", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
+    model = LambdaMART("ROCArea", norm=False, n_estimators=5, max_query_size=2000).fit(X, y, group=[3000])
+    assert model.objective_.quadratic is False
+    assert evaluate(y, model.predict(X), metric="ROCArea") > 0.8
+    with pytest.raises(ValueError, match="max_query_size=2000"):
+        LambdaMART("ROCArea", norm=False, exact=True, n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])

@@ -143,7 +143,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         return get_objective(self.objective, preset=self.preset)
 
     def _check_query_sizes(self, objective: Objective, ds: RankingDataset, what: str) -> None:
-        quadratic = isinstance(objective, LambdaObjective) or (
+        quadratic = (isinstance(objective, LambdaObjective) and objective.quadratic) or (
             objective.uses_pairs and objective.name.startswith("PairLogit")
             and objective.params.get("max_pairs", -1) in (-1, None) and ds.pairs is None)
         sizes = ds.query_sizes

@@ -52,6 +52,11 @@ class LambdaMART(GBRanker):
         LightGBM's ``lambdarank_norm`` (per-query ``log2(1+S)/S`` and
         score-difference normalisation); see ``BENCHMARKS.md`` for the measurement
         behind the default.
+    exact : {"auto", True, False}, default "auto"
+        For ROCArea, QueryAUC and MAUC with ``norm=False``: queries of at least
+        64 documents take the O(n log n) λ kernel (equal to the O(n²) one to
+        about 1e-14; see :mod:`metricrank.objectives._auc_fast`), and
+        ``max_query_size`` does not apply. True forces the O(n²) kernel.
     preset : str, optional
         Metric convention preset (``catboost``, ``lightgbm``, ``xgboost``,
         ``trec_eval``) for the target and evaluation metrics.
@@ -97,8 +102,8 @@ class LambdaMART(GBRanker):
     def __init__(self, metric="NDCG:top=10", *, n_estimators=100, learning_rate=0.1, num_leaves=7,
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=10.0, max_depth=-1, max_bin=255,
                  feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, sigma=1.0, truncation=None,
-                 norm=True, preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None, random_state=None,
-                 importance_type="split", lgb_params=None, verbose=0):
+                 norm=True, exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None,
+                 random_state=None, importance_type="split", lgb_params=None, verbose=0):
         self.metric = metric
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -114,6 +119,7 @@ class LambdaMART(GBRanker):
         self.sigma = sigma
         self.truncation = truncation
         self.norm = norm
+        self.exact = exact
         self.preset = preset
         self.max_query_size = max_query_size
         self.n_jobs = n_jobs
@@ -129,4 +135,4 @@ class LambdaMART(GBRanker):
 
     def _make_objective(self) -> LambdaObjective:
         return LambdaObjective(self.metric, sigma=self.sigma, truncation=self.truncation, norm=bool(self.norm),
-                               preset=self.preset)
+                               preset=self.preset, exact=self.exact)
