@@ -430,3 +430,24 @@ def test_max_pairs_must_be_minus_one_or_positive():
             parse(bad)
     with pytest.raises(ValueError, match="max_pairs"):
         mine("PairLogit", [1.0, 0.0], [0.0, 1.0], max_pairs=0)
+
+
+def test_max_pairs_memory_follows_the_sample_not_the_pairs():
+    """One query of 20,000 documents has ~1.3e8 pairs (2 GB as index arrays); max_pairs=50 must not build them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, numpy as np, metricrank\n"
+        "rng = np.random.default_rng(0); n = 20000\n"
+        "y = rng.integers(0, 3, n).astype(float); s = rng.normal(size=n)\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "v = metricrank.evaluate(y, s, metric='PairLogit:max_pairs=50')\n"
+        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print(v, (after - before) / 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    value, grown_mb = map(float, out.stdout.split())
+    assert np.isfinite(value) and value > 0
+    assert grown_mb < 200, f"peak memory grew by {grown_mb:.0f} MB"

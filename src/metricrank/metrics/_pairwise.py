@@ -61,7 +61,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.typed import Dict
 
 from ._base import (
     USE_WEIGHTS_FALSE,
@@ -127,38 +128,56 @@ def _splitmix64(state):
 def sample_without_replacement(count, k, seed, stream):
     """``k`` distinct indices of ``0..count-1`` (partial Fisher-Yates, splitmix64).
 
-    Deterministic in ``(seed, stream)``; ``k <= count`` is the caller's duty.
+    Deterministic in ``(seed, stream)``; ``k <= count`` is the caller's duty. The
+    shuffle is sparse: only the swapped positions are stored (a dict of at most
+    ``2k`` entries), so memory is O(k) whatever ``count`` is.
     """
-    idx = np.arange(count)
+    moved = Dict.empty(key_type=types.int64, value_type=types.int64)
+    out = np.empty(k, dtype=np.int64)
     state = np.uint64(seed) * np.uint64(0x100000001B3) + np.uint64(stream)
     for t in range(k):
         state, r = _splitmix64(state)
         pick = t + np.int64(r % np.uint64(count - t))
-        tmp = idx[pick]
-        idx[pick] = idx[t]
-        idx[t] = tmp
-    return idx[:k].copy()
+        at_pick = moved.get(pick, pick)
+        moved[pick] = moved.get(t, t)
+        out[t] = at_pick
+    return out
 
 
 @njit(cache=True, nogil=True)
 def _sampled_one(y, score, s, e, kind, max_pairs, seed, stream):
-    """As :func:`_generated_one` with at most ``max_pairs`` distinct pairs."""
+    """As :func:`_generated_one` with at most ``max_pairs`` distinct pairs.
+
+    Pairs are numbered in row-major order (winner row, then loser row); a drawn
+    number is mapped back to its pair through the per-winner pair counts, so no
+    array of all pairs is built (memory O(n + max_pairs) for a query of n rows).
+    """
     acc, count = _generated_one(y, score, s, e, kind)
     if count <= max_pairs:
         return acc, count
-    win = np.empty(count, dtype=np.int64)
-    lose = np.empty(count, dtype=np.int64)
-    k = 0
-    for i in range(s, e):
+    n = e - s
+    cum = np.empty(n, dtype=np.int64)  # pairs whose winner is one of rows s..s+i
+    total = 0
+    for i in range(n):
         for j in range(s, e):
-            if y[i] > y[j]:
-                win[k] = i
-                lose[k] = j
-                k += 1
+            if y[s + i] > y[j]:
+                total += 1
+        cum[i] = total
     picks = sample_without_replacement(count, max_pairs, seed, stream)
     acc = 0.0
     for t in range(max_pairs):
-        acc += _pair_value(score[win[picks[t]]] - score[lose[picks[t]]], kind)
+        p = picks[t]
+        i = np.searchsorted(cum, p, side="right")
+        r = p - (cum[i - 1] if i > 0 else 0)
+        winner = s + i
+        loser = s
+        for j in range(s, e):
+            if y[winner] > y[j]:
+                if r == 0:
+                    loser = j
+                    break
+                r -= 1
+        acc += _pair_value(score[winner] - score[loser], kind)
     return acc, max_pairs
 
 
