@@ -8,6 +8,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from metricrank import GBRanker, LambdaMART
+from metricrank.learners import MARTClassifier
 
 #: Checks a ranker fails on purpose, with the reason (sklearn prints it in the report).
 EXPECTED_FAILED_CHECKS = {
@@ -23,10 +24,23 @@ def _expected(estimator):
     return EXPECTED_FAILED_CHECKS
 
 
-@parametrize_with_checks([GBRanker(n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1, random_state=0),
-                          GBRanker("QueryRMSE", n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1),
-                          LambdaMART(n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1)],
-                         expected_failed_checks=_expected)
+def _estimators():
+    out = [GBRanker(n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1, random_state=0),
+           GBRanker("QueryRMSE", n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1),
+           LambdaMART(n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1),
+           MARTClassifier(n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1)]
+    try:  # the nets need the optional torch extra
+        import torch  # noqa: F401
+
+        from metricrank.learners import LambdaRank, RankNet
+
+        out += [RankNet(max_epochs=2, random_state=0), LambdaRank(max_epochs=2, random_state=0)]
+    except ImportError:
+        pass
+    return out
+
+
+@parametrize_with_checks(_estimators(), expected_failed_checks=_expected)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

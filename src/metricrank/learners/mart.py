@@ -6,6 +6,8 @@ import lightgbm as lgb
 import numpy as np
 from scipy.special import expit
 from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
 
 from ..objectives.binary import LogisticObjective
 from ._boosting import boost, numba_threads
@@ -75,17 +77,23 @@ class MARTClassifier(ClassifierMixin, GBDTBase):
             raise ValueError(f"loss must be 'logistic' or 'balanced'; got {self.loss!r}")
         objective = LogisticObjective(sigma=self.sigma, balanced=self.loss == "balanced")
         X = check_features(X)
-        y = np.asarray(y).ravel()
+        if y is None:
+            raise ValueError("MARTClassifier requires y to be passed, but the target y is None")
+        y = column_or_1d(y, warn=True)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} labels but X has {X.shape[0]} rows")
+        check_classification_targets(y)  # "Unknown label type" for continuous targets, as scikit-learn says
         self.classes_ = np.unique(y)
-        if self.classes_.shape[0] != 2:
-            raise ValueError(f"MARTClassifier needs exactly two classes; got {self.classes_.shape[0]}: "
-                             f"{self.classes_[:5].tolist()}")
+        k = self.classes_.shape[0]
+        if k != 2:
+            raise ValueError(f"Only binary classification is supported. MARTClassifier needs exactly two classes; "
+                             f"got {k} class{'' if k == 1 else 'es'}: {self.classes_[:5].tolist()}")
         signs = np.where(y == self.classes_[1], 1.0, -1.0)
         weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        train = lgb.Dataset(X, label=(signs > 0).astype(float), free_raw_data=False,
-                            params={"max_bin": int(self.max_bin), "verbosity": -1})
+        if weights is not None and weights.size and not np.any(weights):
+            raise ValueError("sample weights are all zero; nothing would be learnt")
+        # every tree parameter reaches the Dataset: binning and feature pre-filtering read min_data_in_leaf
+        train = lgb.Dataset(X, label=(signs > 0).astype(float), free_raw_data=False, params=self._tree_params())
 
         def gradient(raw):
             return objective.gradient_hessian(None, raw, weights=weights, signs=signs)
@@ -98,7 +106,7 @@ class MARTClassifier(ClassifierMixin, GBDTBase):
     def decision_function(self, X):
         """The score ``F(x)``; the log odds of the positive class are ``2σF``."""
         self._check_fitted()
-        X = check_features(X, n_features=self.n_features_in_)
+        X = check_features(X, n_features=self.n_features_in_, estimator=type(self).__name__)
         return self.booster_.predict(X, raw_score=True)
 
     def predict_proba(self, X):
@@ -106,4 +114,12 @@ class MARTClassifier(ClassifierMixin, GBDTBase):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
+        self._check_fitted()
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # Burges' two-class MART
+        tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
+        return tags

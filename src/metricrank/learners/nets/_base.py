@@ -13,6 +13,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
 from ...data import RankingDataset
@@ -39,8 +40,8 @@ def _check_torch_installed() -> None:
     require_torch()
 
 
-def _dense_features(X, *, n_features=None, what="X") -> np.ndarray:
-    X = check_features(X, n_features=n_features, what=what)
+def _dense_features(X, *, n_features=None, what="X", estimator="the model") -> np.ndarray:
+    X = check_features(X, n_features=n_features, what=what, estimator=estimator)
     X = X.toarray() if sp.issparse(X) else X
     X = np.asarray(X, dtype=np.float64)
     if np.isnan(X).any():
@@ -230,7 +231,13 @@ class NetRanker(BaseEstimator):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "model_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # densified per batch
+        tags.target_tags.required = True
+        return tags
 
     def predict(self, X) -> np.ndarray:
         """Scores (higher = ranked higher), one per row (float64).
@@ -243,7 +250,7 @@ class NetRanker(BaseEstimator):
         torch = require_torch()
         if isinstance(X, RankingDataset):
             X = X.X
-        Xd = _dense_features(X, n_features=self.n_features_in_)
+        Xd = _dense_features(X, n_features=self.n_features_in_, estimator=type(self).__name__)
         out = np.empty(Xd.shape[0])
         self.model_.eval()
         with _threads(self.n_jobs), torch.no_grad():
