@@ -173,3 +173,28 @@ def test_progress_is_logged_per_tree_off_a_terminal_and_predict_writes_to_stdout
     assert main(["predict", "--model", str(out), "--data", str(root / "valid.txt.gz"), "--out", "-"]) == 0
     printed = np.array(capsys.readouterr().out.split(), dtype=float)
     np.testing.assert_array_equal(printed, LambdaMART.load(out).predict(valid.X))
+
+
+def test_a_split_query_error_gives_command_line_advice(tmp_path, capsys):
+    path = tmp_path / "split.txt"
+    path.write_text("1 qid:1 1:0.5\n0 qid:2 1:0.1\n2 qid:1 1:0.9\n")
+    code = main(["train", "--train", str(path), "--out", str(tmp_path / "m.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "reappears" in err and "sort -s -t: -k2,2n" in err
+    assert "stable_sort" not in err
+
+
+def test_a_library_error_is_one_line_not_a_traceback(files, capsys, monkeypatch):
+    import lightgbm
+
+    from metricrank.learners import gbranker
+
+    def boom(*args, **kwargs):
+        raise lightgbm.basic.LightGBMError("simulated engine failure")
+
+    monkeypatch.setattr(gbranker, "boost", boom)
+    root, _, _ = files
+    code = main(["train", "--train", str(root / "train.txt"), "--trees", "2", "--out", str(root / "x.json")])
+    err = capsys.readouterr().err
+    assert code == 1 and err.strip().splitlines()[-1] == "metricrank: error: LightGBMError: simulated engine failure"
+    assert "Traceback" not in err

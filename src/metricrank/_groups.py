@@ -111,8 +111,9 @@ def group_ptr_from_qid(qid, *, stable_sort=False, source=None):
                 where = f" in {source}" if source else ""
                 raise NonContiguousQueryError(
                     f"query id {run!r} reappears at row {row} (line {row + 1}){where} after rows "
-                    "of other queries; rows of a query must be contiguous. Sort the rows by query, "
-                    "or pass stable_sort=True to reorder them stably by first appearance."
+                    "of other queries; rows of a query must be contiguous. Sort the rows by query id first "
+                    "(a stable sort, e.g. order = numpy.argsort(qid, kind='stable'), keeps each query's rows "
+                    "in their order)."
                 )
             seen.add(run)
     # Stable sort by order of first appearance.

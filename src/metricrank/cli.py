@@ -326,8 +326,16 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     saved = warnings.showwarning
     warnings.showwarning = _show_warning
+    from ._groups import NonContiguousQueryError
+
     try:
         return args.func(args)
+    except NonContiguousQueryError as err:
+        # the Python advice (stable_sort=True) is no option of the command line
+        text = _one_line(err).split(" Sort the", 1)[0]
+        print(f"metricrank: error: {text} Sort the file by query id first, e.g. sort -s -t: -k2,2n FILE",
+              file=sys.stderr)
+        return 2
     except (CLIError, ValueError, LookupError, TypeError) as err:
         print(f"metricrank: error: {_one_line(err)}", file=sys.stderr)
         return 2
@@ -337,6 +345,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("metricrank: interrupted", file=sys.stderr)
         return 130
+    except Exception as err:  # noqa: BLE001 - e.g. LightGBMError: one line, never a traceback
+        print(f"metricrank: error: {type(err).__name__}: {_one_line(err)}", file=sys.stderr)
+        return 1
     finally:
         warnings.showwarning = saved
 
