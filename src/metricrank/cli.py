@@ -346,7 +346,7 @@ def main(argv=None) -> int:
         print("metricrank: interrupted", file=sys.stderr)
         return 130
     except Exception as err:  # noqa: BLE001 - e.g. LightGBMError: one line, never a traceback
-        print(f"metricrank: error: {type(err).__name__}: {_one_line(err)}", file=sys.stderr)
+        print(f"metricrank: error: {_one_line(err)}", file=sys.stderr)
         return 1
     finally:
         warnings.showwarning = saved
