@@ -42,6 +42,11 @@ CANDIDATES = {
     # round 3: fewer leaves with the stronger penalty
     "7 leaves, l2=30": {"num_leaves": 7, "lambda_l2": 30.0},
     "15 leaves, l2=30": {"num_leaves": 15, "lambda_l2": 30.0},
+    # round 4: the λ options at the new tree defaults (7 leaves, l2=10)
+    "7 leaves, l2=10, norm off": {"num_leaves": 7, "lambda_l2": 10.0, "norm": False},
+    "7 leaves, l2=10, sigma 2": {"num_leaves": 7, "lambda_l2": 10.0, "sigma": 2.0},
+    "7 leaves, l2=10, sigma 0.5": {"num_leaves": 7, "lambda_l2": 10.0, "sigma": 0.5},
+    "7 leaves, l2=10, min_data 5": {"num_leaves": 7, "lambda_l2": 10.0, "min_data_in_leaf": 5},
 }
 ANCHORS = ["LightGBM lambdarank", "CatBoost YetiRank", "CatBoost QuerySoftMax"]
 

@@ -272,7 +272,7 @@ def test_huge_auc_queries_are_accepted_when_the_fast_kernel_serves_them():
     X = rng.normal(size=(3000, 4))
     y = (X[:, 0] + rng.normal(size=3000) > 1).astype(float)
     with pytest.raises(ValueError, match="max_query_size=2000"):
-        LambdaMART("ROCArea", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
+        LambdaMART("ROCArea", norm=True, n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
     model = LambdaMART("ROCArea", norm=False, n_estimators=5, max_query_size=2000).fit(X, y, group=[3000])
     assert model.objective_.quadratic is False
     assert evaluate(y, model.predict(X), metric="ROCArea") > 0.8

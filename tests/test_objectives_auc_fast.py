@@ -167,12 +167,13 @@ def test_automatic_selection_by_group_size():
     assert LambdaObjective("MAUC", norm=False).bind(data).fast_queries == 1
     assert LambdaObjective("ROCArea", norm=False, exact=False).bind(data).fast_queries == 2
     assert LambdaObjective("ROCArea", norm=False, exact=True).bind(data).fast_queries == 0
-    assert LambdaObjective("ROCArea").bind(data).fast_queries == 0  # norm=True: exact kernel
+    assert LambdaObjective("ROCArea", norm=True).bind(data).fast_queries == 0  # norm=True: exact kernel
+    assert LambdaObjective("ROCArea").bind(data).fast_queries == 1  # norm="auto" is off for AUC targets
     assert LambdaObjective("NDCG", norm=False).bind(data).fast_queries == 0
-    assert not LambdaObjective("ROCArea", norm=False).quadratic
-    assert LambdaObjective("ROCArea").quadratic and LambdaObjective("NDCG", norm=False).quadratic
+    assert not LambdaObjective("ROCArea", norm=False).quadratic and not LambdaObjective("MAUC").quadratic
+    assert LambdaObjective("ROCArea", norm=True).quadratic and LambdaObjective("NDCG", norm=False).quadratic
     with pytest.raises(ValueError, match="exact=False"):
-        LambdaObjective("ROCArea", exact=False)
+        LambdaObjective("ROCArea", norm=True, exact=False)
     with pytest.raises(ValueError, match="exact=False"):
         LambdaObjective("MAP", norm=False, exact=False)
     with pytest.raises(ValueError, match="exact must be"):

@@ -310,3 +310,13 @@ def test_mauc_memory_follows_the_number_of_classes_not_the_largest_label():
     # without a zero label every class is relevant: ids start at 1
     np.testing.assert_array_equal(LambdaObjective("MAUC").gradient_hessian(small + 5, s, ptr)[0],
                                   LambdaObjective("MAUC").gradient_hessian(small + 1, s, ptr)[0])
+
+
+@pytest.mark.parametrize("spec, expected", [("NDCG:top=10", True), ("ERR:type=Graded", True), ("MRR", True),
+                                            ("PrecisionAt:top=3", True), ("RankNet", True), ("MAP", False),
+                                            ("ROCArea", False), ("QueryAUC", False), ("MAUC", False)])
+def test_norm_auto_is_the_measured_choice_per_target(spec, expected):
+    assert LambdaObjective(spec).norm is expected
+    assert LambdaObjective(spec, norm=not expected).norm is (not expected)  # an explicit choice wins
+    with pytest.raises(ValueError, match="norm must be True, False or 'auto'"):
+        LambdaObjective(spec, norm="on")

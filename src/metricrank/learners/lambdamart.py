@@ -48,10 +48,11 @@ class LambdaMART(GBRanker):
         Only pairs whose higher-ranked document is in the first ``truncation``
         positions (LightGBM's ``lambdarank_truncation_level``). ``None`` = all
         pairs; top-k targets ignore pairs entirely below ``k`` anyway.
-    norm : bool, default True
+    norm : bool or "auto", default "auto"
         LightGBM's ``lambdarank_norm`` (per-query ``log2(1+S)/S`` and
-        score-difference normalisation); see ``BENCHMARKS.md`` for the measurement
-        behind the default.
+        score-difference normalisation). ``"auto"``: off for MAP, ROCArea,
+        QueryAUC and MAUC, on for the other targets, as measured
+        (``BENCHMARKS.md``, "Defaults").
     exact : {"auto", True, False}, default "auto"
         For ROCArea, QueryAUC and MAUC with ``norm=False``: queries of at least
         64 documents take the O(n log n) λ kernel (equal to the O(n²) one to
@@ -102,7 +103,7 @@ class LambdaMART(GBRanker):
     def __init__(self, metric="NDCG:top=10", *, n_estimators=100, learning_rate=0.1, num_leaves=7,
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=10.0, max_depth=-1, max_bin=255,
                  feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, sigma=1.0, truncation=None,
-                 norm=True, exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None,
+                 norm="auto", exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None,
                  random_state=None, importance_type="split", lgb_params=None, verbose=0):
         self.metric = metric
         self.n_estimators = n_estimators
@@ -130,9 +131,10 @@ class LambdaMART(GBRanker):
 
     def _check_params(self) -> None:
         super()._check_params()
-        if not isinstance(self.norm, (bool, np.bool_)):
-            raise ValueError(f"norm must be True or False; got {self.norm!r}")
+        if not (isinstance(self.norm, (bool, np.bool_)) or self.norm == "auto"):
+            raise ValueError(f"norm must be True, False or 'auto'; got {self.norm!r}")
 
     def _make_objective(self) -> LambdaObjective:
-        return LambdaObjective(self.metric, sigma=self.sigma, truncation=self.truncation, norm=bool(self.norm),
+        norm = self.norm if isinstance(self.norm, str) else bool(self.norm)
+        return LambdaObjective(self.metric, sigma=self.sigma, truncation=self.truncation, norm=norm,
                                preset=self.preset, exact=self.exact)

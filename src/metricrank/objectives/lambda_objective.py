@@ -52,6 +52,11 @@ __all__ = ["FAST_MIN_SIZE", "LAMBDA_TARGETS", "LambdaObjective", "LambdaTarget",
 LAMBDA_TARGETS = ("NDCG", "DCG", "MAP", "MRR", "ERR", "PrecisionAt", "ROCArea", "QueryAUC", "MAUC", "RankNet")
 
 _ALL = float("inf")
+
+#: Targets whose λ are better without LightGBM's lambdarank_norm (norm="auto"); measured on MQ2008 and
+#: LightGBM's ranking example, MAP -0.0071/-0.0126 -> -0.0023/-0.0027 and MAUC -0.0020 -> -0.0012 to
+#: the best anchor, while NDCG, ERR and MRR were better with it (BENCHMARKS.md, "Defaults").
+NORM_OFF_CODES = (sd.MAP, sd.AUC, sd.MAUC)
 _MAX_TRUNCATION = np.iinfo(np.int64).max
 
 #: Smallest query that ``exact="auto"`` sends to the O(n log n) AUC/MAUC kernel
@@ -238,9 +243,12 @@ class LambdaObjective(Objective):
         ``truncation`` positions (LightGBM's ``lambdarank_truncation_level``).
         ``None`` uses every pair; top-k targets already give zero delta to pairs
         entirely below ``k``.
-    norm : bool, default True
+    norm : bool or "auto", default "auto"
         LightGBM's ``lambdarank_norm``: per-query ``log2(1 + S) / S`` scaling and
-        division of ``|ΔZ|`` by ``0.01 + |s_i - s_j|``.
+        division of ``|ΔZ|`` by ``0.01 + |s_i - s_j|``. ``"auto"`` (measured,
+        BENCHMARKS.md "Defaults"): off for MAP and the AUC targets (ROCArea,
+        QueryAUC, MAUC), whose deltas carry no position discount, on for the
+        others (NDCG, DCG, ERR, MRR, PrecisionAt, RankNet) as in LightGBM.
     preset : str, optional
         Metric convention preset for the target.
     exact : "auto", True or False, default "auto"
@@ -266,7 +274,7 @@ class LambdaObjective(Objective):
     name = "lambda"
 
     def __init__(self, metric: str = "NDCG", *, sigma: float = 1.0, truncation: int | None = None,
-                 norm: bool = True, preset: str | None = None, exact: bool | str = "auto"):
+                 norm: bool | str = "auto", preset: str | None = None, exact: bool | str = "auto"):
         if not np.isfinite(sigma) or sigma <= 0:
             raise ValueError(f"sigma must be a positive finite number; got {sigma!r}")
         if truncation is not None and (int(truncation) != truncation or truncation < 1):
@@ -274,6 +282,10 @@ class LambdaObjective(Objective):
         self.target = resolve_target(metric, preset=preset)
         self.sigma = float(sigma)
         self.truncation = None if truncation is None else int(truncation)
+        if isinstance(norm, str):
+            if norm != "auto":
+                raise ValueError(f"norm must be True, False or 'auto'; got {norm!r}")
+            norm = self.target.code not in NORM_OFF_CODES
         self.norm = bool(norm)
         if not (exact == "auto" or exact is True or exact is False):
             raise ValueError(f"exact must be 'auto', True or False; got {exact!r}")
