@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 
 from .._spec import parse_param_values, split_spec
-from ..metrics._base import REQUIRED
+from ..metrics._base import REQUIRED, fill_defaults
 from ._base import Objective, ObjectiveDef
 
 __all__ = ["OBJECTIVES", "available_objectives", "describe_objectives", "get_objective"]
@@ -90,15 +90,7 @@ def get_objective(spec, *, preset: str | None = None) -> Objective:
         raise ValueError(f"unknown objective {text!r}{hint}; objectives are {', '.join(available_objectives())}")
     defn = OBJECTIVES[canonical]
     explicit = parse_param_values(defn.name, defn.params, raw)
-    params = {}
-    for p in defn.params:
-        value = explicit.get(p.name, p.default)
-        if value is REQUIRED:
-            raise ValueError(f"objective {defn.name} needs the parameter {p.name!r} ({p.doc})")
-        if p.choices is not None and value not in p.choices:
-            raise ValueError(f"{defn.name}: {p.name}={value} is not allowed; choose one of "
-                             f"{', '.join(map(str, p.choices))}")
-        params[p.name] = value
+    params = fill_defaults(defn, explicit)  # the metrics' rule: defaults, REQUIRED and choices checked
     canonical_spec = defn.name + ("" if not explicit else ":" + ";".join(
         f"{key}={raw[key]}" for key in raw))
     return defn.factory(canonical_spec, params)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._boosting import _improved
 from ._batches import make_batch
 from ._lambdas import backward_lambdas
 
@@ -21,14 +21,6 @@ class TrainResult:
     best_score: dict = field(default_factory=dict)
     n_epochs: int = 0
     stop_reason: str = ""
-
-
-def _improved(value: float, best: float, higher_is_better: bool) -> bool:
-    if math.isnan(value):
-        return False
-    if math.isnan(best):
-        return True
-    return value > best if higher_is_better else value < best
 
 
 def _progress(verbose: bool, total: int):
