@@ -12,6 +12,7 @@ $(VENV)/.core: pyproject.toml
 	touch $@
 
 $(VENV)/.test: $(VENV)/.core
+	$(PY) -m pip install --quiet torch==2.13.0 || echo "torch 2.13.0 is not available here: the neural-ranker tests will be skipped"
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
