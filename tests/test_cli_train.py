@@ -118,6 +118,7 @@ def test_objectives_lists_every_objective_with_defaults(capsys):
                  "StochasticRank", "QueryRMSE", "QuerySoftMax", "QueryCrossEntropy", "lambda:<metric>", "RankNet"):
         assert name in out
     assert "permutations=10" in out and "decay=0.99" in out and "alpha=0.95" in out
+    assert "-E[metric(a + sigma z)]" in out  # square brackets are text, not rich markup
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -225,6 +225,7 @@ def add_parsers(sub, preset_choices) -> None:
 
 def cmd_objectives(args) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from .objectives import describe_objectives
@@ -233,6 +234,6 @@ def cmd_objectives(args) -> int:
     for column in ("objective", "parameters (default)", "what it optimises"):
         table.add_column(column, overflow="fold")
     for name, params, doc in describe_objectives():
-        table.add_row(name, params, doc)
+        table.add_row(escape(name), escape(params), escape(doc))  # "E[...]" is text, not rich markup
     Console().print(table)
     return 0
