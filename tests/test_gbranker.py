@@ -278,3 +278,17 @@ def test_huge_auc_queries_are_accepted_when_the_fast_kernel_serves_them():
     assert evaluate(y, model.predict(X), metric="ROCArea") > 0.8
     with pytest.raises(ValueError, match="max_query_size=2000"):
         LambdaMART("ROCArea", norm=False, exact=True, n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
+
+
+def test_pairlogit_query_size_bound_follows_the_pairs_it_builds():
+    """All generated pairs are O(n²) per query; max_pairs or explicit pairs are not."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 4))
+    y = rng.integers(0, 3, 3000).astype(float)
+    with pytest.raises(ValueError, match="max_query_size=2000"):
+        GBRanker("PairLogit", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
+    GBRanker("PairLogit:max_pairs=100", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
+    GBRanker("PairLogit", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000], pairs=[[0, 1], [2, 3]])
+    with pytest.raises(ValueError, match="max_query_size=2000"):
+        LambdaMART("NDCG", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
+    GBRanker("YetiRank", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])  # O(n log n) per query

@@ -331,8 +331,7 @@ def _as_arrays(X, y, qid):
         if y is not None or qid is not None:
             raise ValueError("pass either a RankingDataset or X, y, qid; not both")
         ds = X
-        qid = ds.qid if ds.qid is not None else np.repeat(np.arange(ds.n_queries), ds.query_sizes)
-        return ds.X, ds.y, np.asarray(qid)
+        return ds.X, ds.y, ds.row_qid
     if qid is None:
         raise ValueError("tune needs qid= (the query id of every row): folds are made of whole queries")
     qid = np.asarray(qid)

@@ -236,6 +236,13 @@ class RankingDataset:
         return self.qid[self.group_ptr[:-1]]
 
     @property
+    def row_qid(self) -> np.ndarray:
+        """Query id of every row: ``qid`` when given, else the query's position (offsets-only data)."""
+        if self.qid is not None:
+            return np.asarray(self.qid)
+        return np.repeat(np.arange(self.n_queries, dtype=np.int64), self.query_sizes)
+
+    @property
     def is_sparse(self) -> bool:
         """Whether ``X`` is a scipy.sparse matrix."""
         return sp.issparse(self.X)

@@ -96,11 +96,6 @@ def load_suite(names=("mq2008", "lgb-example", "synthetic-50k", "synthetic-250k"
 # first k trees. Validation values are computed tree by tree as each library trains.
 
 
-def _qid(ds: RankingDataset) -> np.ndarray:
-    """Query ids of every row (data read with a ``.query`` file has offsets only)."""
-    return ds.qid if ds.qid is not None else np.repeat(np.arange(ds.n_queries), ds.query_sizes)
-
-
 def _curves(split: Split, metrics, staged_scores) -> dict:
     curves = {m: [] for m in metrics}
     for scores in staged_scores:
@@ -134,7 +129,7 @@ def _xgboost(objective: str):
     def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
         import xgboost as xgb
 
-        train = xgb.DMatrix(split.train.X, split.train.y, qid=_qid(split.train))
+        train = xgb.DMatrix(split.train.X, split.train.y, qid=split.train.row_qid)
         model = xgb.train({"objective": objective, "eta": lr, "nthread": threads, "seed": seed,
                            "tree_method": "hist"}, train, num_boost_round=trees)
         vali, test = xgb.DMatrix(split.vali.X), xgb.DMatrix(split.test.X)
@@ -152,7 +147,7 @@ def _catboost(objective: str):
         model = catboost.CatBoost({"loss_function": objective, "iterations": trees, "learning_rate": lr,
                                    "thread_count": threads, "random_seed": seed, "verbose": False,
                                    "allow_writing_files": False})
-        model.fit(catboost.Pool(split.train.X, split.train.y, group_id=_qid(split.train)))
+        model.fit(catboost.Pool(split.train.X, split.train.y, group_id=split.train.row_qid))
         staged = model.staged_predict(catboost.Pool(split.vali.X), prediction_type="RawFormulaVal")
         test = catboost.Pool(split.test.X)
         return _curves(split, metrics, staged), lambda k: model.predict(test, prediction_type="RawFormulaVal",

@@ -12,7 +12,6 @@ from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.evaluate import evaluate_many
 from ..objectives._base import Objective, as_training_data
-from ..objectives.lambda_objective import LambdaObjective
 from ._boosting import EvalSet, IterationInfo, boost, numba_threads
 from ._frames import FeatureSchema, apply_schema, fit_schema
 from ._gbdt import GBDTBase, positive_int
@@ -143,9 +142,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         return get_objective(self.objective, preset=self.preset)
 
     def _check_query_sizes(self, objective: Objective, ds: RankingDataset, what: str) -> None:
-        quadratic = (isinstance(objective, LambdaObjective) and objective.quadratic) or (
-            objective.uses_pairs and objective.name.startswith("PairLogit")
-            and objective.params.get("max_pairs", -1) in (-1, None) and ds.pairs is None)
+        # explicit pairs replace the generated ones: their count is the caller's
+        quadratic = objective.quadratic and not (objective.accepts_pairs and ds.pairs is not None)
         sizes = ds.query_sizes
         if quadratic and sizes.size and sizes.max() > self.max_query_size:
             q = int(np.argmax(sizes))

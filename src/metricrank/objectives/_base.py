@@ -158,6 +158,9 @@ class Objective:
         Explicit ``(winner, loser)`` pairs may be given (PairLogit and PairLogitPairwise).
     pairwise_leaves : bool
         Leaves are valued by the pairwise Newton system (the ``*Pairwise`` variants).
+    quadratic : bool
+        A call visits every pair of a query (O(n²) per query), so estimators
+        bound the query size (``max_query_size``).
     stochastic : bool
         Gradients are estimates drawn with a random generator.
     """
@@ -166,6 +169,7 @@ class Objective:
     uses_pairs: bool = False
     accepts_pairs: bool = False
     pairwise_leaves: bool = False
+    quadratic: bool = False
     stochastic: bool = False
 
     def __init__(self, spec: str, params: dict):

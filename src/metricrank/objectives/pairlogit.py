@@ -288,6 +288,11 @@ class PairLogit(Objective):
         """The metric of the same name and parameters (its ``max_pairs`` sample is its own)."""
         return self.spec
 
+    @property
+    def quadratic(self) -> bool:
+        """Generated pairs without ``max_pairs`` are every pair of a query."""
+        return self.params.get("max_pairs", -1) in (-1, None)
+
     def bind(self, data: TrainingData, random_state=None) -> BoundPairLogit:
         ptr = data.group_ptr
         nq = data.n_queries
