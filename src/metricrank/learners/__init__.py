@@ -1,6 +1,7 @@
 """Rankers: GBRanker and LambdaMART (LightGBM engine), structural SVMs, the LP-AUC ranker and (with the
 ``nets`` extra) RankNet and LambdaRank on PyTorch."""
 
+from ._dataset_cache import clear_dataset_cache
 from ._struct_svm import StructSVMFitReport, StructSVMSolverError
 from .binning import ThresholdBinner
 from .gbranker import GBRanker, load_ranker
@@ -14,7 +15,7 @@ from .svm_roc import SVMROCArea, SVMROCAreaMultiClass
 __all__ = [
     "GBRanker", "LPFitReport", "LPRanker", "LPSolveError", "LambdaMART", "LambdaRank", "MARTClassifier", "RankNet",
     "SVMMAP", "SVMAcc", "SVMROCArea", "SVMROCAreaMultiClass", "StructSVMFitReport", "StructSVMSolverError",
-    "ThresholdBinner", "load_ranker", "model_classes",
+    "ThresholdBinner", "clear_dataset_cache", "load_ranker", "model_classes",
 ]
 
 _NETS = ("RankNet", "LambdaRank")

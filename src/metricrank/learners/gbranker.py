@@ -13,6 +13,7 @@ from ..model_selection import RankerScoreMixin
 from ..metrics.evaluate import evaluate_many
 from ..objectives._base import Objective, as_training_data
 from ._boosting import EvalSet, IterationInfo, boost, numba_threads
+from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema
 from ._gbdt import GBDTBase, positive_int
 from ._inputs import as_dataset, check_features, eval_datasets
@@ -244,29 +245,29 @@ class GBRanker(RankerScoreMixin, GBDTBase):
 
         params = self._tree_params()
         base_train = self._base_scores(init_model, init_score, ds)
-        # The Dataset gets every tree parameter: binning and feature pre-filtering read
-        # min_data_in_leaf, and without it LightGBM drops every feature of small data.
-        train = lgb.Dataset(ds.X, label=ds.y, init_score=base_train, free_raw_data=False, params=params,
-                            feature_name=schema.lightgbm_names(), categorical_feature=schema.categorical or "auto")
-        eval_objs, eval_bases = [], []
-        for name, eds in evals:
-            base = None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
-            lds = lgb.Dataset(eds.X, label=eds.y, init_score=base, reference=train, free_raw_data=False,
-                              params=params)
-            eval_objs.append(EvalSet(name, lds, _evaluator(eds, eval_metrics, self.preset)))
-            eval_bases.append(np.zeros(eds.n_docs) if base is None else base)
-
+        eval_bases = [None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
+                      for _, eds in evals]
         tracker = None
         if objective.pairwise_leaves:
             tracker = PairwiseLeafTracker(bound, self.learning_rate, self.lambda_l2, ds.X,
                                           np.zeros(ds.n_docs) if base_train is None else base_train,
-                                          [eds.X for _, eds in evals], eval_bases)
+                                          [eds.X for _, eds in evals],
+                                          [np.zeros(eds.n_docs) if b is None else b
+                                           for (_, eds), b in zip(evals, eval_bases)])
         callbacks = list(callbacks)
         if self.verbose:
             callbacks.append(_printer(int(self.verbose)))
-        with numba_threads(self.n_jobs):
-            result = boost(params, train, bound, int(self.n_estimators), eval_sets=eval_objs,
-                           early_stopping_rounds=early_stopping_rounds, callbacks=callbacks, tracker=tracker)
+        # The Dataset gets every tree parameter: binning and feature pre-filtering read
+        # min_data_in_leaf, and without it LightGBM drops every feature of small data. A Dataset
+        # built for the same matrix and parameters by an earlier fit is reused (_dataset_cache).
+        with checkout_datasets(ds.X, ds.y, base_train, params, feature_name=schema.lightgbm_names(),
+                               categorical_feature=schema.categorical or "auto",
+                               evals=[(eds.X, eds.y, b) for (_, eds), b in zip(evals, eval_bases)]) as (train, lds):
+            eval_objs = [EvalSet(name, d, _evaluator(eds, eval_metrics, self.preset))
+                         for (name, eds), d in zip(evals, lds)]
+            with numba_threads(self.n_jobs):
+                result = boost(params, train, bound, int(self.n_estimators), eval_sets=eval_objs,
+                               early_stopping_rounds=early_stopping_rounds, callbacks=callbacks, tracker=tracker)
         self.objective_ = objective
         self._set_schema(schema)
         self._set_fitted(result, ds.n_features, init_model)
