@@ -140,10 +140,11 @@ def reference_lambdas(target_spec, y, s, ptr, *, sigma, truncation, norm, weight
                 if norm and sc[0] != sc[-1]:
                     dz /= 0.01 + abs(sc[hi] - sc[lo])
                 rho = float(expit(-sigma * (sc[hi] - sc[lo])))  # 1 / (1 + exp(σ Δs)), no overflow
+                rho_c = float(expit(sigma * (sc[hi] - sc[lo])))  # 1 - ρ without cancellation
                 lam[hi] += sigma * dz * rho
                 lam[lo] -= sigma * dz * rho
-                w[hi] += sigma**2 * dz * rho * (1 - rho)
-                w[lo] += sigma**2 * dz * rho * (1 - rho)
+                w[hi] += sigma**2 * dz * rho * rho_c
+                w[lo] += sigma**2 * dz * rho * rho_c
                 total += 2 * sigma * dz * rho
         factor = group_weights[q] * (math.log2(1 + total) / total if norm and total > 0 else 1.0)
         for r in range(n):
@@ -175,6 +176,21 @@ def test_accumulator_matches_reference(spec, norm, truncation):
                                      weights=weights, group_weights=group_weights, ties=obj.target.ties)
     np.testing.assert_allclose(grad, ref_g, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(hess, ref_h, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("spec", ["NDCG", "MAP", "RankNet"])
+def test_hessian_keeps_its_size_when_pairs_are_far_apart(spec):
+    # σ|Δs| = 30..60: ρ(1 - ρ) ≈ exp(-σ|Δs|) is tiny but positive; 1.0 - ρ would round it to 0
+    y = np.array([0.0, 1.0, 2.0, 0.0, 1.0])
+    s = np.array([0.0, 15.0, 30.0, 45.0, 60.0])  # every relevant pair misordered by 15 or more
+    ptr = np.array([0, 5])
+    obj = LambdaObjective(spec, sigma=2.0, norm=False)
+    grad, hess = obj.gradient_hessian(y, s, ptr)
+    ref_g, ref_h = reference_lambdas(spec, y, s, ptr, sigma=2.0, truncation=10**9, norm=False,
+                                     weights=np.ones(5), group_weights=np.ones(1), ties=obj.target.ties)
+    assert np.all(ref_h > 0)
+    np.testing.assert_allclose(hess, ref_h, rtol=1e-10)
+    np.testing.assert_allclose(grad, ref_g, rtol=1e-10)
 
 
 @pytest.mark.parametrize("spec", ["NDCG", "MAP", "MRR", "ERR:type=Graded", "PrecisionAt:top=2", "ROCArea", "MAUC",

@@ -128,12 +128,15 @@ def _one_query(code, params, const, score, label, a, b, ties, sigma, truncation,
             ds = s[hi] - s[lo]
             if norm_score and spread:
                 dz = dz / (0.01 + abs(ds))
+            # ρ and 1 - ρ each from its own ratio: 1.0 - ρ would cancel to 0 once ρ rounds to 1
             if ex[hi] > 0.0 and ex[lo] > 0.0:
                 rho = ex[lo] / (ex[lo] + ex[hi])
+                rho_c = ex[hi] / (ex[lo] + ex[hi])
             else:  # underflow far below the top score: the direct formula
                 rho = 1.0 / (1.0 + math.exp(sigma * ds))
+                rho_c = 1.0 / (1.0 + math.exp(-sigma * ds))
             lij = sigma * dz * rho
-            hij = sigma * sigma * dz * rho * (1.0 - rho)
+            hij = sigma * sigma * dz * rho * rho_c
             lam[hi] += lij
             lam[lo] -= lij
             w[hi] += hij
