@@ -71,3 +71,20 @@ def test_run_writes_a_report_with_every_system(split, tmp_path):
     assert "LambdaMART(NDCG:top=10;type=Exp)" in report
     assert (tmp_path / "results.json").exists() and (tmp_path / "report.md").exists()
     assert (tmp_path / "tiny.png").exists()
+
+
+def test_run_completes_cached_entries_with_the_missing_metrics_only(split, tmp_path):
+    import json
+
+    key = quality._key("LightGBM lambdarank", split, 0.3, 6)
+    full = quality.run_system(quality.ANCHORS["LightGBM lambdarank"], split, list(quality.JUDGED), lr=0.3, trees=6,
+                              threads=1)
+    # a cache from an earlier run that judged MAP only, with a marker value the rerun must keep
+    (tmp_path / "results.json").write_text(json.dumps({key: {"seconds": 1.0, "MAP": {**full["MAP"], "test": -1.0}}}))
+    quality.run(out_dir=tmp_path, splits=[split], lr=0.3, trees=6, threads=1, anchors=["LightGBM lambdarank"],
+                metricrank_systems={}, progress=False)
+    entry = json.loads((tmp_path / "results.json").read_text())[key]
+    assert entry["MAP"]["test"] == -1.0  # not recomputed
+    for metric in quality.JUDGED:
+        if metric != "MAP":
+            assert entry[metric]["test"] == full[metric]["test"]
