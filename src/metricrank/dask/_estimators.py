@@ -9,7 +9,9 @@ twin's, and the fitted model is a fitted twin (:meth:`DaskGBRanker.to_local`).
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import re
 import warnings
 from types import SimpleNamespace
@@ -269,8 +271,9 @@ importance_type, lgb_params
             X, y, group, sample_weight = client.persist([X, y, group, sample_weight])
         wait([X, y, group])
         holders = {next(iter(w)) for w in client.who_has(X).values() if w}
-        with warnings.catch_warnings():
-            # LightGBM's Dask fit warns that n_jobs (an LGBMRanker default, None) is ignored: it is, by design
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            # LightGBM's Dask fit warns that n_jobs (an LGBMRanker default, None) is ignored: it is, by
+            # design; and it prints how it found ports ("Finding random open ports for workers") on stdout.
             warnings.filterwarnings("ignore", message="Parameter n_jobs will be ignored")
             engine.fit(X, y, sample_weight=sample_weight, group=group,
                        feature_name=FeatureSchema(names).lightgbm_names())
