@@ -45,7 +45,8 @@ def test_dask_local_two_workers_then_predict(files, capsys):
     assert main(["predict", "--model", str(files / "two.json"), "--data", str(files / "valid.txt"),
                  "--out", str(files / "scores.txt")]) == 0
     valid = make_ltr(20, docs_per_query=(5, 20), n_features=6, random_state=4)
-    np.testing.assert_array_equal(np.loadtxt(files / "scores.txt"), LambdaMART.load(files / "two.json").predict(valid.X))
+    scores = np.loadtxt(files / "scores.txt")
+    np.testing.assert_array_equal(scores, LambdaMART.load(files / "two.json").predict(valid.X))
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -17,7 +17,8 @@ from distributed import Client, LocalCluster  # noqa: E402
 import metricrank  # noqa: E402
 import metricrank.dask  # noqa: E402
 from metricrank import GBRanker, LambdaMART, evaluate, make_ltr  # noqa: E402
-from metricrank.dask import DaskGBRanker, DaskLambdaMART, QuerySplitError, partition_by_query, scatter_by_query  # noqa: E402,E501
+from metricrank.dask import (  # noqa: E402
+    DaskGBRanker, DaskLambdaMART, QuerySplitError, partition_by_query, scatter_by_query)
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from ..learners._boosting import BoostResult, tree_params
+from ..learners._boosting import tree_params
 from ..learners._frames import FeatureSchema
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
@@ -55,18 +55,20 @@ def _predict_frame(frame, model, num_iteration, as_array: bool):
 
 
 def _without_network(booster):
-    """The booster with this run's network parameters (worker addresses, ports) blanked in its model text.
+    """``(booster, number of LightGBM machines)``, the run's network parameters blanked in the model text.
 
-    They are a record of where it trained, meaningless (and leaking host
-    names) in a model file that is saved and used elsewhere.
+    Worker addresses and ports are a record of where the model trained,
+    meaningless (and leaking host names) in a model file used elsewhere.
     """
     import lightgbm as lgb
 
     text = booster.model_to_string()
+    found = re.search(r"^\[num_machines: (\d+)\]$", text, flags=re.M)
+    machines = int(found.group(1)) if found else 1
     text = re.sub(r"^\[machines: .*\]$", "[machines: ]", text, flags=re.M)
     text = re.sub(r"^\[num_machines: \d+\]$", "[num_machines: 1]", text, flags=re.M)
     text = re.sub(r"^\[local_listen_port: \d+\]$", "[local_listen_port: 12400]", text, flags=re.M)
-    return lgb.Booster(model_str=text)
+    return lgb.Booster(model_str=text), machines
 
 
 class DaskGBRanker(BaseEstimator):
@@ -109,7 +111,7 @@ importance_type, lgb_params
     n_partitions_ : int
         Training partitions (after repartitioning).
     n_workers_ : int
-        Workers that held training partitions, hence trained (LightGBM's machines).
+        Workers that trained: those holding training partitions (LightGBM's ``num_machines``).
 
     Examples
     --------
@@ -270,7 +272,6 @@ importance_type, lgb_params
         else:
             X, y, group, sample_weight = client.persist([X, y, group, sample_weight])
         wait([X, y, group])
-        holders = {next(iter(w)) for w in client.who_has(X).values() if w}
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             # LightGBM's Dask fit warns that n_jobs (an LGBMRanker default, None) is ignored: it is, by
             # design; and it prints how it found ports ("Finding random open ports for workers") on stdout.
@@ -278,17 +279,15 @@ importance_type, lgb_params
             engine.fit(X, y, sample_weight=sample_weight, group=group,
                        feature_name=FeatureSchema(names).lightgbm_names())
 
-        booster = _without_network(engine.booster_)
+        booster, machines = _without_network(engine.booster_)
         curves, directions = per_tree_curves(booster, evals, specs, self.preset) if evals else ({}, {})
         result = select_iteration(booster, curves, directions, early_stopping_rounds, int(self.n_estimators))
-        if not evals:
-            result.evals_result = {}
         twin._set_fitted(result, X.shape[1])
         twin.objective_ = objective
         twin._set_schema(FeatureSchema(names))
         self._local = twin
         self.n_partitions_ = len(layout.sizes)
-        self.n_workers_ = len(holders)
+        self.n_workers_ = machines
         for name in ("booster_", "objective_", "n_features_in_", "evals_result_", "best_iteration_", "best_score_",
                      "n_estimators_", "stop_reason_"):
             setattr(self, name, getattr(twin, name))
