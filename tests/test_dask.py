@@ -168,6 +168,9 @@ def test_predict_on_dask_and_in_memory_data_agree_and_to_local_round_trips(clien
     lazy = model.predict(da.from_array(valid.X, chunks=(300, 4)))
     assert isinstance(lazy, da.Array)
     np.testing.assert_array_equal(lazy.compute(), in_memory)
+    import pickle
+
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(valid.X), in_memory)  # no client inside
     path = tmp_path / "model.json"
     model.to_local().save(path)
     np.testing.assert_array_equal(metricrank.learners.load_ranker(path).predict(valid.X), in_memory)

@@ -104,7 +104,7 @@ def _check_options(args) -> None:
         raise ValueError(f"--valid-query-file is given {len(args.valid_query_file)} times for "
                          f"{len(args.valid or [])} --valid files; give one per --valid, in the same order")
     _check_writable(args.out, "--out")
-    if getattr(args, "dask", None) is not None:
+    if args.dask is not None:
         from ._cli_dask import parse_address
 
         parse_address(args.dask)
@@ -234,9 +234,9 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--seed", type=int, default=0, help="random seed (LightGBM and stochastic objectives)")
     tr.add_argument("--dask", metavar="ADDRESS",
                     help="train on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N workers "
-                         "in this process. The data files are read here and sent to the workers, one query-aligned "
-                         "partition each; no per-tree progress; early stopping picks the tree count after all "
-                         "--trees are grown (needs pip install metricrank[dask])")
+                         "in this process (--threads threads each). The data files are read here and sent to the "
+                         "workers, one query-aligned partition each; no per-tree progress; early stopping picks the "
+                         "tree count after all --trees are grown (needs pip install metricrank[dask])")
     tr.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tr.add_argument("--out", required=True, help="model file to write (JSON; .gz ok)")
     tr.set_defaults(func=cmd_train)
