@@ -2,13 +2,15 @@
 
 ``metricrank train --train F [--valid F] --objective SPEC --trees N --learning-rate R --leaves L
 --threads T --out MODEL`` trains a GBRanker (LambdaMART for ``lambda:<metric spec>``) with a progress
-bar and per-tree evaluation; ``metricrank predict --model MODEL --data F --out SCORES`` writes one
+bar and per-tree evaluation (with ``--dask ADDRESS``, on a Dask cluster: see
+:mod:`metricrank._cli_dask`); ``metricrank predict --model MODEL --data F --out SCORES`` writes one
 score per line, in the file's row order; ``metricrank objectives`` lists every objective.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
@@ -102,6 +104,10 @@ def _check_options(args) -> None:
         raise ValueError(f"--valid-query-file is given {len(args.valid_query_file)} times for "
                          f"{len(args.valid or [])} --valid files; give one per --valid, in the same order")
     _check_writable(args.out, "--out")
+    if args.dask is not None:
+        from ._cli_dask import parse_address
+
+        parse_address(args.dask)
 
 
 def _check_writable(path: str, option: str) -> None:
@@ -117,8 +123,7 @@ def _check_writable(path: str, option: str) -> None:
 def cmd_train(args) -> int:
     from rich.console import Console
 
-    from .data import load_letor, load_pairs
-    from .metrics import evaluate_many, get_metric
+    from .metrics import get_metric
 
     console = Console(stderr=True)
     _check_options(args)
@@ -128,6 +133,21 @@ def cmd_train(args) -> int:
     if args.pairs and not objective.accepts_pairs:
         raise ValueError(f"--pairs needs an objective that reads explicit pairs (PairLogit, PairLogitPairwise), "
                          f"not {objective.spec}")
+    with contextlib.ExitStack() as stack:
+        client = None
+        if args.dask is not None:
+            from ._cli_dask import check_objective, connect
+
+            check_objective(objective, args.pairs)
+            client = stack.enter_context(connect(args.dask, args.threads))  # reach the cluster before reading data
+        return _train(args, model, objective, console, client)
+
+
+def _train(args, model, objective, console, client) -> int:
+    """Read the data, fit (on ``client``'s cluster when given), save and report."""
+    from .data import load_letor, load_pairs
+    from .metrics import evaluate_many
+
     train = load_letor(args.train, query_file=args.train_query_file)
     pairs = pair_weight = None
     if args.pairs:
@@ -140,10 +160,15 @@ def cmd_train(args) -> int:
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     progress = _Progress(args.trees, enabled=not args.quiet)
     try:
-        with progress:
-            model.fit(train, pairs=pairs, pair_weight=pair_weight, eval_set=valid or None,
-                      eval_names=names or None, eval_metrics=args.metric,
-                      early_stopping_rounds=args.early_stopping, callbacks=[progress])
+        if args.dask is not None:
+            from ._cli_dask import fit_on_dask
+
+            model = fit_on_dask(args, client, model, train, valid, names, console)
+        else:
+            with progress:
+                model.fit(train, pairs=pairs, pair_weight=pair_weight, eval_set=valid or None,
+                          eval_names=names or None, eval_metrics=args.metric,
+                          early_stopping_rounds=args.early_stopping, callbacks=[progress])
     except KeyboardInterrupt:
         console.print(f"interrupted after {progress.done} of {args.trees} trees; nothing was written to {args.out}")
         return 130
@@ -207,6 +232,11 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--preset", choices=preset_choices, help="metric conventions (default: CatBoost's)")
     tr.add_argument("--threads", type=int, default=None, help="threads (default: all cores)")
     tr.add_argument("--seed", type=int, default=0, help="random seed (LightGBM and stochastic objectives)")
+    tr.add_argument("--dask", metavar="ADDRESS",
+                    help="train on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N workers "
+                         "in this process (--threads threads each). The data files are read here and sent to the "
+                         "workers, one query-aligned partition each; no per-tree progress; early stopping picks the "
+                         "tree count after all --trees are grown (needs pip install metricrank[dask])")
     tr.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tr.add_argument("--out", required=True, help="model file to write (JSON; .gz ok)")
     tr.set_defaults(func=cmd_train)

@@ -1,0 +1,414 @@
+"""DaskGBRanker and DaskLambdaMART: metricrank objectives on ``lightgbm.dask``.
+
+Each estimator is a thin distributed front end to its single-machine twin
+(:class:`~metricrank.GBRanker`, :class:`~metricrank.LambdaMART`): parameters,
+their defaults and their validation are the twin's (the defaults are read from
+the twin's ``get_params()``, so the two cannot drift), the objective is the
+twin's, and the fitted model is a fitted twin (:meth:`DaskGBRanker.to_local`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import re
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+
+from ..learners._boosting import tree_params
+from ..learners._frames import FeatureSchema
+from ..learners.gbranker import GBRanker
+from ..learners.lambdamart import LambdaMART
+from ..metrics import get_metric
+from ._early_stopping import gather_eval_sets, per_tree_curves, select_iteration
+from ._objective import WorkerObjective, check_distributable
+from ._partitions import _is_dask, _is_dask_frame, as_dask_inputs, check_query_layout, partition_by_query
+
+__all__ = ["DaskGBRanker", "DaskLambdaMART"]
+
+#: Single-machine parameters with no distributed meaning: LightGBM's Dask
+#: interface sets each worker's threads to the worker's own thread count, and
+#: trees are grown inside one distributed call, so there is no per-tree printout.
+NOT_DISTRIBUTED = ("n_jobs", "verbose")
+
+_GB = GBRanker().get_params()
+_LM = LambdaMART().get_params()
+
+
+def _predict_block(block, model, num_iteration):
+    if block.shape[0] == 0:
+        return np.zeros(0)
+    return model.predict(block, num_iteration=num_iteration)
+
+
+def _predict_frame(frame, model, num_iteration, as_array: bool):
+    import pandas as pd
+
+    values = frame.to_numpy(dtype=np.float64) if as_array else frame
+    scores = model.predict(values, num_iteration=num_iteration) if len(frame) else np.zeros(0)
+    return pd.Series(scores, index=frame.index, name="score")
+
+
+def _without_network(booster):
+    """``(booster, number of LightGBM machines)``, the run's network parameters blanked in the model text.
+
+    Worker addresses and ports are a record of where the model trained,
+    meaningless (and leaking host names) in a model file used elsewhere.
+    """
+    import lightgbm as lgb
+
+    text = booster.model_to_string()
+    found = re.search(r"^\[num_machines: (\d+)\]$", text, flags=re.M)
+    machines = int(found.group(1)) if found else 1
+    text = re.sub(r"^\[machines: .*\]$", "[machines: ]", text, flags=re.M)
+    text = re.sub(r"^\[num_machines: \d+\]$", "[num_machines: 1]", text, flags=re.M)
+    text = re.sub(r"^\[local_listen_port: \d+\]$", "[local_listen_port: 12400]", text, flags=re.M)
+    return lgb.Booster(model_str=text), machines
+
+
+class DaskGBRanker(BaseEstimator):
+    """:class:`~metricrank.GBRanker` trained on a Dask cluster by ``lightgbm.dask``.
+
+    Every worker runs the metricrank objective over the rows of its own
+    partitions (LightGBM's data-parallel learner merges the histograms), so a
+    query must lie in one partition; rows of a query must be contiguous, as
+    on one machine. Use inside an active ``distributed.Client`` (or pass
+    ``client=``).
+
+    Parameters
+    ----------
+    objective, n_estimators, learning_rate, num_leaves, min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, \
+max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, preset, max_query_size, random_state, \
+importance_type, lgb_params
+        As :class:`~metricrank.GBRanker`, with its defaults. ``lgb_params`` may
+        also set LightGBM's distributed options (``tree_learner``: ``data``
+        (default), ``voting`` or ``feature``; ``time_out``; ``machines``...).
+        Objectives with pairwise leaves (``PairLogitPairwise``,
+        ``YetiRankPairwise``) are rejected. A stochastic objective (YetiRank,
+        Stochastic*) seeds each worker from ``random_state`` and the worker's
+        own rows (see :func:`metricrank.dask._objective.worker_seed`).
+    repartition_by_query : bool, default False
+        Repartition the training data with :func:`partition_by_query` (query
+        ids read to the client; a shuffle if rows of a query are scattered)
+        instead of rejecting a query split across partitions.
+    client : distributed.Client, optional
+        Default: the active client (``distributed.default_client()``).
+
+    Attributes
+    ----------
+    booster_, objective_, n_features_in_, evals_result_, best_iteration_, best_score_, n_estimators_, stop_reason_
+        As :class:`~metricrank.GBRanker`. With ``eval_set`` all ``n_estimators``
+        trees are grown; the per-tree metrics are then computed on the client
+        and early stopping keeps the trees up to where GBRanker would have
+        stopped (see :mod:`metricrank.dask._early_stopping`).
+    feature_names_in_ : ndarray of str
+        Feature columns, when fitted on a dask DataFrame.
+    n_partitions_ : int
+        Training partitions (after repartitioning).
+    n_workers_ : int
+        Workers that trained: those holding training partitions (LightGBM's ``num_machines``).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from metricrank import make_ltr, evaluate
+    >>> from metricrank.dask import DaskGBRanker, partition_by_query
+    >>> ds = make_ltr(60, n_features=8, random_state=0)
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    ...                   dashboard_address=None) as cluster, Client(cluster):
+    ...     X, y, qid = partition_by_query(da.from_array(ds.X), ds.y, ds.qid, npartitions=2)
+    ...     model = DaskGBRanker("lambda:NDCG:top=10", n_estimators=20, min_data_in_leaf=5,
+    ...                          random_state=0).fit(X, y, qid=qid)
+    ...     scores = model.predict(X).compute()
+    >>> bool(evaluate(ds, model.to_local().predict(ds.X), metric="NDCG:top=10") > 0.8)
+    True
+    """
+
+    _local_class = GBRanker
+
+    def __init__(self, objective=_GB["objective"], *, n_estimators=_GB["n_estimators"],
+                 learning_rate=_GB["learning_rate"], num_leaves=_GB["num_leaves"],
+                 min_data_in_leaf=_GB["min_data_in_leaf"], min_sum_hessian_in_leaf=_GB["min_sum_hessian_in_leaf"],
+                 lambda_l2=_GB["lambda_l2"], max_depth=_GB["max_depth"], max_bin=_GB["max_bin"],
+                 feature_fraction=_GB["feature_fraction"], bagging_fraction=_GB["bagging_fraction"],
+                 bagging_freq=_GB["bagging_freq"], preset=_GB["preset"], max_query_size=_GB["max_query_size"],
+                 random_state=_GB["random_state"], importance_type=_GB["importance_type"],
+                 lgb_params=_GB["lgb_params"], repartition_by_query=False, client=None):
+        self.objective = objective
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.min_data_in_leaf = min_data_in_leaf
+        self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
+        self.lambda_l2 = lambda_l2
+        self.max_depth = max_depth
+        self.max_bin = max_bin
+        self.feature_fraction = feature_fraction
+        self.bagging_fraction = bagging_fraction
+        self.bagging_freq = bagging_freq
+        self.preset = preset
+        self.max_query_size = max_query_size
+        self.random_state = random_state
+        self.importance_type = importance_type
+        self.lgb_params = lgb_params
+        self.repartition_by_query = repartition_by_query
+        self.client = client
+
+    def __getstate__(self):
+        # a Client holds sockets; like lightgbm.dask, the model pickles without it
+        state = self.__dict__.copy()
+        state["client"] = None
+        return state
+
+    # --- the single-machine twin --------------------------------------------------------------
+
+    @classmethod
+    def _shared_params(cls) -> list:
+        return [name for name in cls._local_class().get_params() if name not in NOT_DISTRIBUTED]
+
+    def _twin(self):
+        """An unfitted single-machine estimator with these parameters (validation and objective are its)."""
+        return self._local_class(**{name: getattr(self, name) for name in self._shared_params()})
+
+    def _client(self):
+        if self.client is not None:
+            return self.client
+        try:
+            from distributed import default_client
+
+            return default_client()
+        except ValueError:
+            raise ValueError(f"{type(self).__name__} needs a Dask client: create one first "
+                             "(distributed.Client('tcp://scheduler:8786') or Client(LocalCluster())) "
+                             "or pass client=") from None
+
+    # --- fitting ---------------------------------------------------------------------------------
+
+    def fit(self, X, y=None, *, qid=None, sample_weight=None, pairs=None, eval_set=None, eval_qid=None,
+            eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None):
+        """Grow the trees on the cluster.
+
+        Parameters
+        ----------
+        X : dask array of shape (n, n_features) or dask DataFrame
+            Row blocks are the partitions: each must hold whole queries.
+            A DataFrame's ``qid`` column (or the column named by ``qid``) gives
+            the queries and is not a feature.
+        y : dask array or Series of shape (n,), or a column name of X
+        qid : dask array or Series of shape (n,), or a column name of X
+            Query id of every row (rechunked to X's row blocks).
+        sample_weight : dask array or Series of shape (n,), optional
+            Row weights, as GBRanker's.
+        pairs : None
+            Explicit pairs are not supported distributed; passing them raises.
+        eval_set : list of RankingDataset, (X, y) or (X, y, qid), optional
+            Dask or in-memory; read to the client after training and scored
+            tree by tree there with metricrank's metrics.
+        eval_qid, eval_group, eval_names, eval_metrics, early_stopping_rounds
+            As :meth:`metricrank.GBRanker.fit`; early stopping selects the
+            tree count after all trees were grown.
+
+        Returns
+        -------
+        self
+        """
+        twin = self._twin()
+        twin._check_params()  # GBRanker's own messages, before any data is read
+        if not isinstance(self.repartition_by_query, (bool, np.bool_)):
+            raise ValueError(f"repartition_by_query must be True or False; got {self.repartition_by_query!r}")
+        objective = twin._make_objective()
+        check_distributable(objective, pairs)
+        specs = [objective.eval_spec] if eval_metrics is None else (
+            [eval_metrics] if isinstance(eval_metrics, str) else list(eval_metrics))
+        for spec in specs:
+            get_metric(spec, preset=self.preset)
+        if early_stopping_rounds is not None:
+            if not eval_set:
+                raise ValueError("early_stopping_rounds needs an eval_set")
+            if (isinstance(early_stopping_rounds, bool) or int(early_stopping_rounds) != early_stopping_rounds
+                    or early_stopping_rounds < 1):
+                raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
+        client = self._client()
+
+        qid_column = qid if isinstance(qid, str) else "qid"
+        X, y, qid, sample_weight, names = as_dask_inputs(X, y, qid, sample_weight)
+        if self.repartition_by_query:
+            parts = partition_by_query(X, y, qid, sample_weight=sample_weight)
+            X, y, qid = parts[:3]
+            sample_weight = parts[3] if sample_weight is not None else None
+        layout = check_query_layout(client, qid, y, objective)
+        sizes = layout.group_sizes
+        if int(sizes.sum()) < 2:
+            raise ValueError(f"training data has {int(sizes.sum())} sample(s); a ranker needs at least 2 documents")
+        # GBRanker's query-size bound for objectives that visit every pair (duck-typed: it reads query_sizes)
+        twin._check_query_sizes(objective, SimpleNamespace(query_sizes=sizes, pairs=None), "training data")
+        evals = gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, names, qid_column)
+        for name, eds in evals:
+            if eds.n_features != X.shape[1]:
+                raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {X.shape[1]}")
+
+        import dask.array as da
+        from distributed import wait
+        from lightgbm.dask import DaskLGBMRanker
+
+        group = da.from_array(sizes, chunks=(layout.queries_per_partition,))
+        params = tree_params(
+            num_leaves=self.num_leaves, learning_rate=self.learning_rate, min_data_in_leaf=self.min_data_in_leaf,
+            min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf, lambda_l2=self.lambda_l2,
+            max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
+            bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=None,
+            random_state=self.random_state, extra=self.lgb_params)
+        del params["objective"]  # ours, below
+        engine = DaskLGBMRanker(objective=WorkerObjective(objective, self.random_state),
+                                n_estimators=int(self.n_estimators), client=client, **params)
+        if sample_weight is None:
+            X, y, group = client.persist([X, y, group])
+        else:
+            X, y, group, sample_weight = client.persist([X, y, group, sample_weight])
+        wait([X, y, group])
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            # LightGBM's Dask fit warns that n_jobs (an LGBMRanker default, None) is ignored: it is, by
+            # design; and it prints how it found ports ("Finding random open ports for workers") on stdout.
+            warnings.filterwarnings("ignore", message="Parameter n_jobs will be ignored")
+            engine.fit(X, y, sample_weight=sample_weight, group=group,
+                       feature_name=FeatureSchema(names).lightgbm_names())
+
+        booster, machines = _without_network(engine.booster_)
+        curves, directions = per_tree_curves(booster, evals, specs, self.preset) if evals else ({}, {})
+        result = select_iteration(booster, curves, directions, early_stopping_rounds, int(self.n_estimators))
+        twin._set_fitted(result, X.shape[1])
+        twin.objective_ = objective
+        twin._set_schema(FeatureSchema(names))
+        self._local = twin
+        self.n_partitions_ = len(layout.sizes)
+        self.n_workers_ = machines
+        for name in ("booster_", "objective_", "n_features_in_", "evals_result_", "best_iteration_", "best_score_",
+                     "n_estimators_", "stop_reason_"):
+            setattr(self, name, getattr(twin, name))
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return self
+
+    # --- using the model -------------------------------------------------------------------------
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "_local"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+    def to_local(self):
+        """The fitted single-machine model (a GBRanker, or LambdaMART for DaskLambdaMART).
+
+        It predicts exactly as this estimator, and saves, loads, exports and
+        explains with the usual tools (``save``, ``load_ranker``, ``to_lightgbm``).
+        """
+        self._check_fitted()
+        return copy.deepcopy(self._local)
+
+    def predict(self, X, *, num_iteration: int | None = None):
+        """Scores, one per row: lazily on the cluster for dask input, in memory otherwise.
+
+        Parameters
+        ----------
+        X : dask array, dask DataFrame, or anything GBRanker.predict takes
+            A DataFrame's feature columns are selected by name (its qid column
+            is ignored).
+        num_iteration : int, optional
+            As :meth:`metricrank.GBRanker.predict` (default: the best iteration).
+
+        Returns
+        -------
+        dask array (dask array input), dask Series (DataFrame input) or ndarray
+        """
+        self._check_fitted()
+        model = self._local
+        if _is_dask_frame(X):
+            import pandas as pd
+
+            names = getattr(self, "feature_names_in_", None)
+            if names is not None:
+                missing = [c for c in names if c not in [str(c) for c in X.columns]]
+                if missing:
+                    raise ValueError(f"X lacks the training feature columns {missing}")
+                X = X[list(names)]
+            return X.map_partitions(_predict_frame, model, num_iteration, names is None,
+                                    meta=pd.Series(dtype=np.float64, name="score"))
+        if _is_dask(X) and hasattr(X, "chunks"):
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has shape {X.shape}, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input")
+            X = X.rechunk({1: -1})
+            return X.map_blocks(_predict_block, model, num_iteration, drop_axis=1, dtype=np.float64)
+        return model.predict(X, num_iteration=num_iteration)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """As :attr:`metricrank.GBRanker.feature_importances_`."""
+        self._check_fitted()
+        return self._local.feature_importances_
+
+
+class DaskLambdaMART(DaskGBRanker):
+    """:class:`~metricrank.LambdaMART` trained on a Dask cluster (the λ objective of ``metric``).
+
+    Parameters and defaults are LambdaMART's (``metric="NDCG:top=10"``,
+    ``sigma``, ``truncation``, ``norm``, ``exact`` and the tree parameters),
+    plus ``repartition_by_query`` and ``client`` as :class:`DaskGBRanker`.
+    :meth:`to_local` returns a fitted LambdaMART.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from metricrank import make_ltr
+    >>> from metricrank.dask import DaskLambdaMART
+    >>> ds = make_ltr(40, n_features=6, random_state=0)
+    >>> with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+    ...                   dashboard_address=None) as cluster, Client(cluster):
+    ...     model = DaskLambdaMART(metric="MAP", n_estimators=5, min_data_in_leaf=5).fit(
+    ...         da.from_array(ds.X), ds.y, qid=ds.qid)
+    >>> type(model.to_local()).__name__, model.to_local().metric
+    ('LambdaMART', 'MAP')
+    """
+
+    _local_class = LambdaMART
+
+    def __init__(self, metric=_LM["metric"], *, n_estimators=_LM["n_estimators"],
+                 learning_rate=_LM["learning_rate"], num_leaves=_LM["num_leaves"],
+                 min_data_in_leaf=_LM["min_data_in_leaf"], min_sum_hessian_in_leaf=_LM["min_sum_hessian_in_leaf"],
+                 lambda_l2=_LM["lambda_l2"], max_depth=_LM["max_depth"], max_bin=_LM["max_bin"],
+                 feature_fraction=_LM["feature_fraction"], bagging_fraction=_LM["bagging_fraction"],
+                 bagging_freq=_LM["bagging_freq"], sigma=_LM["sigma"], truncation=_LM["truncation"],
+                 norm=_LM["norm"], exact=_LM["exact"], preset=_LM["preset"], max_query_size=_LM["max_query_size"],
+                 random_state=_LM["random_state"], importance_type=_LM["importance_type"],
+                 lgb_params=_LM["lgb_params"], repartition_by_query=False, client=None):
+        self.metric = metric
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.min_data_in_leaf = min_data_in_leaf
+        self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
+        self.lambda_l2 = lambda_l2
+        self.max_depth = max_depth
+        self.max_bin = max_bin
+        self.feature_fraction = feature_fraction
+        self.bagging_fraction = bagging_fraction
+        self.bagging_freq = bagging_freq
+        self.sigma = sigma
+        self.truncation = truncation
+        self.norm = norm
+        self.exact = exact
+        self.preset = preset
+        self.max_query_size = max_query_size
+        self.random_state = random_state
+        self.importance_type = importance_type
+        self.lgb_params = lgb_params
+        self.repartition_by_query = repartition_by_query
+        self.client = client
