@@ -88,3 +88,24 @@ def test_run_completes_cached_entries_with_the_missing_metrics_only(split, tmp_p
     for metric in quality.JUDGED:
         if metric != "MAP":
             assert entry[metric]["test"] == full[metric]["test"]
+
+
+def test_tuned_system_trains_the_parameters_tune_finds_on_validation(split):
+    from metricrank.model_selection import tune
+
+    curves, predict = quality.tuned("NDCG:top=5", n_trials=3)(split, ["NDCG:top=5"], 0.3, 6, 1, 0)
+    # the search the system runs, repeated by hand: train on train queries, score on validation queries
+    X = np.vstack([split.train.X, split.vali.X])
+    y = np.concatenate([split.train.y, split.vali.y])
+    qid = np.repeat(np.arange(split.train.n_queries + split.vali.n_queries),
+                    np.concatenate([split.train.query_sizes, split.vali.query_sizes]))
+    rows = np.arange(len(y))
+    result = tune(LambdaMART("NDCG:top=5", n_estimators=6, learning_rate=0.3, n_jobs=1, random_state=0), X, y,
+                  qid=qid, metric="NDCG:top=5", n_trials=3, cv=[(rows[:split.train.n_docs], rows[split.train.n_docs:])],
+                  random_state=0, show_progress=False)
+    params = {k: v for k, v in result.best_params_.items() if k != "n_estimators"}
+    model = LambdaMART("NDCG:top=5", n_estimators=6, n_jobs=1, random_state=0, **params)
+    model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=["NDCG:top=5"])
+    assert params["num_leaves"] != LambdaMART().num_leaves or params["lambda_l2"] != LambdaMART().lambda_l2
+    np.testing.assert_allclose(curves["NDCG:top=5"], model.evals_result_["vali"]["NDCG:top=5"])
+    np.testing.assert_array_equal(predict(4), model.predict(split.test.X, num_iteration=4))

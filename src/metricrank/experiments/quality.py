@@ -31,7 +31,7 @@ from ..data import RankingDataset, load_letor, make_ltr
 from ..metrics import evaluate
 from ._datasets import load_mq2008_fold, shared_data_dir
 
-__all__ = ["ANCHORS", "JUDGED", "Split", "gbranker", "lambdamart", "load_suite", "run", "run_system"]
+__all__ = ["ANCHORS", "JUDGED", "Split", "gbranker", "lambdamart", "load_suite", "run", "run_system", "tuned"]
 
 #: Judged metrics: NDCG@10 with exponential gain, MAP, MRR, ERR@10 (Burges' graded), MAUC.
 JUDGED = ("NDCG:top=10;type=Exp", "MAP", "MRR", "ERR:type=Graded;top=10", "MAUC")
@@ -182,6 +182,37 @@ def gbranker(objective: str, **params):
         objective, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed, **params))
 
 
+def tuned(metric: str, n_trials: int = 20):
+    """A metricrank system: ``LambdaMART(metric)`` with parameters found by :func:`metricrank.tune`.
+
+    The search trains on the split's training queries and scores each trial on its validation
+    queries (one fold, early stopping inside), from the default search space (learning rate
+    included, the suite's tree budget as cap); the best parameters are then trained like every
+    other system, the tree count chosen on validation. Test queries are never seen by the search.
+    """
+    from ..learners import LambdaMART
+    from ..model_selection import tune
+
+    def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
+        parts = (split.train, split.vali)
+        X = np.vstack([np.asarray(p.X.toarray() if hasattr(p.X, "toarray") else p.X) for p in parts])
+        # query ids made distinct across the two parts (LightGBM's example has none of its own)
+        qid = np.repeat(np.arange(split.train.n_queries + split.vali.n_queries),
+                        np.concatenate([split.train.query_sizes, split.vali.query_sizes]))
+        rows = np.arange(X.shape[0])
+        folds = [(rows[:split.train.n_docs], rows[split.train.n_docs:])]
+        base = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
+        result = tune(base, X, np.concatenate([p.y for p in parts]), qid=qid, metric=metric, n_trials=n_trials,
+                      cv=folds, random_state=seed, show_progress=False)
+        params = {k: v for k, v in result.best_params_.items() if k != "n_estimators"}
+        model = base.set_params(**params)
+        model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
+        return {m: model.evals_result_["vali"][m] for m in metrics}, \
+            lambda k: model.predict(split.test.X, num_iteration=k)
+
+    return fit
+
+
 #: Anchor systems: one fit serves every judged metric.
 ANCHORS = {
     "LightGBM lambdarank": _lightgbm("lambdarank"),
@@ -226,7 +257,8 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
     """Run the suite, write ``report.md``, plots and ``results.json``; return the report text.
 
     ``metricrank_systems`` maps a name to ``(judged metrics, fit)``; by default
-    ``LambdaMART(metric=M)`` for each judged metric M plus GBRanker YetiRank and QuerySoftMax.
+    ``LambdaMART(metric=M)`` for each judged metric M, GBRanker YetiRank, QuerySoftMax and PairLogit,
+    and LambdaMART tuned by :func:`tuned` (20 trials) for NDCG@10 and MAP.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -240,6 +272,9 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
         metricrank_systems = {f"LambdaMART({m})": ((m,), lambdamart(m)) for m in JUDGED}
         metricrank_systems["GBRanker(YetiRank)"] = (JUDGED, gbranker("YetiRank"))
         metricrank_systems["GBRanker(QuerySoftMax)"] = (JUDGED, gbranker("QuerySoftMax"))
+        metricrank_systems["GBRanker(PairLogit)"] = (JUDGED, gbranker("PairLogit"))
+        for m in JUDGED[:2]:
+            metricrank_systems[f"tuned LambdaMART({m})"] = ((m,), tuned(m))
     jobs = [(name, JUDGED, fit) for name, fit in anchors.items()]
     jobs += [(name, metrics, fit) for name, (metrics, fit) in metricrank_systems.items()]
     for split in splits:
