@@ -20,6 +20,7 @@ import time
 from metricrank import LambdaMART
 from metricrank.data import make_ltr
 from metricrank.learners import clear_dataset_cache
+from metricrank.learners._dataset_cache import checkout_datasets
 
 
 def grid(ds, rates, trees, threads, keep: bool) -> list[float]:
@@ -52,6 +53,18 @@ def main() -> None:
     print(f"{ds.n_docs} documents, {ds.n_queries} queries, {ds.n_features} features; "
           f"{args.trees} trees, {args.threads} threads; learning rates {args.rates}")
     grid(ds, args.rates[:1], 2, args.threads, keep=False)  # numba compilation
+    # the cost a reuse saves, alone: building the Dataset against checking out the kept one
+    params = LambdaMART("NDCG:top=10", n_jobs=args.threads)._tree_params()
+    build, checkout = [], []
+    for _ in range(args.repeats):
+        clear_dataset_cache()
+        for sink in (build, checkout):
+            start = time.perf_counter()
+            with checkout_datasets(ds.X, ds.y, None, params):
+                pass
+            sink.append(time.perf_counter() - start)
+    print(f"Dataset: build {statistics.median(build):.2f} s, reuse (digest + labels) "
+          f"{statistics.median(checkout):.3f} s (medians of {args.repeats})")
     rebuild, reuse = [], []
     for _ in range(args.repeats):
         rebuild.append(grid(ds, args.rates, args.trees, args.threads, keep=False))
