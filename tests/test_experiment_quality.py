@@ -109,3 +109,16 @@ def test_tuned_system_trains_the_parameters_tune_finds_on_validation(split):
     assert params["num_leaves"] != LambdaMART().num_leaves or params["lambda_l2"] != LambdaMART().lambda_l2
     np.testing.assert_allclose(curves["NDCG:top=5"], model.evals_result_["vali"]["NDCG:top=5"])
     np.testing.assert_array_equal(predict(4), model.predict(split.test.X, num_iteration=4))
+
+
+def test_xgboost_anchor_takes_query_ids_in_any_order(split):
+    pytest.importorskip("xgboost", reason="XGBoost is a bench extra")
+    from metricrank.data import RankingDataset
+
+    descending = split.train.n_queries - np.repeat(np.arange(split.train.n_queries), split.train.query_sizes)
+    reordered = quality.Split("tiny", 1, RankingDataset(split.train.X, split.train.y, qid=descending),
+                              split.vali, split.test)
+    out = quality.run_system(quality.ANCHORS["XGBoost rank:ndcg"], reordered, ["NDCG:top=5"], lr=0.3, trees=8,
+                             threads=1)
+    same = quality.run_system(quality.ANCHORS["XGBoost rank:ndcg"], split, ["NDCG:top=5"], lr=0.3, trees=8, threads=1)
+    assert out["NDCG:top=5"]["per_query"] == same["NDCG:top=5"]["per_query"]

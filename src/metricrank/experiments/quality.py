@@ -129,7 +129,9 @@ def _xgboost(objective: str):
     def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
         import xgboost as xgb
 
-        train = xgb.DMatrix(split.train.X, split.train.y, qid=split.train.row_qid)
+        # XGBoost wants non-decreasing query ids: the queries' positions, not the files' ids
+        positions = np.repeat(np.arange(split.train.n_queries), split.train.query_sizes)
+        train = xgb.DMatrix(split.train.X, split.train.y, qid=positions)
         model = xgb.train({"objective": objective, "eta": lr, "nthread": threads, "seed": seed,
                            "tree_method": "hist"}, train, num_boost_round=trees)
         vali, test = xgb.DMatrix(split.vali.X), xgb.DMatrix(split.test.X)
