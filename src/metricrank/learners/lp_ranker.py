@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numbers
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -65,6 +65,18 @@ class LPFitReport:
     chunking : str or None
     exact : bool
         False when ``max_pairs`` subsampled the pairs.
+    rounds : int
+        Chunking rounds, i.e. HiGHS solves of the growing model (``n_solves``).
+    pairs_added : tuple of int
+        Pair constraints added before each solve (columns of the dual LP HiGHS
+        solves by default; rows, plus one slack column each, of the primal).
+    iterations : tuple of int
+        Simplex iterations of each solve; after the first round HiGHS starts
+        from the previous basis, so these show the warm start.
+    solve_times : tuple of float
+        Seconds inside HiGHS of each solve (they sum to ``solve_time``).
+
+    The report also reads as a mapping: ``report["objective"]``, ``report.keys()``.
     """
 
     n_pairs_full: int
@@ -79,6 +91,19 @@ class LPFitReport:
     fit_time: float
     chunking: str | None
     exact: bool
+    rounds: int
+    pairs_added: tuple
+    iterations: tuple
+    solve_times: tuple
+
+    def keys(self):
+        """Field names, so ``dict(report)`` and ``report[name]`` work."""
+        return [f.name for f in fields(self)]
+
+    def __getitem__(self, name):
+        if not isinstance(name, str) or name not in self.keys():
+            raise KeyError(name)
+        return getattr(self, name)
 
 
 def _check_real(name, value, *, low=0.0, low_open=True, allow_none=False):
@@ -336,14 +361,15 @@ class LPRanker(RankerContractMixin, BaseEstimator):
                       formulation=self.formulation)
         if self.chunking is None:
             sol = solve_pair_lp(K, y_pm, pairs, **common)
-            working, passes, n_solves, solve_time = np.arange(pairs.shape[0]), 1, 1, sol.solve_time
+            working, passes, solve_time = np.arange(pairs.shape[0]), 1, sol.solve_time
+            added, iterations, times = (pairs.shape[0],), (sol.iterations,), (sol.solve_time,)
         else:
-            top_k = self.top_k if self.top_k is not None else max(1, self.chunk_size // 10)
+            top_k = self.top_k if self.top_k is not None else self.chunk_size
             res = solve_chunked(K, y_pm, pairs, variant=self.chunking, chunk_size=int(self.chunk_size),
                                 top_k=int(top_k), tol=float(self.tol), max_passes=int(self.max_passes),
                                 rng=rng, **common)
-            sol, working, passes, n_solves, solve_time = (res.solution, res.working, res.passes,
-                                                          res.n_solves, res.solve_time)
+            sol, working, passes, solve_time = res.solution, res.working, res.passes, res.solve_time
+            added, iterations, times = res.pairs_added, res.iterations, res.solve_times
         alpha = sol.alpha.copy()
         alpha[alpha <= 1e-10 * max(1.0, float(alpha.max(initial=0.0)))] = 0.0
         self.alpha_ = alpha
@@ -354,9 +380,10 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         self.slack_ = sol.z
         self.fit_report_ = LPFitReport(
             n_pairs_full=int(n_full), n_pairs_used=int(pairs.shape[0]), n_constraints=int(working.size),
-            reduction=1.0 - working.size / n_full, passes=int(passes), n_solves=int(n_solves),
+            reduction=1.0 - working.size / n_full, passes=int(passes), n_solves=len(times),
             objective=sol.objective, status=sol.status, solve_time=float(solve_time),
             fit_time=time.perf_counter() - t_start, chunking=self.chunking, exact=exact,
+            rounds=len(times), pairs_added=tuple(added), iterations=tuple(iterations), solve_times=tuple(times),
         )
         return self
 
