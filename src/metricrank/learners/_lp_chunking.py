@@ -33,8 +33,10 @@ from scratch. Two rules pick the pairs:
 * ``"all-violated"`` (the paper's scheme): the shuffled pairs are split into
   chunks; each round scans the next chunk and adds all its violated pairs.
 * ``"top-violated"``: each round scans every pair and adds the ``top_k`` most
-  violated (ties broken by the shuffled order, which makes the first round,
-  where ``alpha = 0`` violates every pair equally, a random sample).
+  violated. The first round, where ``alpha = 0`` violates every pair equally,
+  takes a random ``max(1, top_k // 10)`` pairs: such a seed carries no
+  information on which pairs matter, so a small one is cheapest (on the UCI
+  sets it saves up to half the simplex iterations, e.g. on sonar).
 
 The loop ends when no pair outside the working set is violated, and then the
 working-set LP is *exact*: dropping a pair from the LP drops its constraint
@@ -187,7 +189,7 @@ def solve_chunked(K, y, pairs, *, C, epsilon, variant, chunk_size, top_k, tol, m
     chunk_size : int
         Pairs per chunk of ``"all-violated"``; the pairs are shuffled with ``rng``.
     top_k : int
-        Pairs added per round by ``"top-violated"``.
+        Pairs added per round by ``"top-violated"`` (the first round: ``max(1, top_k // 10)``).
     tol : float
         A pair counts as violated when ``f_p - f_n < epsilon * (1 - tol)``.
     max_passes : int
@@ -208,7 +210,8 @@ def solve_chunked(K, y, pairs, *, C, epsilon, variant, chunk_size, top_k, tol, m
     Ky = _ky(K, y)
     order = rng.permutation(n_pairs)
     if variant == "top-violated":   # one chunk: every pair, in shuffled order (it breaks ties)
-        chunks, limit = [order], top_k
+        # the first round (alpha = 0 ties every pair) is a random sample: keep it small and cheap
+        chunks, limit = [order], max(1, top_k // 10)
     else:
         chunks, limit = np.array_split(order, max(1, -(-n_pairs // chunk_size))), None
     in_working = np.zeros(n_pairs, dtype=bool)
@@ -242,6 +245,8 @@ def solve_chunked(K, y, pairs, *, C, epsilon, variant, chunk_size, top_k, tol, m
                 lp.add_pairs(pairs[np.concatenate(added_order)])
             res = lp.solve()
             f = Ky @ res.alpha
+            if limit is not None:
+                limit = top_k
             added += new.size
             pairs_added.append(int(new.size))
             iterations.append(res.iterations)
