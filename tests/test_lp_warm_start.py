@@ -110,6 +110,22 @@ def test_warm_start_needs_fewer_iterations_than_cold_solves_of_the_same_models(k
     assert warm.solution.objective == pytest.approx(cold.solution.objective, rel=REL)
 
 
+@pytest.mark.parametrize("variant", ["top-violated", "all-violated"])
+def test_primal_form_grows_rows_and_slack_columns_to_the_same_optimum(variant):
+    """formulation="primal" adds each pair as a row plus its z column; same optimum, warm start too."""
+    X, y = blobs(7, n=70, shift=0.8)
+    K = pairwise_kernels(X, metric="rbf", gamma=0.5)
+    ypm = np.where(y == 1, 1.0, -1.0)
+    pairs = enumerate_pairs(y == 1, [0, y.size])
+    kw = dict(C=1.0, epsilon=1.0, variant=variant, chunk_size=150, top_k=150, tol=1e-9, max_passes=100,
+              formulation="primal")
+    warm = solve_chunked(K, ypm, pairs, rng=np.random.default_rng(0), **kw)
+    cold = solve_chunked(K, ypm, pairs, rng=np.random.default_rng(0), warm_start=False, **kw)
+    assert warm.solution.objective == pytest.approx(dense_lp_objective(K, y, 1.0, 1.0), rel=REL)
+    assert warm.working.size < pairs.shape[0] and len(warm.iterations) >= 3
+    assert sum(warm.iterations[1:]) < sum(cold.iterations[1:])
+
+
 @pytest.mark.parametrize("param,value,allowed", [
     ("chunking", "top", r"None, 'all-violated', 'top-violated'"),
     ("chunking", "TOP-VIOLATED", r"None, 'all-violated', 'top-violated'"),
