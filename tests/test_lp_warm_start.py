@@ -81,11 +81,12 @@ def test_top_violated_reaches_the_full_optimum_and_satisfies_every_pair(kernel, 
 
 def test_report_reads_as_a_mapping_and_accounts_for_every_round():
     X, y = blobs(5, n=70, shift=0.8)
-    rep = metricrank.LPRanker(C=1.0, chunking="top-violated", chunk_size=100).fit(X, y).fit_report_
+    rep = metricrank.LPRanker(C=1.0, chunking="top-violated", chunk_size=100, top_k=150).fit(X, y).fit_report_
     assert dict(rep)["objective"] == rep["objective"] == rep.objective
     assert rep["rounds"] == rep["n_solves"] == len(rep["pairs_added"]) == len(rep["iterations"]) \
         == len(rep["solve_times"])
-    assert sum(rep["pairs_added"]) == rep["n_constraints"] and max(rep["pairs_added"]) <= 100
+    assert sum(rep["pairs_added"]) == rep["n_constraints"] and max(rep["pairs_added"]) <= 150
+    assert rep["pairs_added"][0] == 10                     # the random seed: chunk_size // 10
     assert sum(rep["solve_times"]) == pytest.approx(rep["solve_time"])
     with pytest.raises(KeyError):
         rep["no such field"]

@@ -34,9 +34,12 @@ from scratch. Two rules pick the pairs:
   chunks; each round scans the next chunk and adds all its violated pairs.
 * ``"top-violated"``: each round scans every pair and adds the ``top_k`` most
   violated. The first round, where ``alpha = 0`` violates every pair equally,
-  takes a random ``max(1, top_k // 10)`` pairs: such a seed carries no
-  information on which pairs matter, so a small one is cheapest (on the UCI
-  sets it saves up to half the simplex iterations, e.g. on sonar).
+  takes a random ``chunk_size // 10`` pairs (at most ``top_k``, at least 1):
+  such a seed carries no information on which pairs matter, so a small one
+  is cheapest (on the UCI sets it saves up to half the simplex iterations,
+  e.g. on sonar). In the dual form a pair added needlessly is only a column
+  left at 0, so a large ``top_k`` (few rounds) pays where most pairs end up
+  in the working set (liver, haberman).
 
 The loop ends when no pair outside the working set is violated, and then the
 working-set LP is *exact*: dropping a pair from the LP drops its constraint
@@ -187,9 +190,11 @@ def solve_chunked(K, y, pairs, *, C, epsilon, variant, chunk_size, top_k, tol, m
         Add every violated pair of each chunk in turn, or, each round, the
         ``top_k`` most violated pairs of all (see the module notes).
     chunk_size : int
-        Pairs per chunk of ``"all-violated"``; the pairs are shuffled with ``rng``.
+        Pairs per chunk of ``"all-violated"`` (the pairs are shuffled with
+        ``rng``); a tenth of it seeds ``"top-violated"``.
     top_k : int
-        Pairs added per round by ``"top-violated"`` (the first round: ``max(1, top_k // 10)``).
+        Pairs added per round by ``"top-violated"`` (the first round, a random
+        seed: ``max(1, min(top_k, chunk_size // 10))``).
     tol : float
         A pair counts as violated when ``f_p - f_n < epsilon * (1 - tol)``.
     max_passes : int
@@ -211,7 +216,7 @@ def solve_chunked(K, y, pairs, *, C, epsilon, variant, chunk_size, top_k, tol, m
     order = rng.permutation(n_pairs)
     if variant == "top-violated":   # one chunk: every pair, in shuffled order (it breaks ties)
         # the first round (alpha = 0 ties every pair) is a random sample: keep it small and cheap
-        chunks, limit = [order], max(1, top_k // 10)
+        chunks, limit = [order], max(1, min(top_k, chunk_size // 10))
     else:
         chunks, limit = np.array_split(order, max(1, -(-n_pairs // chunk_size))), None
     in_working = np.zeros(n_pairs, dtype=bool)

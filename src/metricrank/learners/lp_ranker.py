@@ -159,10 +159,12 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         LP's optimum; ``"top-violated"`` is usually the fastest way to it
         (``benchmarks/lp_chunking.py``).
     chunk_size : int >= 1, default=5000
-        Pairs per chunk of ``"all-violated"``; the default ``top_k``.
+        Pairs per chunk of ``"all-violated"``. ``"top-violated"`` starts from a
+        random ``chunk_size // 10`` pairs (at least 1, at most ``top_k``).
     top_k : int >= 1, optional
-        Pairs added per round by ``"top-violated"`` (the first round, a random
-        seed, takes ``max(1, top_k // 10)``); default ``chunk_size``.
+        Pairs added per round by ``"top-violated"``; default ``4 * chunk_size``
+        (few large rounds: pairs added needlessly are cheap, see
+        :mod:`metricrank.learners._lp_chunking`).
     max_passes : int >= 1, default=100
         Safety bound on chunking passes (a ``"top-violated"`` round is a pass).
     tol : float in [0, 1), default=1e-6
@@ -384,7 +386,7 @@ class LPRanker(RankerContractMixin, BaseEstimator):
             working, passes, solve_time = np.arange(pairs.shape[0]), 1, sol.solve_time
             added, iterations, times = (pairs.shape[0],), (sol.iterations,), (sol.solve_time,)
         else:
-            top_k = self.top_k if self.top_k is not None else self.chunk_size
+            top_k = self.top_k if self.top_k is not None else 4 * self.chunk_size
             res = solve_chunked(K, y_pm, pairs, variant=self.chunking, chunk_size=int(self.chunk_size),
                                 top_k=int(top_k), tol=float(self.tol), max_passes=int(self.max_passes),
                                 rng=rng, **common)
