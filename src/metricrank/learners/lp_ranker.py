@@ -178,7 +178,8 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         {0, 1}, {-1, 1} or bool (e.g. graded relevance: ``border=0``).
     formulation : {"dual", "primal"}, default="dual"
         Which (lifted) form of the LP HiGHS solves; same optimum, different speed
-        (see :mod:`metricrank.learners._lp_chunking`).
+        (see :mod:`metricrank.learners._lp_chunking`). Chunking adds a pair as a
+        column of the dual, or as a row plus its slack column of the primal.
     time_limit : float > 0, optional
         HiGHS time limit per solve, in seconds.
     random_state : int, numpy Generator or None, default=0
