@@ -212,7 +212,7 @@ EXPERIMENTS = {
     "yue": ("yue_mq2008", "Yue et al.: SVM-MAP vs SVM-ROCArea and SVM-acc baselines on MQ2008, 5 folds (about 10 min)"),
     "burges": ("burges_mq2008", "Burges: RankNet, LambdaRank, LambdaMART and their optimal combination on MQ2008, "
                                 "5 folds, with the local-optimality test"),
-    "ataman": ("ataman_uci", "Ataman et al.: LP ranker vs SVC on nine UCI sets, 10-fold CV, chunking (about 20 min)"),
+    "ataman": ("ataman_uci", "Ataman et al.: LP ranker vs SVC on nine UCI sets, 10-fold CV, chunking (about 6 min)"),
     "quality": ("quality", "quality suite: metricrank vs LightGBM, XGBoost and CatBoost rankers on MQ2008, LightGBM's "
                            "example and nonlinear synthetic data, five judged metrics (hours on 2 cores)"),
 }

@@ -20,17 +20,32 @@ LP dual is solved instead of the primal::
 (``K_y[j, i] = y_i K(x_j, x_i)``), which has ``2m`` rows whatever the number
 of pairs; ``alpha`` is the multiplier of ``K_y^T w <= 1``. Both forms give the
 same optimum (strong duality; tested against a dense primal built directly).
+:mod:`metricrank.learners._lp_highs` holds either form in one HiGHS model.
 
-Chunking (the paper's Fig. 1) is constraint generation: the pairs are split
-into chunks; the LP is solved over a working set of pairs; each chunk is
-scanned for pairs the current solution violates (``f_p - f_n < epsilon``),
-which join the working set (all of them, or only the most violated), and the
-LP is re-solved. The working set only grows. A full pass over the chunks that
-adds nothing ends the loop, and then the working-set LP is *exact*: dropping a
-pair from the LP drops its constraint and its non-negative penalty, so the
-working-set optimum is a lower bound on the full optimum, and a working-set
-solution that satisfies every other pair with ``z = 0`` is feasible for the
-full LP at the same objective.
+Chunking (the paper's Fig. 1) is constraint generation: the LP is solved
+over a working set of pairs, the pairs the current solution violates
+(``f_p - f_n < epsilon``) are found, some of them join the working set, and
+the LP is re-solved. The working set only grows, and the *same* HiGHS model
+grows with it: a pair is a new column of the dual (a new row and slack column
+of the primal), and HiGHS restarts from the previous optimal basis instead of
+from scratch. Two rules pick the pairs:
+
+* ``"all-violated"`` (the paper's scheme): the shuffled pairs are split into
+  chunks; each round scans the next chunk and adds all its violated pairs.
+* ``"top-violated"``: each round scans every pair and adds the ``top_k`` most
+  violated. The first round, where ``alpha = 0`` violates every pair equally,
+  takes a random ``chunk_size // 10`` pairs (at most ``top_k``, at least 1):
+  such a seed carries no information on which pairs matter, so a small one
+  is cheapest (on the UCI sets it saves up to half the simplex iterations,
+  e.g. on sonar). In the dual form a pair added needlessly is only a column
+  left at 0, so a large ``top_k`` (few rounds) pays where most pairs end up
+  in the working set (liver, haberman).
+
+The loop ends when no pair outside the working set is violated, and then the
+working-set LP is *exact*: dropping a pair from the LP drops its constraint
+and its non-negative penalty, so the working-set optimum is a lower bound on
+the full optimum, and a working-set solution that satisfies every other pair
+with ``z = 0`` is feasible for the full LP at the same objective.
 
 Examples
 --------
@@ -45,27 +60,13 @@ Examples
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
+
+from ._lp_highs import LPSolveError, PairLP
 
 __all__ = ["ChunkedResult", "LPSolution", "LPSolveError", "enumerate_pairs", "solve_chunked", "solve_pair_lp"]
-
-#: HiGHS status codes as returned by ``scipy.optimize.linprog``.
-_LINPROG_STATUS = {
-    0: "optimal",
-    1: "iteration or time limit reached",
-    2: "infeasible",
-    3: "unbounded",
-    4: "numerical difficulties",
-}
-
-
-class LPSolveError(RuntimeError):
-    """HiGHS did not return an optimal solution; the message names its status."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,9 @@ class LPSolution:
     alpha: np.ndarray      #: weights, shape (m,), >= 0
     z: np.ndarray          #: slack of each pair in the LP, shape (n_pairs,)
     objective: float       #: sum(alpha) + C * sum(z), as reported by HiGHS
-    status: str            #: HiGHS status message
-    solve_time: float      #: seconds inside ``linprog``
+    status: str            #: HiGHS model status
+    solve_time: float      #: seconds inside HiGHS
+    iterations: int = 0    #: simplex iterations
 
 
 def enumerate_pairs(y_pos, group_ptr) -> np.ndarray:
@@ -112,58 +114,20 @@ def enumerate_pairs(y_pos, group_ptr) -> np.ndarray:
     return np.concatenate(parts).astype(np.int64, copy=False)
 
 
-def _highs(c, *, A_ub, b_ub, A_eq, b_eq, bounds, time_limit):
-    options = {} if time_limit is None else {"time_limit": float(time_limit)}
-    t0 = time.perf_counter()
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs",
-                  options=options)
-    elapsed = time.perf_counter() - t0
-    if res.status != 0:
-        raise LPSolveError(
-            f"HiGHS did not solve the LP ranker problem: status {res.status} "
-            f"({_LINPROG_STATUS.get(res.status, 'unknown')}): {res.message}"
-        )
-    return res, elapsed
+def _ky(K, y):
+    return np.asarray(K, dtype=np.float64) * np.asarray(y, dtype=np.float64)[np.newaxis, :]
 
 
-def _solve_primal(Ky, pairs, C, epsilon, time_limit):
-    """Lifted primal: variables [alpha | s | z]; rows s = Ky alpha and -s_p + s_n - z <= -eps."""
-    m, n_pairs = Ky.shape[0], pairs.shape[0]
-    c = np.concatenate([np.ones(m), np.zeros(m), np.full(n_pairs, C)])
-    A_eq = sp.hstack([sp.csr_matrix(-Ky), sp.identity(m, format="csr"), sp.csr_matrix((m, n_pairs))],
-                     format="csr")
-    rows = np.repeat(np.arange(n_pairs), 3)
-    cols = np.column_stack([m + pairs[:, 0], m + pairs[:, 1], 2 * m + np.arange(n_pairs)]).ravel()
-    A_ub = sp.csr_matrix((np.tile([-1.0, 1.0, -1.0], n_pairs), (rows, cols)), shape=(n_pairs, 2 * m + n_pairs))
-    bounds = np.zeros((2 * m + n_pairs, 2))
-    bounds[:, 1] = np.inf
-    bounds[m:2 * m, 0] = -np.inf
-    res, elapsed = _highs(c, A_ub=A_ub, b_ub=np.full(n_pairs, -epsilon), A_eq=A_eq, b_eq=np.zeros(m),
-                          bounds=bounds, time_limit=time_limit)
-    return res.x[:m], float(res.fun), str(res.message), elapsed
-
-
-def _solve_dual(Ky, pairs, C, epsilon, time_limit):
-    """Lifted dual: variables [lambda | w]; max eps*sum(lambda) s.t. w = E^T lambda, Ky^T w <= 1,
-    0 <= lambda <= C. alpha is the multiplier of ``Ky^T w <= 1``."""
-    m, n_pairs = Ky.shape[0], pairs.shape[0]
-    c = np.concatenate([np.full(n_pairs, -epsilon), np.zeros(m)])
-    idx = np.arange(n_pairs)
-    E = sp.csr_matrix((np.concatenate([np.full(n_pairs, -1.0), np.ones(n_pairs)]),
-                       (np.concatenate([pairs[:, 0], pairs[:, 1]]), np.concatenate([idx, idx]))),
-                      shape=(m, n_pairs))
-    A_eq = sp.hstack([E, sp.identity(m, format="csr")], format="csr")
-    A_ub = sp.hstack([sp.csr_matrix((m, n_pairs)), sp.csr_matrix(Ky.T)], format="csr")
-    bounds = np.zeros((n_pairs + m, 2))
-    bounds[:n_pairs, 1] = C
-    bounds[n_pairs:, 0], bounds[n_pairs:, 1] = -np.inf, np.inf
-    res, elapsed = _highs(c, A_ub=A_ub, b_ub=np.ones(m), A_eq=A_eq, b_eq=np.zeros(m), bounds=bounds,
-                          time_limit=time_limit)
-    return -res.ineqlin.marginals, -float(res.fun), str(res.message), elapsed
+def _solution(Ky, pairs, res, epsilon) -> LPSolution:
+    """``z`` recomputed from ``alpha`` as ``max(0, epsilon - (f_p - f_n))``, the optimal slack."""
+    f = Ky @ res.alpha
+    z = np.maximum(0.0, epsilon - (f[pairs[:, 0]] - f[pairs[:, 1]]))
+    return LPSolution(alpha=res.alpha, z=z, objective=res.objective, status=res.status,
+                      solve_time=res.solve_time, iterations=res.iterations)
 
 
 def solve_pair_lp(K, y, pairs, *, C, epsilon, time_limit=None, formulation="dual") -> LPSolution:
-    """Solve the LP over ``pairs`` with HiGHS (see the module notes).
+    """Solve the LP over ``pairs`` with HiGHS in one cold solve (see the module notes).
 
     Parameters
     ----------
@@ -179,10 +143,11 @@ def solve_pair_lp(K, y, pairs, *, C, epsilon, time_limit=None, formulation="dual
         HiGHS time limit in seconds.
     formulation : {"dual", "primal"}, default="dual"
         Which lifted LP HiGHS solves. Both give the same optimum; ``"dual"``
-        has ``2m`` rows whatever the pair count. Measured on 90% of each UCI set
-        (RBF, gamma "scale", min-max features): liver 1.7 s dual against 21 s
-        primal, haberman 0.6 against 8.8, heart 0.8 against 3.7; breast cancer
-        (86k pairs) is the exception, 14 s dual against 4-9 s primal.
+        has ``2m`` rows whatever the pair count. Measured with SciPy's HiGHS
+        on 90% of each UCI set (RBF, gamma "scale", min-max features): liver
+        1.7 s dual against 21 s primal, haberman 0.6 against 8.8, heart 0.8
+        against 3.7; breast cancer (86k pairs) is the exception, 14 s dual
+        against 4-9 s primal.
 
     Returns
     -------
@@ -193,60 +158,77 @@ def solve_pair_lp(K, y, pairs, *, C, epsilon, time_limit=None, formulation="dual
     Raises
     ------
     LPSolveError
-        If HiGHS stops without an optimal solution (its status and message).
+        If HiGHS stops without an optimal solution (its model status).
     """
-    Ky = np.asarray(K, dtype=np.float64) * y[np.newaxis, :]          # Ky[j, i] = y_i K(x_j, x_i)
-    solver = {"dual": _solve_dual, "primal": _solve_primal}[formulation]
-    alpha, objective, status, elapsed = solver(Ky, pairs, float(C), float(epsilon), time_limit)
-    alpha = np.maximum(alpha, 0.0)
-    f = Ky @ alpha
-    z = np.maximum(0.0, epsilon - (f[pairs[:, 0]] - f[pairs[:, 1]]))
-    return LPSolution(alpha=alpha, z=z, objective=objective, status=status, solve_time=elapsed)
+    Ky = _ky(K, y)
+    lp = PairLP(Ky, C=C, epsilon=epsilon, formulation=formulation, time_limit=time_limit)
+    lp.add_pairs(pairs)
+    return _solution(Ky, pairs, lp.solve(), float(epsilon))
 
 
 @dataclass(frozen=True)
 class ChunkedResult:
     """Outcome of :func:`solve_chunked`."""
 
-    solution: LPSolution   #: LP over the final working set (exact for the full problem)
-    working: np.ndarray    #: indices into the full pair array of the retained pairs
-    passes: int            #: full passes over the chunks (the last one adds nothing)
-    n_solves: int          #: LP solves
-    solve_time: float      #: total seconds inside HiGHS
+    solution: LPSolution      #: LP over the final working set (exact for the full problem)
+    working: np.ndarray       #: indices into the full pair array of the retained pairs, in order added
+    passes: int               #: full passes over the pairs (the last one adds nothing)
+    n_solves: int             #: LP solves (= rounds)
+    solve_time: float         #: total seconds inside HiGHS
+    pairs_added: tuple = ()   #: pairs added before each solve
+    iterations: tuple = ()    #: simplex iterations of each solve
+    solve_times: tuple = ()   #: seconds inside HiGHS of each solve
 
 
 def solve_chunked(K, y, pairs, *, C, epsilon, variant, chunk_size, top_k, tol, max_passes, rng,
-                  time_limit=None, formulation="dual") -> ChunkedResult:
-    """Constraint generation over chunks of pairs (the paper's chunking).
+                  time_limit=None, formulation="dual", warm_start=True) -> ChunkedResult:
+    """Constraint generation over the pairs, in one warm-started HiGHS model.
 
     Parameters
     ----------
     variant : {"all-violated", "top-violated"}
-        Add every violated pair of a chunk, or only the ``top_k`` most violated.
+        Add every violated pair of each chunk in turn, or, each round, the
+        ``top_k`` most violated pairs of all (see the module notes).
     chunk_size : int
-        Pairs per chunk; the pairs are shuffled with ``rng`` before splitting.
+        Pairs per chunk of ``"all-violated"`` (the pairs are shuffled with
+        ``rng``); a tenth of it seeds ``"top-violated"``.
+    top_k : int
+        Pairs added per round by ``"top-violated"`` (the first round, a random
+        seed: ``max(1, min(top_k, chunk_size // 10))``).
     tol : float
         A pair counts as violated when ``f_p - f_n < epsilon * (1 - tol)``.
     max_passes : int
         Stop with :class:`LPSolveError` if a pass still adds pairs after this many.
+    warm_start : bool, default=True
+        False rebuilds the model and solves it from scratch every round (the
+        previous behaviour; kept to measure what the warm start buys).
 
     Notes
     -----
     The loop starts from ``alpha = 0`` (every pair violated), so the first
-    chunk's violated pairs seed the working set. After each chunk that adds
-    pairs the LP is re-solved over the working set and the scores
-    ``f = K_y alpha`` are recomputed before the next chunk is scanned.
+    round's pairs seed the working set. A pass scans every chunk (one chunk
+    holding all pairs for ``"top-violated"``); after each chunk that adds
+    pairs the LP is re-solved and the scores ``f = K_y alpha`` recomputed
+    before the next chunk is scanned.
     """
     n_pairs = pairs.shape[0]
-    Ky = np.asarray(K, dtype=np.float64) * y[np.newaxis, :]
+    Ky = _ky(K, y)
     order = rng.permutation(n_pairs)
-    chunks = np.array_split(order, max(1, -(-n_pairs // chunk_size)))
+    if variant == "top-violated":   # one chunk: every pair, in shuffled order (it breaks ties)
+        # the first round (alpha = 0 ties every pair) is a random sample: keep it small and cheap
+        chunks, limit = [order], max(1, min(top_k, chunk_size // 10))
+    else:
+        chunks, limit = np.array_split(order, max(1, -(-n_pairs // chunk_size))), None
     in_working = np.zeros(n_pairs, dtype=bool)
-    working = np.empty(0, dtype=np.int64)
+    added_order = []
     f = np.zeros(K.shape[0])
-    solution = None
-    n_solves, total_time, passes = 0, 0.0, 0
     threshold = float(epsilon) * (1.0 - tol)
+
+    def new_model():
+        return PairLP(Ky, C=C, epsilon=epsilon, formulation=formulation, time_limit=time_limit)
+
+    lp, res, passes = new_model(), None, 0
+    pairs_added, iterations, solve_times = [], [], []
     while True:
         passes += 1
         added = 0
@@ -257,27 +239,36 @@ def solve_chunked(K, y, pairs, *, C, epsilon, variant, chunk_size, top_k, tol, m
             new, gap = cand[violated], gap[violated]
             if new.size == 0:
                 continue
-            if variant == "top-violated" and new.size > top_k:
-                new = new[np.argsort(gap, kind="stable")[:top_k]]
+            if limit is not None and new.size > limit:
+                new = new[np.argsort(gap, kind="stable")[:limit]]
             in_working[new] = True
-            working = np.concatenate([working, new])
-            solution = solve_pair_lp(K, y, pairs[working], C=C, epsilon=epsilon, time_limit=time_limit,
-                                     formulation=formulation)
-            n_solves += 1
-            total_time += solution.solve_time
-            f = Ky @ solution.alpha
+            added_order.append(new)
+            if warm_start:
+                lp.add_pairs(pairs[new])
+            else:
+                lp = new_model()
+                lp.add_pairs(pairs[np.concatenate(added_order)])
+            res = lp.solve()
+            f = Ky @ res.alpha
+            if limit is not None:
+                limit = top_k
             added += new.size
+            pairs_added.append(int(new.size))
+            iterations.append(res.iterations)
+            solve_times.append(res.solve_time)
         if added == 0:
             break
         if passes >= max_passes:
             raise LPSolveError(
                 f"chunking did not converge in max_passes={max_passes} passes "
-                f"({working.size} of {n_pairs} pairs retained); raise max_passes"
+                f"({int(in_working.sum())} of {n_pairs} pairs retained); raise max_passes"
             )
-    if solution is None:  # nothing ever violated: impossible with epsilon > 0 unless no pairs
-        solution = solve_pair_lp(K, y, pairs[working], C=C, epsilon=epsilon, time_limit=time_limit,
-                                     formulation=formulation)
-        n_solves += 1
-        total_time += solution.solve_time
-    return ChunkedResult(solution=solution, working=working, passes=passes, n_solves=n_solves,
-                         solve_time=total_time)
+    working = np.concatenate(added_order) if added_order else np.empty(0, dtype=np.int64)
+    if res is None:  # nothing ever violated: impossible with epsilon > 0 unless there are no pairs
+        res = lp.solve()
+        iterations.append(res.iterations)
+        solve_times.append(res.solve_time)
+    return ChunkedResult(solution=_solution(Ky, pairs[working], res, float(epsilon)), working=working,
+                         passes=passes, n_solves=len(solve_times), solve_time=float(sum(solve_times)),
+                         pairs_added=tuple(pairs_added), iterations=tuple(iterations),
+                         solve_times=tuple(solve_times))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numbers
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -57,7 +57,7 @@ class LPFitReport:
     objective : float
         ``sum(alpha) + C * sum(z)`` of the final LP (HiGHS's value).
     status : str
-        HiGHS's status message of the final solve.
+        HiGHS's model status of the final solve (``"Optimal"``).
     solve_time : float
         Seconds spent inside HiGHS, all solves.
     fit_time : float
@@ -65,6 +65,18 @@ class LPFitReport:
     chunking : str or None
     exact : bool
         False when ``max_pairs`` subsampled the pairs.
+    rounds : int
+        Chunking rounds, i.e. HiGHS solves of the growing model (``n_solves``).
+    pairs_added : tuple of int
+        Pair constraints added before each solve (columns of the dual LP HiGHS
+        solves by default; rows, plus one slack column each, of the primal).
+    iterations : tuple of int
+        Simplex iterations of each solve; after the first round HiGHS starts
+        from the previous basis, so these show the warm start.
+    solve_times : tuple of float
+        Seconds inside HiGHS of each solve (they sum to ``solve_time``).
+
+    The report also reads as a mapping: ``report["objective"]``, ``report.keys()``.
     """
 
     n_pairs_full: int
@@ -79,6 +91,19 @@ class LPFitReport:
     fit_time: float
     chunking: str | None
     exact: bool
+    rounds: int
+    pairs_added: tuple
+    iterations: tuple
+    solve_times: tuple
+
+    def keys(self):
+        """Field names, so ``dict(report)`` and ``report[name]`` work."""
+        return [f.name for f in fields(self)]
+
+    def __getitem__(self, name):
+        if not isinstance(name, str) or name not in self.keys():
+            raise KeyError(name)
+        return getattr(self, name)
 
 
 def _check_real(name, value, *, low=0.0, low_open=True, allow_none=False):
@@ -124,17 +149,24 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         epsilon)``: scaling ``epsilon`` scales the solution and leaves the
         ranking unchanged, so any positive value gives the same ranker.
     chunking : {None, "all-violated", "top-violated"}, default=None
-        ``None`` solves the full LP once. The two chunked variants (the paper's
-        two speed-up schemes) split the pairs into chunks of ``chunk_size`` and
-        grow a working set of constraints: after each solve, the next chunk's
-        violated pairs (all of them, or the ``top_k`` most violated) join it,
-        until a full pass adds none. Both reach the full LP's optimum.
+        ``None`` solves the full LP once. The chunked variants (the paper's two
+        speed-up schemes) grow a working set of pair constraints inside one
+        HiGHS model, re-solving after each addition from the previous optimal
+        basis: ``"all-violated"`` scans the shuffled pairs in chunks of
+        ``chunk_size`` and adds every violated pair of each chunk;
+        ``"top-violated"`` scans every pair each round and adds the ``top_k``
+        most violated. Both stop when no pair is violated and reach the full
+        LP's optimum; ``"top-violated"`` is usually the fastest way to it
+        (``benchmarks/lp_chunking.py``).
     chunk_size : int >= 1, default=5000
-        Pairs per chunk.
+        Pairs per chunk of ``"all-violated"``. ``"top-violated"`` starts from a
+        random ``chunk_size // 10`` pairs (at least 1, at most ``top_k``).
     top_k : int >= 1, optional
-        Pairs added per chunk by ``"top-violated"``; default ``max(1, chunk_size // 10)``.
+        Pairs added per round by ``"top-violated"``; default ``4 * chunk_size``
+        (few large rounds: pairs added needlessly are cheap, see
+        :mod:`metricrank.learners._lp_chunking`).
     max_passes : int >= 1, default=100
-        Safety bound on chunking passes.
+        Safety bound on chunking passes (a ``"top-violated"`` round is a pass).
     tol : float in [0, 1), default=1e-6
         Chunking counts a pair as violated when ``f_p - f_n < epsilon * (1 - tol)``.
     max_pairs : int >= 1, optional
@@ -146,7 +178,8 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         {0, 1}, {-1, 1} or bool (e.g. graded relevance: ``border=0``).
     formulation : {"dual", "primal"}, default="dual"
         Which (lifted) form of the LP HiGHS solves; same optimum, different speed
-        (see :mod:`metricrank.learners._lp_chunking`).
+        (see :mod:`metricrank.learners._lp_chunking`). Chunking adds a pair as a
+        column of the dual, or as a row plus its slack column of the primal.
     time_limit : float > 0, optional
         HiGHS time limit per solve, in seconds.
     random_state : int, numpy Generator or None, default=0
@@ -167,7 +200,9 @@ class LPRanker(RankerContractMixin, BaseEstimator):
     slack_ : ndarray of shape (n_constraints,)
         ``z`` of those constraints.
     fit_report_ : LPFitReport
-        Constraint counts, passes, HiGHS status, objective and timings.
+        Constraint counts, rounds, pairs added, simplex iterations and HiGHS
+        time per round, HiGHS status, objective and timings; attributes or
+        keys (``fit_report_["objective"]``).
     gamma_ : float
         The kernel coefficient used.
     n_features_in_ : int
@@ -195,8 +230,21 @@ class LPRanker(RankerContractMixin, BaseEstimator):
     >>> ranker = LPRanker(kernel="linear", C=10.0).fit(X, [0, 0, 1, 1])
     >>> ranker.predict(X).argsort().tolist()
     [0, 1, 2, 3]
-    >>> ranker.fit_report_.n_pairs_full, ranker.fit_report_.status.endswith("Optimal)")
-    (4, True)
+    >>> ranker.fit_report_.n_pairs_full, ranker.fit_report_["status"]
+    (4, 'Optimal')
+
+    Chunking reaches the same optimum through a growing, warm-started LP:
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(120) < 0.3
+    >>> X = rng.normal(size=(120, 4)) + y[:, None]
+    >>> full = LPRanker(kernel="rbf", C=1.0).fit(X, y)
+    >>> chunked = LPRanker(kernel="rbf", C=1.0, chunking="top-violated", chunk_size=500).fit(X, y)
+    >>> rep = chunked.fit_report_
+    >>> abs(rep["objective"] - full.fit_report_["objective"]) < 1e-6 * full.fit_report_["objective"]
+    True
+    >>> rep["rounds"] > 1, rep["n_constraints"] < rep["n_pairs_full"], len(rep["iterations"]) == rep["rounds"]
+    (True, True, True)
     """
 
     def __init__(self, kernel="rbf", *, gamma="scale", degree=3, coef0=1.0, C=1.0, epsilon=1.0,
@@ -336,14 +384,15 @@ class LPRanker(RankerContractMixin, BaseEstimator):
                       formulation=self.formulation)
         if self.chunking is None:
             sol = solve_pair_lp(K, y_pm, pairs, **common)
-            working, passes, n_solves, solve_time = np.arange(pairs.shape[0]), 1, 1, sol.solve_time
+            working, passes, solve_time = np.arange(pairs.shape[0]), 1, sol.solve_time
+            added, iterations, times = (pairs.shape[0],), (sol.iterations,), (sol.solve_time,)
         else:
-            top_k = self.top_k if self.top_k is not None else max(1, self.chunk_size // 10)
+            top_k = self.top_k if self.top_k is not None else 4 * self.chunk_size
             res = solve_chunked(K, y_pm, pairs, variant=self.chunking, chunk_size=int(self.chunk_size),
                                 top_k=int(top_k), tol=float(self.tol), max_passes=int(self.max_passes),
                                 rng=rng, **common)
-            sol, working, passes, n_solves, solve_time = (res.solution, res.working, res.passes,
-                                                          res.n_solves, res.solve_time)
+            sol, working, passes, solve_time = res.solution, res.working, res.passes, res.solve_time
+            added, iterations, times = res.pairs_added, res.iterations, res.solve_times
         alpha = sol.alpha.copy()
         alpha[alpha <= 1e-10 * max(1.0, float(alpha.max(initial=0.0)))] = 0.0
         self.alpha_ = alpha
@@ -354,9 +403,10 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         self.slack_ = sol.z
         self.fit_report_ = LPFitReport(
             n_pairs_full=int(n_full), n_pairs_used=int(pairs.shape[0]), n_constraints=int(working.size),
-            reduction=1.0 - working.size / n_full, passes=int(passes), n_solves=int(n_solves),
+            reduction=1.0 - working.size / n_full, passes=int(passes), n_solves=len(times),
             objective=sol.objective, status=sol.status, solve_time=float(solve_time),
             fit_time=time.perf_counter() - t_start, chunking=self.chunking, exact=exact,
+            rounds=len(times), pairs_added=tuple(added), iterations=tuple(iterations), solve_times=tuple(times),
         )
         return self
 
