@@ -122,3 +122,18 @@ def test_xgboost_anchor_takes_query_ids_in_any_order(split):
                              threads=1)
     same = quality.run_system(quality.ANCHORS["XGBoost rank:ndcg"], split, ["NDCG:top=5"], lr=0.3, trees=8, threads=1)
     assert out["NDCG:top=5"]["per_query"] == same["NDCG:top=5"]["per_query"]
+
+
+def test_report_leaves_out_queries_a_metric_cannot_score(split, tmp_path):
+    from metricrank.data import RankingDataset
+
+    y = split.test.y.copy()
+    y[split.test.group_ptr[0]:split.test.group_ptr[1]] = 0  # one class only: MAUC cannot score it (NaN)
+    test = RankingDataset(split.test.X, y, group_ptr=split.test.group_ptr)
+    blank = quality.Split("tiny", 1, split.train, split.vali, test)
+    systems = {"LambdaMART(MAUC)": (("MAUC",), quality.lambdamart("MAUC", num_leaves=4, min_data_in_leaf=3))}
+    report = quality.run(out_dir=tmp_path, splits=[blank], lr=0.3, trees=6, threads=1,
+                         anchors=["LightGBM lambdarank"], metricrank_systems=systems, progress=False)
+    row = next(line for line in report.splitlines() if line.startswith("| LambdaMART(MAUC)"))
+    wins, losses = map(int, row.split("|")[4].split(",")[0].split("/"))
+    assert wins + losses <= test.n_queries - 1
