@@ -47,6 +47,8 @@ CANDIDATES = {
     "7 leaves, l2=10, sigma 2": {"num_leaves": 7, "lambda_l2": 10.0, "sigma": 2.0},
     "7 leaves, l2=10, sigma 0.5": {"num_leaves": 7, "lambda_l2": 10.0, "sigma": 0.5},
     "7 leaves, l2=10, min_data 5": {"num_leaves": 7, "lambda_l2": 10.0, "min_data_in_leaf": 5},
+    "7 leaves, l2=3": {"num_leaves": 7, "lambda_l2": 3.0},
+    "7 leaves, l2=10, truncation 20": {"num_leaves": 7, "lambda_l2": 10.0, "truncation": 20},
 }
 ANCHORS = ["LightGBM lambdarank", "CatBoost YetiRank", "CatBoost QuerySoftMax"]
 
