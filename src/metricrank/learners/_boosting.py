@@ -96,6 +96,13 @@ def tree_params(*, num_leaves, learning_rate, min_data_in_leaf, min_sum_hessian_
     return params
 
 
+def _raise_if_no_feature(err: Exception) -> None:
+    if "num_features()" in str(err):
+        raise ValueError("no feature of the training data can be split: every feature is constant or no split "
+                         "of it leaves min_data_in_leaf rows on both sides (lower min_data_in_leaf for small "
+                         "data)") from None
+
+
 def _improved(value: float, best: float, higher_is_better: bool) -> bool:
     if math.isnan(value):
         return False
@@ -145,9 +152,7 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
     try:
         booster = lgb.Booster(params=params, train_set=train)
     except lgb.basic.LightGBMError as err:
-        if "num_features()" in str(err):
-            raise ValueError("no feature of the training data can be split: every feature is constant (or has "
-                             "fewer distinct values than min_data_in_leaf allows)") from None
+        _raise_if_no_feature(err)
         raise
     for es in eval_sets:
         booster.add_valid(es.dataset, es.name)
@@ -172,7 +177,11 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
         fobj = lambda _raw, _dataset: gradient(tracker.train)  # noqa: E731
     for it in range(1, n_estimators + 1):
         before = booster.current_iteration()
-        finished = booster.update(fobj=fobj)
+        try:
+            finished = booster.update(fobj=fobj)
+        except lgb.basic.LightGBMError as err:  # a built Dataset defers the check to the first tree
+            _raise_if_no_feature(err)
+            raise
         if finished and booster.current_iteration() == before:
             # LightGBM found no split and discarded the tree: every further tree would be empty too.
             result.stop_reason = f"no split improves the objective after {before} trees"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
-from ..data import RankingDataset
+from ..data import OneQueryWarning, RankingDataset
 
 __all__ = ["as_dataset", "check_features", "eval_datasets"]
 
@@ -79,6 +81,11 @@ def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_wei
         sample_weight = np.asarray(sample_weight, dtype=np.float64)
         if sample_weight.size and not np.any(sample_weight):
             raise ValueError(f"{what}: sample weights are all zero; nothing would be learnt")
+    if qid is None and group is None and y.shape[0] > 1:
+        # LightGBM and XGBoost refuse a ranker without groups; scikit-learn's fit(X, y) needs one
+        # to work, so it does, but never silently
+        warnings.warn(f"{what}: no qid or group given: all {y.shape[0]} rows are treated as one query",
+                      OneQueryWarning, stacklevel=3)
     return RankingDataset(X, y, qid=qid, group=group, weight=sample_weight,
                           group_weight=group_weight, pairs=pairs, pair_weight=pair_weight)
 
