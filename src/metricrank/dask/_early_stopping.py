@@ -19,7 +19,7 @@ import lightgbm as lgb
 import numpy as np
 
 from ..data import RankingDataset
-from ..learners._boosting import BoostResult, _improved
+from ..learners._boosting import BoostResult, StoppingRule
 from ..learners._inputs import eval_datasets
 from ..metrics.evaluate import evaluate_many
 
@@ -91,9 +91,9 @@ def select_iteration(booster: lgb.Booster, curves: dict, directions: dict, early
                      n_estimators: int) -> BoostResult:
     """Apply GBRanker's stopping rule to per-tree curves; the booster keeps the trees grown until the stop.
 
-    The watched value is the first metric of the last eval set. A tree is the
-    best if it strictly improves on every earlier one; training stops at tree
-    ``it`` when ``it - best >= early_stopping_rounds``. As on one machine,
+    The watched value is the first metric of the last eval set, fed to the
+    same :class:`~metricrank.learners._boosting.StoppingRule` that
+    :func:`~metricrank.learners._boosting.boost` uses. As on one machine,
     ``best_iteration`` is set only with early stopping, ``best_score`` is the
     evaluation at the best tree, and ``evals_result`` covers the trees kept.
     """
@@ -106,18 +106,15 @@ def select_iteration(booster: lgb.Booster, curves: dict, directions: dict, early
         return result
     watched = list(curves)[-1]
     spec = next(iter(curves[watched]))
-    higher = directions[watched, spec]
-    best_value, best_iter, stop_at = float("nan"), 0, n_trees
+    rule = StoppingRule(early_stopping_rounds, directions[watched, spec])
+    stop_at = n_trees
     for it in range(1, n_trees + 1):
-        value = curves[watched][spec][it - 1]
-        if _improved(value, best_value, higher):
-            best_value, best_iter = value, it
-        elif early_stopping_rounds is not None and it - best_iter >= early_stopping_rounds:
+        if rule.observe(it, curves[watched][spec][it - 1], f"{spec} on {watched}"):
             stop_at = it
             result.stopped_early = True
-            result.stop_reason = (f"{spec} on {watched} did not improve for {early_stopping_rounds} rounds; best "
-                                  f"{best_value:.6g} at tree {best_iter}")
+            result.stop_reason = rule.reason
             break
+    best_iter = rule.best_iter
     result.evals_result = {name: {s: values[:stop_at] for s, values in per_set.items()}
                            for name, per_set in curves.items()}
     if best_iter > 0:

@@ -19,7 +19,8 @@ import lightgbm as lgb
 import numba
 import numpy as np
 
-__all__ = ["BoostResult", "EvalSet", "IterationInfo", "ScoreTracker", "boost", "numba_threads", "tree_params"]
+__all__ = ["BoostResult", "EvalSet", "IterationInfo", "ScoreTracker", "StoppingRule", "boost", "numba_threads",
+           "tree_params"]
 
 
 @contextlib.contextmanager
@@ -111,6 +112,32 @@ def _improved(value: float, best: float, higher_is_better: bool) -> bool:
     return value > best if higher_is_better else value < best
 
 
+class StoppingRule:
+    """The early-stopping rule, fed one watched value per tree (one machine and Dask alike).
+
+    A tree is the best if it strictly improves on every earlier one; :meth:`observe` returns
+    True at tree ``it`` when ``it - best_iter >= rounds`` (never with ``rounds=None``), and
+    ``reason`` then says why.
+    """
+
+    def __init__(self, rounds: int | None, higher_is_better: bool):
+        self.rounds = rounds
+        self.higher_is_better = higher_is_better
+        self.best_value = float("nan")
+        self.best_iter = 0
+        self.reason = ""
+
+    def observe(self, it: int, value: float, label: str) -> bool:
+        """Record tree ``it``'s value of ``label`` (e.g. "NDCG:top=10 on vali"); True means stop."""
+        if _improved(value, self.best_value, self.higher_is_better):
+            self.best_value, self.best_iter = value, it
+        elif self.rounds is not None and it - self.best_iter >= self.rounds:
+            self.reason = (f"{label} did not improve for {self.rounds} rounds; best {self.best_value:.6g} "
+                           f"at tree {self.best_iter}")
+            return True
+        return False
+
+
 class ScoreTracker:
     """Scores kept outside LightGBM for engines that rewrite a tree's leaves after growing it.
 
@@ -158,8 +185,7 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
         booster.add_valid(es.dataset, es.name)
     by_dataset = {id(es.dataset): es for es in eval_sets}
     result = BoostResult(booster=booster)
-    best_value = float("nan")
-    best_iter = 0
+    rule = None
 
     def feval(raw, dataset):
         es = by_dataset[id(dataset)]
@@ -210,17 +236,17 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
             watched = eval_sets[-1]
             spec = next(iter(evaluations[watched.name]))
             value = evaluations[watched.name][spec]
-            if _improved(value, best_value, directions[watched.name, spec]):
-                best_value, best_iter = value, it
-                result.best_score = {name: dict(vals) for name, vals in evaluations.items()}
-            elif early_stopping_rounds is not None and it - best_iter >= early_stopping_rounds:
+            if rule is None:
+                rule = StoppingRule(early_stopping_rounds, directions[watched.name, spec])
+            if rule.observe(it, value, f"{spec} on {watched.name}"):
                 result.stopped_early = True
-                result.stop_reason = (f"{spec} on {watched.name} did not improve for {early_stopping_rounds} "
-                                      f"rounds; best {best_value:.6g} at tree {best_iter}")
+                result.stop_reason = rule.reason
                 stop = True
+            elif rule.best_iter == it:
+                result.best_score = {name: dict(vals) for name, vals in evaluations.items()}
         if stop:
             break
-    if eval_sets and best_iter > 0 and early_stopping_rounds is not None:
+    if rule is not None and rule.best_iter > 0 and early_stopping_rounds is not None:
         # as in LightGBM, only early stopping makes predict() stop at the best tree
-        result.best_iteration = best_iter
+        result.best_iteration = rule.best_iter
     return result
