@@ -81,7 +81,7 @@ def main() -> None:
             jobs.append((f"{name} | λ {metric}", [metric], quality.lambdamart(metric, **CANDIDATES[name])))
     for split in splits:
         for system, metrics, fit in jobs:
-            key = f"{system}|{split.dataset}|{split.fold}|{args.lr}|{args.trees}"
+            key = quality._key(system, split, args.lr, args.trees)
             if key in cache and all(m in cache[key] for m in metrics):
                 continue
             cache[key] = quality.run_system(fit, split, metrics, lr=args.lr, trees=args.trees, threads=args.threads)
@@ -94,7 +94,7 @@ def main() -> None:
     for dataset in args.datasets:
         for metric in args.metrics:
             def mean(system):
-                vals = [cache.get(f"{system}|{s.dataset}|{s.fold}|{args.lr}|{args.trees}", {}).get(metric)
+                vals = [cache.get(quality._key(system, s, args.lr, args.trees), {}).get(metric)
                         for s in splits if s.dataset == dataset]
                 return np.mean([v["test"] for v in vals]) if vals and all(vals) else float("nan")
 

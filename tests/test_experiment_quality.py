@@ -11,10 +11,23 @@ from metricrank.experiments import quality
 
 @pytest.fixture(scope="module")
 def split():
-    def make(n, seed):
-        return make_ltr(n, docs_per_query=(5, 15), n_features=8, relevance="nonlinear", random_state=seed)
+    # one draw split by query: make_ltr draws its relevance function from the seed
+    data = make_ltr(70, docs_per_query=(5, 15), n_features=8, relevance="nonlinear", random_state=0)
+    return quality.Split("tiny", 1, data.subset_queries(np.arange(40)), data.subset_queries(np.arange(40, 55)),
+                         data.subset_queries(np.arange(55, 70)))
 
-    return quality.Split("tiny", 1, make(40, 0), make(15, 1), make(15, 2))
+
+def test_synthetic_parts_share_one_relevance_function():
+    # make_ltr draws thresholds, steps and interaction signs from its seed: parts drawn with
+    # different seeds disagree on the sign of about half the informative features' correlations
+    # with the label (each |corr| ~0.1; a part here has ~2,000 documents, so one SE is ~0.02)
+    parts = quality._synthetic(80, 0)
+    assert [p.n_queries for p in parts] == [80, 20, 20]
+    corr = np.array([[np.corrcoef(p.X[:, j], p.y)[0, 1] for j in range(12)] for p in parts])
+    clear = np.abs(corr[0]) > 0.06
+    assert clear.sum() >= 8
+    assert np.all(np.sign(corr[1:, clear]) == np.sign(corr[0, clear]))
+    assert len({tuple(map(tuple, p.X[:2])) for p in parts}) == 3  # three different parts
 
 
 def test_run_system_selects_the_tree_count_on_validation(split):

@@ -56,12 +56,23 @@ def _split_by_query(ds: RankingDataset, fraction: float, seed: int):
 
 
 def _synthetic(n_queries: int, seed: int, n_features: int = 40):
-    def make(n, s):
-        return make_ltr(n, docs_per_query=(20, 180), n_features=n_features, n_informative=12,
-                        relevance="nonlinear", random_state=s)
+    """Train, validation and test queries of *one* ``make_ltr`` draw (n, n/4, n/4 queries).
 
-    return make(n_queries, 1000 * seed), make(max(n_queries // 4, 20), 1000 * seed + 1), \
-        make(max(n_queries // 4, 20), 1000 * seed + 2)
+    One draw, split by query: ``make_ltr`` draws its relevance function (thresholds, steps,
+    interaction signs) from the seed, so separate draws would ask the ranker to transfer to
+    another function.
+    """
+    n_small = max(n_queries // 4, 20)
+    data = make_ltr(n_queries + 2 * n_small, docs_per_query=(20, 180), n_features=n_features, n_informative=12,
+                    relevance="nonlinear", random_state=1000 * seed)
+    order = np.random.default_rng(1000 * seed + 1).permutation(data.n_queries)
+    parts = np.split(order, [n_queries, n_queries + n_small])
+    return tuple(data.subset_queries(np.sort(p)) for p in parts)
+
+
+#: Version of each suite data set whose content changed; cache keys carry it, so stale entries are
+#: never read (2: the synthetic sets' three parts come from one draw, see :func:`_synthetic`).
+DATA_VERSION = {"synthetic-50k": 2, "synthetic-250k": 2, "synthetic-1m": 2}
 
 
 def load_suite(names=("mq2008", "lgb-example", "synthetic-50k", "synthetic-250k"), data_dir=None,
@@ -251,7 +262,8 @@ def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: in
 
 
 def _key(system: str, split: Split, lr: float, trees: int) -> str:
-    return f"{system}|{split.dataset}|{split.fold}|{lr}|{trees}"
+    version = DATA_VERSION.get(split.dataset, 1)
+    return f"{system}|{split.dataset}|{split.fold}|{lr}|{trees}" + (f"|data=v{version}" if version > 1 else "")
 
 
 def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=None, lr: float = 0.1,
