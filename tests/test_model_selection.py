@@ -229,7 +229,7 @@ def test_pruning_stops_the_bad_region(data):
     # a minimum leaf hessian no leaf reaches: no split, constant scores -> pruned after the first fold
     space = {"min_sum_hessian_in_leaf": [1e-3, 1e9], "num_leaves": optuna.distributions.IntDistribution(3, 7)}
     res = tuned(data, n_trials=8, param_space=space, sampler=optuna.samplers.RandomSampler(seed=0),
-                pruner=optuna.pruners.MedianPruner(n_startup_trials=1))
+                pruner=optuna.pruners.MedianPruner(n_startup_trials=1), start_from_estimator=False)
     states = {t.number: (t.state.name, t.params["min_sum_hessian_in_leaf"]) for t in res.study_.trials}
     pruned = [n for n, (s, _) in states.items() if s == "PRUNED"]
     assert pruned, states
@@ -308,3 +308,29 @@ def test_readme_tuning_recipe_runs_as_written():
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102
+
+
+def test_tune_starts_from_the_estimators_own_values(data):
+    X, y, qid = data
+    base = LambdaMART(METRIC, n_estimators=30, n_jobs=1, num_leaves=5, lambda_l2=3.0, learning_rate=0.2)
+    space = {"num_leaves": optuna.distributions.IntDistribution(2, 16),
+             "lambda_l2": optuna.distributions.FloatDistribution(1e-3, 1.0, log=True),  # 3.0 lies outside
+             "learning_rate": [0.05, 0.2]}
+    res = tune(base, X, y, qid=qid, metric=METRIC, n_trials=3, cv=3, early_stopping_rounds=3, random_state=0,
+               param_space=space, show_progress=False)
+    first = res.study_.trials[0].params
+    assert first["num_leaves"] == 5 and first["learning_rate"] == 0.2
+    assert 1e-3 <= first["lambda_l2"] <= 1.0  # sampled: the estimator's value is not in the space
+    # the first trial's value is the estimator's own cross-validated score
+    own = []
+    for train, test in res.folds_:
+        model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **first)
+        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])],
+                  early_stopping_rounds=3)
+        own.append(evaluate(y[test], model.predict(X[test]), qid=qid[test], metric=METRIC))
+    assert res.study_.trials[0].value == pytest.approx(np.mean(own), rel=1e-12)
+    assert res.best_score_ >= res.study_.trials[0].value
+    unanchored = tune(base, X, y, qid=qid, metric=METRIC, n_trials=1, cv=3, early_stopping_rounds=3,
+                      random_state=0, param_space=space, show_progress=False, start_from_estimator=False)
+    assert unanchored.study_.trials[0].params["num_leaves"] != 5 or \
+        unanchored.study_.trials[0].params["learning_rate"] != 0.2
