@@ -124,7 +124,7 @@ def test_objectives_lists_every_objective_with_defaults(capsys):
 @pytest.mark.parametrize("extra, message", [
     (["--trees", "0"], "--trees must be an integer >= 1; got 0"),
     (["--learning-rate", "-1"], "--learning-rate must be a positive number"),
-    (["--leaves", "1"], "--leaves must be an integer >= 2"),
+    (["--leaves", "1"], "--leaves must be 'auto' or an integer >= 2; got 1"),
     (["--valid", "nope.txt"], "--valid nope.txt: no such file"),
     (["--valid-query-file", "a.query"], "--valid-query-file a.query: no such file"),
 ])
@@ -134,6 +134,14 @@ def test_train_checks_options_with_their_cli_names(files, capsys, extra, message
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (root / "never.json").exists()
+
+
+def test_leaves_takes_auto_or_an_integer(files, capsys):
+    root, _, _ = files
+    with pytest.raises(SystemExit) as exit_:  # argparse's usage error, as for any malformed option
+        main(["train", "--train", str(root / "train.txt"), "--leaves", "many", "--out", str(root / "never.json")])
+    assert exit_.value.code == 2
+    assert "argument --leaves: must be 'auto' or an integer >= 2; got 'many'" in capsys.readouterr().err
 
 
 def test_train_checks_the_output_directory_before_training(files, capsys, tmp_path):

@@ -241,7 +241,7 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
         DaskGBRanker("PairLogit").fit(one_partition(train), train.y, qid=train.qid, pairs=[[0, 1]])
     with pytest.raises(ValueError, match="X must be a dask array or a dask DataFrame"):
         DaskGBRanker().fit(train.X, train.y, qid=train.qid)
-    with pytest.raises(ValueError, match="num_leaves must be an integer >= 2"):
+    with pytest.raises(ValueError, match="num_leaves must be 'auto' or an integer >= 2"):
         DaskGBRanker(num_leaves=1).fit(one_partition(train), train.y, qid=train.qid)
     with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, early_stopping_rounds=3)

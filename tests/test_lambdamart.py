@@ -172,8 +172,9 @@ def test_bad_input_errors(data):
         LambdaMART(**SMALL).fit(train, eval_set=[(test.X[:, :3], test.y, test.qid)])
     with pytest.raises(ValueError, match="learning_rate must be a positive number"):
         LambdaMART(learning_rate=0).fit(train)
-    with pytest.raises(ValueError, match="num_leaves must be an integer >= 2"):
-        LambdaMART(num_leaves=1).fit(train)
+    for bad in (1, "many", 7.5, True):
+        with pytest.raises(ValueError, match="num_leaves must be 'auto' or an integer >= 2"):
+            LambdaMART(num_leaves=bad).fit(train)
     model = LambdaMART(**SMALL).fit(train)
     with pytest.raises(ValueError, match="has 3 features, but LambdaMART is expecting 10 features as input"):
         model.predict(test.X[:, :3])

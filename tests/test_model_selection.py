@@ -17,6 +17,7 @@ from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, cross_val_score
 
 from metricrank import LambdaMART, evaluate, make_ltr, save_letor
+from metricrank.learners._gbdt import auto_num_leaves
 from metricrank.model_selection import RankerScoreMixin, default_param_space, make_scorer, tune
 
 optuna = pytest.importorskip("optuna")
@@ -334,3 +335,8 @@ def test_tune_starts_from_the_estimators_own_values(data):
                       random_state=0, param_space=space, show_progress=False, start_from_estimator=False)
     assert unanchored.study_.trials[0].params["num_leaves"] != 5 or \
         unanchored.study_.trials[0].params["learning_rate"] != 0.2
+    # num_leaves="auto" starts from the leaves it resolves to on the training folds
+    auto = tune(LambdaMART(METRIC, n_estimators=30, n_jobs=1), X, y, qid=qid, metric=METRIC, n_trials=1, cv=3,
+                early_stopping_rounds=3, random_state=0, param_space=space, show_progress=False)
+    n_train = min(tr.size for tr, _ in auto.folds_)
+    assert auto.study_.trials[0].params["num_leaves"] == auto_num_leaves(n_train)

@@ -79,6 +79,16 @@ def _model_for(args):
     return GBRanker(objective.spec, **common), objective
 
 
+def _leaves(text: str):
+    """``--leaves``: ``auto`` or an integer (its range is checked with the other options)."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or an integer >= 2; got {text!r}") from None
+
+
 _POSITIVE = {"trees": 1, "leaves": 2, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1, "threads": 1}
 
 
@@ -86,8 +96,9 @@ def _check_options(args) -> None:
     """Every option checked before any data is read, with the option's own name in the message."""
     for name, minimum in _POSITIVE.items():
         value = getattr(args, name, None)
-        if value is not None and value < minimum:
-            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= {minimum}; got {value}")
+        if value is not None and value != "auto" and value < minimum:
+            allowed = "'auto' or " if name == "leaves" else ""
+            raise ValueError(f"--{name.replace('_', '-')} must be {allowed}an integer >= {minimum}; got {value}")
     for name in ("learning_rate", "sigma"):
         value = getattr(args, name, None)
         if value is not None and not (np.isfinite(value) and value > 0):
@@ -221,7 +232,8 @@ def add_parsers(sub, preset_choices) -> None:
                     help="evaluation metric (repeatable; the first drives early stopping; default: the objective's)")
     tr.add_argument("--trees", type=int, default=100, help="number of trees")
     tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage of every tree")
-    tr.add_argument("--leaves", type=int, default=7, help="leaves per tree")
+    tr.add_argument("--leaves", type=_leaves, default="auto",
+                    help="leaves per tree, or 'auto' (7 to 31 by training size; see the estimators' num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
     tr.add_argument("--l2", type=float, default=10.0, help="L2 penalty on leaf values")
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")

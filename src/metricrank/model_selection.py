@@ -251,11 +251,18 @@ def _check_space(estimator, space) -> dict:
     return out
 
 
-def _values_in_space(estimator, space) -> dict:
-    """The estimator's values of the searched parameters that the space contains."""
+def _values_in_space(estimator, space, n_train_docs: int) -> dict:
+    """The estimator's values of the searched parameters that the space contains.
+
+    ``num_leaves="auto"`` counts as the leaves it resolves to for ``n_train_docs``.
+    """
+    from .learners._gbdt import auto_num_leaves
+
     optuna = _optuna()
     d = optuna.distributions
     params = estimator.get_params(deep=False)
+    if params.get("num_leaves") == "auto":
+        params["num_leaves"] = auto_num_leaves(n_train_docs)
     out = {}
     for name, dist in space.items():
         value = params[name]
@@ -511,7 +518,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         sampler=sampler if sampler is not None else optuna.samplers.TPESampler(seed=random_state),
         pruner=pruner if pruner is not None else optuna.pruners.MedianPruner(n_startup_trials=5),
     )
-    start_params = _values_in_space(estimator, space) if start_from_estimator else {}
+    start_params = _values_in_space(estimator, space, n_train) if start_from_estimator else {}
     if start_params:
         study.enqueue_trial(start_params)
     try:

@@ -8,7 +8,29 @@ from sklearn.exceptions import NotFittedError
 
 from ._boosting import BoostResult, tree_params
 
-__all__ = ["GBDTBase", "positive_int"]
+__all__ = ["AUTO_DOCS_PER_LEAF", "GBDTBase", "auto_num_leaves", "positive_int"]
+
+#: ``num_leaves="auto"`` aims at this many training documents per leaf (BENCHMARKS.md, "Leaves by data size").
+AUTO_DOCS_PER_LEAF = 2000
+#: ``num_leaves="auto"`` stays within these bounds: 7 leaves won on the LETOR sets (up to ~12,000
+#: documents); more than LightGBM's 31 lost on the largest suite sets.
+AUTO_MIN_LEAVES, AUTO_MAX_LEAVES = 7, 31
+
+
+def auto_num_leaves(n_docs: int) -> int:
+    """Leaves per tree for ``num_leaves="auto"``: a full binary tree for the data's size.
+
+    ``2**d - 1`` leaves with ``d = floor(log2(n_docs / AUTO_DOCS_PER_LEAF + 1))``, kept
+    between 7 and 31: about 2,000 training documents per leaf, one more level for every
+    doubling of the data. 7 leaves up to 29,999 documents, 15 up to 61,999, then 31.
+
+    Examples
+    --------
+    >>> [auto_num_leaves(n) for n in (1_000, 29_999, 30_000, 61_999, 62_000, 10**7)]
+    [7, 7, 15, 15, 31, 31]
+    """
+    depth = int(np.floor(np.log2(max(int(n_docs), 0) / AUTO_DOCS_PER_LEAF + 1)))
+    return int(min(AUTO_MAX_LEAVES, max(AUTO_MIN_LEAVES, 2 ** depth - 1)))
 
 
 def positive_int(est, name: str, minimum: int = 1) -> None:
@@ -26,7 +48,10 @@ class GBDTBase(BaseEstimator):
 
     def _check_params(self) -> None:
         positive_int(self, "n_estimators")
-        positive_int(self, "num_leaves", 2)
+        if not (isinstance(self.num_leaves, str) and self.num_leaves == "auto"):
+            if isinstance(self.num_leaves, bool) or not isinstance(self.num_leaves, (int, np.integer)) \
+                    or self.num_leaves < 2:
+                raise ValueError(f"num_leaves must be 'auto' or an integer >= 2; got {self.num_leaves!r}")
         positive_int(self, "min_data_in_leaf", 1)
         positive_int(self, "max_bin", 2)
         positive_int(self, "bagging_freq", 0)
@@ -42,9 +67,14 @@ class GBDTBase(BaseEstimator):
         if self.importance_type not in ("split", "gain"):
             raise ValueError(f"importance_type must be 'split' or 'gain'; got {self.importance_type!r}")
 
-    def _tree_params(self) -> dict:
+    def _resolve_num_leaves(self, n_docs: int) -> int:
+        """``num_leaves``, with ``"auto"`` resolved for ``n_docs`` training rows; sets ``num_leaves_``."""
+        self.num_leaves_ = auto_num_leaves(n_docs) if isinstance(self.num_leaves, str) else int(self.num_leaves)
+        return self.num_leaves_
+
+    def _tree_params(self, n_docs: int) -> dict:
         return tree_params(
-            num_leaves=self.num_leaves, learning_rate=self.learning_rate, min_data_in_leaf=self.min_data_in_leaf,
+            num_leaves=self._resolve_num_leaves(n_docs), learning_rate=self.learning_rate, min_data_in_leaf=self.min_data_in_leaf,
             min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf, lambda_l2=self.lambda_l2,
             max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=self.n_jobs,

@@ -93,13 +93,14 @@ class MARTClassifier(ClassifierMixin, GBDTBase):
         if weights is not None and weights.size and not np.any(weights):
             raise ValueError("sample weights are all zero; nothing would be learnt")
         # every tree parameter reaches the Dataset: binning and feature pre-filtering read min_data_in_leaf
-        train = lgb.Dataset(X, label=(signs > 0).astype(float), free_raw_data=False, params=self._tree_params())
+        params = self._tree_params(X.shape[0])
+        train = lgb.Dataset(X, label=(signs > 0).astype(float), free_raw_data=False, params=params)
 
         def gradient(raw):
             return objective.gradient_hessian(None, raw, weights=weights, signs=signs)
 
         with numba_threads(self.n_jobs):
-            result = boost(self._tree_params(), train, gradient, int(self.n_estimators))
+            result = boost(params, train, gradient, int(self.n_estimators))
         self._set_fitted(result, X.shape[1])
         return self
 

@@ -1,0 +1,72 @@
+"""``num_leaves="auto"``: leaves per tree from the training set's size."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from metricrank import GBRanker, LambdaMART, make_ltr
+from metricrank.learners._gbdt import auto_num_leaves
+
+
+def expected_leaves(n_docs):
+    # the documented rule, written out: a full binary tree with ~2,000 documents per leaf, 7..31 leaves
+    for depth in range(10, -1, -1):
+        if n_docs >= 2000 * (2 ** depth - 1):
+            return min(31, max(7, 2 ** depth - 1))
+    return 7
+
+
+@pytest.mark.parametrize("n_docs", [0, 2, 1999, 13_999, 14_000, 29_999, 30_000, 61_999, 62_000, 125_999,
+                                    126_000, 10**7])
+def test_rule_matches_its_description(n_docs):
+    assert auto_num_leaves(n_docs) == expected_leaves(n_docs)
+
+
+def tree_leaves(model):
+    return [tree["num_leaves"] for tree in model.booster_.dump_model()["tree_info"]]
+
+
+@pytest.mark.parametrize("estimator", [LambdaMART, GBRanker])
+def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
+    small = make_ltr(30, docs_per_query=(10, 20), n_features=5, random_state=0)
+    model = estimator(n_estimators=3, n_jobs=1, random_state=0).fit(small)
+    assert model.num_leaves == "auto" and model.num_leaves_ == 7
+    assert max(tree_leaves(model)) <= 7
+    # 62,000+ documents: 31 leaves, and the trees use them
+    big = make_ltr(625, docs_per_query=100, n_features=5, relevance="nonlinear", random_state=0)
+    assert big.n_docs >= 62_000
+    model = estimator(n_estimators=2, min_data_in_leaf=5, n_jobs=1, random_state=0).fit(big)
+    assert model.num_leaves_ == 31
+    assert max(tree_leaves(model)) == 31
+    # an explicit integer is kept
+    model = estimator(n_estimators=2, num_leaves=4, n_jobs=1, random_state=0).fit(big)
+    assert model.num_leaves_ == 4 and max(tree_leaves(model)) == 4
+
+
+def test_auto_survives_save_and_load(tmp_path):
+    data = make_ltr(30, docs_per_query=(10, 20), n_features=5, random_state=0)
+    model = LambdaMART(n_estimators=3, n_jobs=1, random_state=0).fit(data)
+    path = tmp_path / "m.json"
+    model.save(path)
+    loaded = LambdaMART.load(path)
+    assert loaded.num_leaves == "auto"
+    np.testing.assert_array_equal(loaded.predict(data.X), model.predict(data.X))
+    json.loads(path.read_text())  # still plain JSON
+
+
+def test_cli_default_leaves_is_auto(tmp_path):
+    from metricrank import save_letor
+    from metricrank.cli import main
+
+    data = make_ltr(30, docs_per_query=(10, 20), n_features=5, random_state=0)
+    save_letor(data, tmp_path / "train.txt")
+    assert main(["train", "--train", str(tmp_path / "train.txt"), "--trees", "3", "--quiet", "--threads", "1",
+                 "--out", str(tmp_path / "m.json")]) == 0
+    model = LambdaMART.load(tmp_path / "m.json")
+    assert model.num_leaves == "auto"
+    assert main(["train", "--train", str(tmp_path / "train.txt"), "--trees", "3", "--quiet", "--threads", "1",
+                 "--leaves", "5", "--out", str(tmp_path / "m5.json")]) == 0
+    assert LambdaMART.load(tmp_path / "m5.json").num_leaves == 5
