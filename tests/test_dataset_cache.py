@@ -94,7 +94,7 @@ def test_the_same_matrix_twice_in_one_fit_gets_two_datasets(builds, data):
 
 def test_a_dataset_in_use_is_not_shared(builds, data):
     train, _ = data
-    params = LambdaMART("NDCG", **PARAMS)._tree_params()
+    params = LambdaMART("NDCG", **PARAMS)._tree_params(train.n_docs)
     with cache.checkout_datasets(train.X, train.y, None, params) as (first, _):
         with cache.checkout_datasets(train.X, train.y, None, params) as (second, _):
             assert second is not first

@@ -41,7 +41,7 @@ def test_leaves_are_the_newton_step(data, l2):
     # One tree: every leaf value equals learning_rate * Σλ / (Σw + λ_L2) over its rows (Burges' γ, penalised).
     train, _ = data
     model = LambdaMART("NDCG:top=10", n_estimators=1, learning_rate=0.3, num_leaves=4, min_data_in_leaf=5,
-                       lambda_l2=l2, n_jobs=1).fit(train)
+                       lambda_l2=l2, path_smooth=0.0, n_jobs=1).fit(train)
     grad, hess = LambdaObjective("NDCG:top=10").gradient_hessian(train.y, np.zeros(train.n_docs), train.group_ptr)
     leaf = model.booster_.predict(train.X, pred_leaf=True).ravel()
     pred = model.predict(train.X)
@@ -49,6 +49,29 @@ def test_leaves_are_the_newton_step(data, l2):
     for value in np.unique(leaf):
         rows = leaf == value
         np.testing.assert_allclose(pred[rows], 0.3 * -grad[rows].sum() / (hess[rows].sum() + l2), rtol=1e-6)
+
+
+def test_path_smooth_pulls_leaves_towards_the_parent(data):
+    # One split: the root's value is w_root n / (n + s) (its parent is 0), a leaf's is
+    # (n_c w_c + s root) / (n_c + s), with w = -Σgrad / (Σhess + λ_L2) over the node's rows.
+    # LightGBM's histograms keep no counts: n_c is estimated as n Σhess_c / Σhess (then rounded,
+    # which moves the result by ~1e-5 relative here).
+    train, _ = data
+    s, l2, rate = 10.0, 10.0, 0.3
+    model = LambdaMART("NDCG:top=10", n_estimators=1, learning_rate=rate, num_leaves=2, min_data_in_leaf=5,
+                       lambda_l2=l2, path_smooth=s, n_jobs=1).fit(train)
+    grad, hess = LambdaObjective("NDCG:top=10").gradient_hessian(train.y, np.zeros(train.n_docs), train.group_ptr)
+    n = train.n_docs
+    root = -grad.sum() / (hess.sum() + l2) * n / (n + s)
+    leaf = model.booster_.predict(train.X, pred_leaf=True).ravel()
+    pred = model.predict(train.X)
+    assert len(np.unique(leaf)) == 2
+    for value in np.unique(leaf):
+        rows = leaf == value
+        n_c = n * hess[rows].sum() / hess.sum()
+        w_c = -grad[rows].sum() / (hess[rows].sum() + l2)
+        np.testing.assert_allclose(pred[rows], rate * (n_c * w_c + s * root) / (n_c + s), rtol=1e-4)
+        assert not np.allclose(pred[rows], rate * w_c, rtol=1e-3)  # the smoothing is visible here
 
 
 def test_early_stopping_and_evals_result(data):
@@ -202,3 +225,20 @@ def test_group_sizes_and_eval_group_like_lightgbm(data):
                                        eval_group=[test.query_sizes])
     np.testing.assert_array_equal(by_qid.predict(test.X), by_group.predict(test.X))
     assert by_qid.evals_result_ == by_group.evals_result_
+
+
+def test_extra_trees_draws_follow_random_state(data):
+    train, test = data
+    kw = dict(n_estimators=5, num_leaves=4, min_data_in_leaf=5, n_jobs=1)
+
+    def scores(**extra):
+        return LambdaMART(**kw, **extra).fit(train).predict(test.X)
+
+    assert LambdaMART().extra_trees is True
+    np.testing.assert_array_equal(scores(random_state=0), scores(random_state=0))
+    assert not np.array_equal(scores(random_state=0), scores(random_state=1))  # random thresholds
+    # without extra_trees nothing in these trees is random: the seed changes nothing
+    np.testing.assert_array_equal(scores(random_state=0, extra_trees=False), scores(random_state=1, extra_trees=False))
+    assert not np.array_equal(scores(random_state=0), scores(random_state=0, extra_trees=False))
+    with pytest.raises(ValueError, match="extra_trees must be True or False"):
+        LambdaMART(extra_trees="yes", **kw).fit(train)

@@ -83,8 +83,8 @@ class DaskGBRanker(BaseEstimator):
     Parameters
     ----------
     objective, n_estimators, learning_rate, num_leaves, min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, \
-max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, preset, max_query_size, random_state, \
-importance_type, lgb_params
+path_smooth, extra_trees, max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, preset, \
+max_query_size, random_state, importance_type, lgb_params
         As :class:`~metricrank.GBRanker`, with its defaults. ``lgb_params`` may
         also set LightGBM's distributed options (``tree_learner``: ``data``
         (default), ``voting`` or ``feature``; ``time_out``; ``machines``...).
@@ -135,7 +135,9 @@ importance_type, lgb_params
     def __init__(self, objective=_GB["objective"], *, n_estimators=_GB["n_estimators"],
                  learning_rate=_GB["learning_rate"], num_leaves=_GB["num_leaves"],
                  min_data_in_leaf=_GB["min_data_in_leaf"], min_sum_hessian_in_leaf=_GB["min_sum_hessian_in_leaf"],
-                 lambda_l2=_GB["lambda_l2"], max_depth=_GB["max_depth"], max_bin=_GB["max_bin"],
+                 lambda_l2=_GB["lambda_l2"], path_smooth=_GB["path_smooth"],
+                 extra_trees=_GB["extra_trees"], max_depth=_GB["max_depth"],
+                 max_bin=_GB["max_bin"],
                  feature_fraction=_GB["feature_fraction"], bagging_fraction=_GB["bagging_fraction"],
                  bagging_freq=_GB["bagging_freq"], preset=_GB["preset"], max_query_size=_GB["max_query_size"],
                  random_state=_GB["random_state"], importance_type=_GB["importance_type"],
@@ -147,6 +149,8 @@ importance_type, lgb_params
         self.min_data_in_leaf = min_data_in_leaf
         self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
         self.lambda_l2 = lambda_l2
+        self.path_smooth = path_smooth
+        self.extra_trees = extra_trees
         self.max_depth = max_depth
         self.max_bin = max_bin
         self.feature_fraction = feature_fraction
@@ -263,7 +267,8 @@ importance_type, lgb_params
         params = tree_params(
             num_leaves=self.num_leaves_, learning_rate=self.learning_rate, min_data_in_leaf=self.min_data_in_leaf,
             min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf, lambda_l2=self.lambda_l2,
-            max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
+            path_smooth=self.path_smooth, extra_trees=self.extra_trees, max_depth=self.max_depth, max_bin=self.max_bin,
+            feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=None,
             random_state=self.random_state, extra=self.lgb_params)
         del params["objective"]  # ours, below
@@ -385,7 +390,9 @@ class DaskLambdaMART(DaskGBRanker):
     def __init__(self, metric=_LM["metric"], *, n_estimators=_LM["n_estimators"],
                  learning_rate=_LM["learning_rate"], num_leaves=_LM["num_leaves"],
                  min_data_in_leaf=_LM["min_data_in_leaf"], min_sum_hessian_in_leaf=_LM["min_sum_hessian_in_leaf"],
-                 lambda_l2=_LM["lambda_l2"], max_depth=_LM["max_depth"], max_bin=_LM["max_bin"],
+                 lambda_l2=_LM["lambda_l2"], path_smooth=_LM["path_smooth"],
+                 extra_trees=_LM["extra_trees"], max_depth=_LM["max_depth"],
+                 max_bin=_LM["max_bin"],
                  feature_fraction=_LM["feature_fraction"], bagging_fraction=_LM["bagging_fraction"],
                  bagging_freq=_LM["bagging_freq"], sigma=_LM["sigma"], truncation=_LM["truncation"],
                  norm=_LM["norm"], exact=_LM["exact"], preset=_LM["preset"], max_query_size=_LM["max_query_size"],
@@ -398,6 +405,8 @@ class DaskLambdaMART(DaskGBRanker):
         self.min_data_in_leaf = min_data_in_leaf
         self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
         self.lambda_l2 = lambda_l2
+        self.path_smooth = path_smooth
+        self.extra_trees = extra_trees
         self.max_depth = max_depth
         self.max_bin = max_bin
         self.feature_fraction = feature_fraction

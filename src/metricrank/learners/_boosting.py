@@ -70,7 +70,7 @@ class BoostResult:
 
 def tree_params(*, num_leaves, learning_rate, min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2,
                 max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, n_jobs, random_state,
-                extra=None) -> dict:
+                path_smooth=0.0, extra_trees=False, extra=None) -> dict:
     """LightGBM parameters for the tree learner (the objective is ours)."""
     params = {
         "objective": "none",
@@ -79,6 +79,8 @@ def tree_params(*, num_leaves, learning_rate, min_data_in_leaf, min_sum_hessian_
         "min_data_in_leaf": int(min_data_in_leaf),
         "min_sum_hessian_in_leaf": float(min_sum_hessian_in_leaf),
         "lambda_l2": float(lambda_l2),
+        "path_smooth": float(path_smooth),
+        "extra_trees": bool(extra_trees),
         "max_depth": int(max_depth),
         "max_bin": int(max_bin),
         "feature_fraction": float(feature_fraction),

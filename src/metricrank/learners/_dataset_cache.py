@@ -41,7 +41,7 @@ MAX_EVALS = 4
 TRAINING_ONLY_PARAMS = frozenset({
     "objective", "metric", "verbosity", "num_threads", "learning_rate", "num_leaves", "lambda_l1", "lambda_l2",
     "max_depth", "min_sum_hessian_in_leaf", "feature_fraction", "feature_fraction_seed", "bagging_fraction",
-    "bagging_freq", "bagging_seed", "boost_from_average", "min_gain_to_split", "extra_trees",
+    "bagging_freq", "bagging_seed", "boost_from_average", "min_gain_to_split", "extra_trees", "path_smooth",
 })
 
 _lock = threading.Lock()

@@ -43,7 +43,7 @@ def positive_int(est, name: str, minimum: int = 1) -> None:
 class GBDTBase(BaseEstimator):
     """Base of the tree learners. Subclasses define ``__init__`` with the tree parameters
     ``n_estimators, learning_rate, num_leaves, min_data_in_leaf, min_sum_hessian_in_leaf,
-    lambda_l2, max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, n_jobs,
+    lambda_l2, path_smooth, extra_trees, max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, n_jobs,
     random_state, importance_type, lgb_params``."""
 
     def _check_params(self) -> None:
@@ -61,9 +61,11 @@ class GBDTBase(BaseEstimator):
             value = getattr(self, name)
             if not 0 < value <= 1:
                 raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
-        for name in ("lambda_l2", "min_sum_hessian_in_leaf"):
+        for name in ("lambda_l2", "min_sum_hessian_in_leaf", "path_smooth"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0; got {getattr(self, name)!r}")
+        if not isinstance(self.extra_trees, (bool, np.bool_)):
+            raise ValueError(f"extra_trees must be True or False; got {self.extra_trees!r}")
         if self.importance_type not in ("split", "gain"):
             raise ValueError(f"importance_type must be 'split' or 'gain'; got {self.importance_type!r}")
 
@@ -74,9 +76,11 @@ class GBDTBase(BaseEstimator):
 
     def _tree_params(self, n_docs: int) -> dict:
         return tree_params(
-            num_leaves=self._resolve_num_leaves(n_docs), learning_rate=self.learning_rate, min_data_in_leaf=self.min_data_in_leaf,
+            num_leaves=self._resolve_num_leaves(n_docs), learning_rate=self.learning_rate,
+            min_data_in_leaf=self.min_data_in_leaf,
             min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf, lambda_l2=self.lambda_l2,
-            max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
+            path_smooth=self.path_smooth, extra_trees=self.extra_trees, max_depth=self.max_depth, max_bin=self.max_bin,
+            feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=self.n_jobs,
             random_state=self.random_state, extra=self.lgb_params,
         )

@@ -30,7 +30,8 @@ class MARTClassifier(ClassifierMixin, GBDTBase):
     loss : {"logistic", "balanced"}, default "logistic"
     sigma : float, default 1.0
     n_estimators, learning_rate, num_leaves, ... :
-        Tree parameters, as in :class:`~metricrank.learners.LambdaMART`.
+        Tree parameters, as in :class:`~metricrank.learners.LambdaMART`
+        (here LightGBM's defaults: 31 leaves, no L2 penalty, no path smoothing).
 
     Attributes
     ----------
@@ -49,9 +50,9 @@ class MARTClassifier(ClassifierMixin, GBDTBase):
     """
 
     def __init__(self, loss="logistic", *, sigma=1.0, n_estimators=100, learning_rate=0.1, num_leaves=31,
-                 min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=0.0, max_depth=-1, max_bin=255,
-                 feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, n_jobs=None, random_state=None,
-                 importance_type="split", lgb_params=None):
+                 min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=0.0, path_smooth=0.0, extra_trees=False,
+                 max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, n_jobs=None,
+                 random_state=None, importance_type="split", lgb_params=None):
         self.loss = loss
         self.sigma = sigma
         self.n_estimators = n_estimators
@@ -60,6 +61,8 @@ class MARTClassifier(ClassifierMixin, GBDTBase):
         self.min_data_in_leaf = min_data_in_leaf
         self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
         self.lambda_l2 = lambda_l2
+        self.path_smooth = path_smooth
+        self.extra_trees = extra_trees
         self.max_depth = max_depth
         self.max_bin = max_bin
         self.feature_fraction = feature_fraction
