@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
-from metricrank.learners._gbdt import auto_num_leaves
+from metricrank.learners._gbdt import auto_extra_trees, auto_num_leaves
 
 
 def expected_leaves(n_docs):
@@ -25,6 +25,11 @@ def test_rule_matches_its_description(n_docs):
     assert auto_num_leaves(n_docs) == expected_leaves(n_docs)
 
 
+@pytest.mark.parametrize("n_docs, expected", [(0, True), (61_999, True), (62_000, False), (10**7, False)])
+def test_extra_trees_rule(n_docs, expected):
+    assert auto_extra_trees(n_docs) is expected
+
+
 def tree_leaves(model):
     return [tree["num_leaves"] for tree in model.booster_.dump_model()["tree_info"]]
 
@@ -34,14 +39,19 @@ def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
     small = make_ltr(30, docs_per_query=(10, 20), n_features=5, random_state=0)
     model = estimator(n_estimators=3, n_jobs=1, random_state=0).fit(small)
     assert model.num_leaves == "auto" and model.num_leaves_ == 7
+    assert model.extra_trees == "auto" and model.extra_trees_ is True
     assert max(tree_leaves(model)) <= 7
     # 62,000+ documents: 31 leaves, and the trees use them
     big = make_ltr(625, docs_per_query=100, n_features=5, relevance="nonlinear", random_state=0)
     assert big.n_docs >= 62_000
     # (extra_trees off: a random threshold per feature may leave no split worth making)
-    model = estimator(n_estimators=2, min_data_in_leaf=5, extra_trees=False, n_jobs=1, random_state=0).fit(big)
-    assert model.num_leaves_ == 31
-    assert max(tree_leaves(model)) == 31
+    full = estimator(n_estimators=2, min_data_in_leaf=5, extra_trees=False, n_jobs=1, random_state=0).fit(big)
+    assert full.num_leaves_ == 31
+    assert max(tree_leaves(full)) == 31
+    # and extra_trees="auto" is off there: the same trees as extra_trees=False
+    auto = estimator(n_estimators=2, min_data_in_leaf=5, n_jobs=1, random_state=0).fit(big)
+    assert auto.extra_trees_ is False
+    np.testing.assert_array_equal(auto.predict(big.X[:500]), full.predict(big.X[:500]))
     # an explicit integer is kept
     model = estimator(n_estimators=2, num_leaves=4, extra_trees=False, n_jobs=1, random_state=0).fit(big)
     assert model.num_leaves_ == 4 and max(tree_leaves(model)) == 4

@@ -234,11 +234,14 @@ def test_extra_trees_draws_follow_random_state(data):
     def scores(**extra):
         return LambdaMART(**kw, **extra).fit(train).predict(test.X)
 
-    assert LambdaMART().extra_trees is True
+    assert LambdaMART().extra_trees == "auto"
     np.testing.assert_array_equal(scores(random_state=0), scores(random_state=0))
     assert not np.array_equal(scores(random_state=0), scores(random_state=1))  # random thresholds
     # without extra_trees nothing in these trees is random: the seed changes nothing
     np.testing.assert_array_equal(scores(random_state=0, extra_trees=False), scores(random_state=1, extra_trees=False))
     assert not np.array_equal(scores(random_state=0), scores(random_state=0, extra_trees=False))
-    with pytest.raises(ValueError, match="extra_trees must be True or False"):
+    model = LambdaMART(**kw, random_state=0).fit(train)
+    assert model.extra_trees_ is True  # "auto" on small data
+    np.testing.assert_array_equal(model.predict(test.X), scores(random_state=0, extra_trees=True))
+    with pytest.raises(ValueError, match="extra_trees must be 'auto', True or False"):
         LambdaMART(extra_trees="yes", **kw).fit(train)

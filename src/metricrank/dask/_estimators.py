@@ -264,10 +264,11 @@ max_query_size, random_state, importance_type, lgb_params
         group = da.from_array(sizes, chunks=(layout.queries_per_partition,))
         # "auto" leaves follow the whole training set's size, as on one machine
         self.num_leaves_ = twin._resolve_num_leaves(int(sizes.sum()))
+        self.extra_trees_ = twin._resolve_extra_trees(int(sizes.sum()))
         params = tree_params(
             num_leaves=self.num_leaves_, learning_rate=self.learning_rate, min_data_in_leaf=self.min_data_in_leaf,
             min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf, lambda_l2=self.lambda_l2,
-            path_smooth=self.path_smooth, extra_trees=self.extra_trees, max_depth=self.max_depth, max_bin=self.max_bin,
+            path_smooth=self.path_smooth, extra_trees=self.extra_trees_, max_depth=self.max_depth, max_bin=self.max_bin,
             feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=None,
             random_state=self.random_state, extra=self.lgb_params)

@@ -8,7 +8,8 @@ from sklearn.exceptions import NotFittedError
 
 from ._boosting import BoostResult, tree_params
 
-__all__ = ["AUTO_DOCS_PER_LEAF", "GBDTBase", "auto_num_leaves", "positive_int"]
+__all__ = ["AUTO_DOCS_PER_LEAF", "EXTRA_TREES_MAX_DOCS", "GBDTBase", "auto_extra_trees", "auto_num_leaves",
+           "positive_int"]
 
 #: ``num_leaves="auto"`` aims at this many training documents per leaf (BENCHMARKS.md, "Leaves by data size").
 AUTO_DOCS_PER_LEAF = 2000
@@ -31,6 +32,22 @@ def auto_num_leaves(n_docs: int) -> int:
     """
     depth = int(np.floor(np.log2(max(int(n_docs), 0) / AUTO_DOCS_PER_LEAF + 1)))
     return int(min(AUTO_MAX_LEAVES, max(AUTO_MIN_LEAVES, 2 ** depth - 1)))
+
+
+#: ``extra_trees="auto"`` randomises splits below this many training documents: where
+#: ``num_leaves="auto"`` gives 7 or 15 leaves (BENCHMARKS.md, "Randomised splits").
+EXTRA_TREES_MAX_DOCS = 62_000
+
+
+def auto_extra_trees(n_docs: int) -> bool:
+    """``extra_trees="auto"``: True below :data:`EXTRA_TREES_MAX_DOCS` training documents.
+
+    Examples
+    --------
+    >>> auto_extra_trees(9_600), auto_extra_trees(254_000)
+    (True, False)
+    """
+    return int(n_docs) < EXTRA_TREES_MAX_DOCS
 
 
 def positive_int(est, name: str, minimum: int = 1) -> None:
@@ -64,8 +81,8 @@ class GBDTBase(BaseEstimator):
         for name in ("lambda_l2", "min_sum_hessian_in_leaf", "path_smooth"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0; got {getattr(self, name)!r}")
-        if not isinstance(self.extra_trees, (bool, np.bool_)):
-            raise ValueError(f"extra_trees must be True or False; got {self.extra_trees!r}")
+        if not (isinstance(self.extra_trees, (bool, np.bool_)) or self.extra_trees == "auto"):
+            raise ValueError(f"extra_trees must be 'auto', True or False; got {self.extra_trees!r}")
         if self.importance_type not in ("split", "gain"):
             raise ValueError(f"importance_type must be 'split' or 'gain'; got {self.importance_type!r}")
 
@@ -74,13 +91,18 @@ class GBDTBase(BaseEstimator):
         self.num_leaves_ = auto_num_leaves(n_docs) if isinstance(self.num_leaves, str) else int(self.num_leaves)
         return self.num_leaves_
 
+    def _resolve_extra_trees(self, n_docs: int) -> bool:
+        """``extra_trees``, with ``"auto"`` resolved for ``n_docs`` training rows; sets ``extra_trees_``."""
+        value = self.extra_trees
+        self.extra_trees_ = auto_extra_trees(n_docs) if isinstance(value, str) else bool(value)
+        return self.extra_trees_
+
     def _tree_params(self, n_docs: int) -> dict:
         return tree_params(
             num_leaves=self._resolve_num_leaves(n_docs), learning_rate=self.learning_rate,
-            min_data_in_leaf=self.min_data_in_leaf,
-            min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf, lambda_l2=self.lambda_l2,
-            path_smooth=self.path_smooth, extra_trees=self.extra_trees, max_depth=self.max_depth, max_bin=self.max_bin,
-            feature_fraction=self.feature_fraction,
+            min_data_in_leaf=self.min_data_in_leaf, min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf,
+            lambda_l2=self.lambda_l2, path_smooth=self.path_smooth, extra_trees=self._resolve_extra_trees(n_docs),
+            max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=self.n_jobs,
             random_state=self.random_state, extra=self.lgb_params,
         )

@@ -49,14 +49,17 @@ class LambdaMART(GBRanker):
         n documents (LightGBM estimates n from the hessians). Off by default:
         measured at 3-100 it helped MQ2008 but not the other LETOR-like sets
         (BENCHMARKS.md, "Randomised splits").
-    extra_trees : bool, default True
+    extra_trees : bool or "auto", default "auto"
         LightGBM's ``extra_trees``: each feature is tried at one random
         threshold per split search instead of at every bin, like CatBoost's
         random split strength a regulariser that keeps trees from fitting the
-        noise of a few queries. Measured (BENCHMARKS.md, "Randomised splits"):
-        +0.002 to +0.017 on NDCG@10, MAP and MRR on MQ2008, LightGBM's example
-        and a noisy MQ2007-sized synthetic set; 0.003-0.008 lower on a clean
-        52,000-document synthetic set. The draws follow ``random_state``.
+        noise of a few queries. ``"auto"``: on below 62,000 training documents
+        (where ``num_leaves="auto"`` gives 7 or 15 leaves), off from there; the
+        fitted value is ``extra_trees_``. Measured (BENCHMARKS.md, "Randomised
+        splits"): on MQ2008, LightGBM's example and a noisy 40,000-document
+        synthetic set it adds 0.002-0.017 to NDCG@10, MAP and MRR; on 52,000
+        and 254,000 clean synthetic documents it costs 0.003-0.008. The draws
+        follow ``random_state``.
     max_depth : int, default -1 (no limit)
     max_bin : int, default 255
     feature_fraction, bagging_fraction : float, default 1.0
@@ -106,6 +109,8 @@ class LambdaMART(GBRanker):
         Trees actually grown.
     num_leaves_ : int
         The leaves per tree used (``num_leaves`` with ``"auto"`` resolved).
+    extra_trees_ : bool
+        Whether splits were randomised (``extra_trees`` with ``"auto"`` resolved).
     stop_reason_ : str
     objective_ : LambdaObjective
     init_model_ : GBRanker, LambdaMART or None
@@ -122,7 +127,7 @@ class LambdaMART(GBRanker):
     """
 
     def __init__(self, metric="NDCG:top=10", *, n_estimators=100, learning_rate=0.1, num_leaves="auto",
-                 min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=10.0, path_smooth=0.0, extra_trees=True,
+                 min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=10.0, path_smooth=0.0, extra_trees="auto",
                  max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, sigma=1.0,
                  truncation=None, norm="auto", exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None,
                  random_state=None, importance_type="split", lgb_params=None, verbose=0):
