@@ -340,3 +340,47 @@ def test_tune_starts_from_the_estimators_own_values(data):
                 early_stopping_rounds=3, random_state=0, param_space=space, show_progress=False)
     n_train = min(tr.size for tr, _ in auto.folds_)
     assert auto.study_.trials[0].params["num_leaves"] == auto_num_leaves(n_train)
+
+
+def test_improvement_pvalue_is_the_exact_one_sided_wilcoxon():
+    import itertools
+
+    from metricrank.model_selection import improvement_pvalue
+
+    a = np.array([0.9, 0.8, 0.75, 0.95, 0.85, 0.9, 0.3])
+    b = np.array([0.5, 0.82, 0.4, 0.7, 0.6, 0.5, np.nan])  # the NaN query is left out
+    d = (a - b)[:6]
+    ranks = np.argsort(np.argsort(np.abs(d))) + 1.0
+    observed = ranks[d > 0].sum()
+    # brute force: under H0 every sign pattern of the ranked differences is equally likely
+    flips = [sum(r for r, s in zip(ranks, signs) if s) for signs in itertools.product([0, 1], repeat=6)]
+    expected = np.mean([w >= observed for w in flips])
+    assert improvement_pvalue(a, b) == pytest.approx(expected, rel=1e-12)
+    assert improvement_pvalue(b[:6], a[:6], higher_is_better=False) == pytest.approx(expected, rel=1e-12)
+    assert improvement_pvalue(a, a) == 1.0
+
+
+def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_better(data):
+    X, y, qid = data
+    kw = dict(qid=qid, metric=METRIC, cv=3, early_stopping_rounds=3, random_state=0, show_progress=False)
+    # a start that cannot split (leaves need more hessian than there is) against ones that can
+    space = {"min_sum_hessian_in_leaf": [1e9, 1e-3]}
+    base = LambdaMART(METRIC, n_estimators=30, n_jobs=1, min_sum_hessian_in_leaf=1e9)
+    res = tune(base, X, y, n_trials=4, param_space=space, sampler=optuna.samplers.BruteForceSampler(seed=0), **kw)
+    assert res.study_.trials[0].params["min_sum_hessian_in_leaf"] == 1e9
+    assert res.selected_trial_ != 0 and res.selection_pvalue_ < 0.05
+    assert res.best_params_["min_sum_hessian_in_leaf"] == 1e-3
+    # trials that differ from the start only by noise: the start is kept, "best" takes the top trial
+    space = {"bagging_fraction": optuna.distributions.FloatDistribution(0.8, 0.9), "bagging_freq": [1]}
+    base = LambdaMART(METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1)
+    kw["pruner"] = optuna.pruners.NopPruner()
+    kept = tune(base, X, y, n_trials=4, param_space=space, **kw)
+    best = tune(base, X, y, n_trials=4, param_space=space, selection="best", **kw)
+    assert best.study_.best_trial.number != 0  # (else this case shows nothing)
+    assert kept.study_.best_trial.value > kept.study_.trials[0].value
+    assert kept.selected_trial_ == 0 and kept.selection_pvalue_ >= 0.05
+    assert kept.best_params_["bagging_fraction"] == 0.85
+    assert kept.best_score_ == kept.study_.trials[0].value
+    assert best.selected_trial_ == best.study_.best_trial.number and best.selection_pvalue_ is None
+    with pytest.raises(ValueError, match="selection must be 'significant' or 'best'"):
+        tune(base, X, y, n_trials=1, selection="first", **kw)

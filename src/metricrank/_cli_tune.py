@@ -88,17 +88,23 @@ def cmd_tune(args) -> int:
     best = result.best_estimator_
     best.save(args.out)
     states = [t.state.name for t in result.study_.trials]
-    console.print(f"best mean held-out {result.metric_} = {result.best_score_:.6f} "
-                  f"(trial {result.study_.best_trial.number}; {len(states)} trials, {states.count('PRUNED')} pruned, "
+    top = result.study_.best_trial
+    if result.selected_trial_ != top.number:
+        console.print(f"the best trial ({top.number}, {result.metric_} = {top.value:.6f}) does not beat the starting "
+                      f"parameters significantly (one-sided Wilcoxon p = {result.selection_pvalue_:.3g} >= 0.05 over "
+                      "the held-out queries): keeping them")
+    console.print(f"kept mean held-out {result.metric_} = {result.best_score_:.6f} "
+                  f"(trial {result.selected_trial_}; {len(states)} trials, {states.count('PRUNED')} pruned, "
                   f"{result.elapsed_:.1f} s)")
-    console.print("best parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+    console.print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                                   for k, v in result.best_params_.items()))
     train_value = evaluate(y, best.predict(X), qid=qid, metric=result.metric_, preset=args.preset)
     console.print(f"refitted on all rows: {result.metric_} = {train_value:.6f} on the tuning data; wrote {args.out}")
     if args.params_out:
         payload = {"best_params": result.best_params_, "best_score": result.best_score_, "metric": result.metric_,
                    "objective": objective.spec, "n_trials": len(states), "n_pruned": states.count("PRUNED"),
-                   "folds": len(result.folds_), "seconds": result.elapsed_}
+                   "folds": len(result.folds_), "seconds": result.elapsed_, "selected_trial": result.selected_trial_,
+                   "selection_pvalue": result.selection_pvalue_}
         with atomic_write(args.params_out) as fh:
             fh.write((json.dumps(payload, indent=2) + "\n").encode("utf-8"))
         console.print(f"wrote {args.params_out}")
