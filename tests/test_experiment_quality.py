@@ -150,3 +150,14 @@ def test_report_leaves_out_queries_a_metric_cannot_score(split, tmp_path):
     row = next(line for line in report.splitlines() if line.startswith("| LambdaMART(MAUC)"))
     wins, losses = map(int, row.split("|")[4].split(",")[0].split("/"))
     assert wins + losses <= test.n_queries - 1
+
+
+def test_noisy_set_is_one_draw_split_by_query_with_letor_like_labels():
+    (split,) = quality.load_suite(["synthetic-noisy-40k"], folds=1)
+    assert (split.train.n_queries, split.vali.n_queries, split.test.n_queries) == (1000, 250, 250)
+    y = np.concatenate([split.train.y, split.vali.y, split.test.y])
+    np.testing.assert_allclose(np.bincount(y.astype(int)) / y.size, [0.74, 0.19, 0.07], atol=0.005)
+    assert split.train.n_docs + split.vali.n_docs + split.test.n_docs > 55_000
+    corr = np.array([[np.corrcoef(p.X[:, j], p.y)[0, 1] for j in range(12)] for p in (split.train, split.test)])
+    clear = np.abs(corr[0]) > 0.03
+    assert clear.sum() >= 6 and np.all(np.sign(corr[1, clear]) == np.sign(corr[0, clear]))

@@ -8,7 +8,8 @@ objective once). Reported per data set and judged metric: the mean test value ov
 best anchor, the per-query Wilcoxon signed-rank test against it, and the training seconds.
 
 Data sets: MQ2008 (5 folds), LightGBM's ranking example (validation split by query from its train
-file, 3 seeds), and ``make_ltr(relevance="nonlinear")`` at two sizes (3 seeds each).
+file, 3 seeds), and ``make_ltr(relevance="nonlinear")`` at two sizes (3 seeds, and 1 for the larger)
+plus a noisy MQ2007-like variant (``synthetic-noisy-40k``, 3 seeds).
 
 Run: ``metricrank experiment quality`` (or :func:`run`); a cache of every fitted system's values
 (``results.json`` in the output directory) lets reruns and the defaults search reuse the anchors.
@@ -31,7 +32,7 @@ from ..data import RankingDataset, load_letor, make_ltr
 from ..metrics import evaluate
 from ._datasets import load_mq2008_fold, shared_data_dir
 
-__all__ = ["ANCHORS", "JUDGED", "Split", "gbranker", "lambdamart", "load_suite", "run", "run_system", "tuned"]
+__all__ = ["ANCHORS", "JUDGED", "SUITE", "Split", "gbranker", "lambdamart", "load_suite", "run", "run_system", "tuned"]
 
 #: Judged metrics: NDCG@10 with exponential gain, MAP, MRR, ERR@10 (Burges' graded), MAUC.
 JUDGED = ("NDCG:top=10;type=Exp", "MAP", "MRR", "ERR:type=Graded;top=10", "MAUC")
@@ -70,12 +71,27 @@ def _synthetic(n_queries: int, seed: int, n_features: int = 40):
     return tuple(data.subset_queries(np.sort(p)) for p in parts)
 
 
+def _synthetic_noisy(seed: int):
+    """An MQ2007-sized, noisy nonlinear set: 1,500 queries of 10-70 documents (about 60,000), 46
+    features, labels 0-2 (74/19/7 %), label noise 5 (NDCG@10 about 0.44, as LETOR's MQ2007), split
+    1,000/250/250 queries."""
+    data = make_ltr(1500, docs_per_query=(10, 70), n_features=46, n_informative=12, n_labels=3,
+                    label_probs=[0.74, 0.19, 0.07], noise=5.0, relevance="nonlinear", random_state=100 + seed)
+    order = np.random.default_rng(seed).permutation(data.n_queries)
+    parts = np.split(order, [1000, 1250])
+    return tuple(data.subset_queries(np.sort(p)) for p in parts)
+
+
 #: Version of each suite data set whose content changed; cache keys carry it, so stale entries are
 #: never read (2: the synthetic sets' three parts come from one draw, see :func:`_synthetic`).
 DATA_VERSION = {"synthetic-50k": 2, "synthetic-250k": 2, "synthetic-1m": 2}
 
 
-def load_suite(names=("mq2008", "lgb-example", "synthetic-50k", "synthetic-250k"), data_dir=None,
+#: The suite's data sets, in report order.
+SUITE = ("mq2008", "lgb-example", "synthetic-noisy-40k", "synthetic-50k", "synthetic-250k")
+
+
+def load_suite(names=SUITE, data_dir=None,
                folds: int | None = None) -> list[Split]:
     """The suite's splits. ``folds`` caps the folds/seeds per data set (None: all)."""
     out = []
@@ -91,6 +107,9 @@ def load_suite(names=("mq2008", "lgb-example", "synthetic-50k", "synthetic-250k"
             for seed in range(3)[:folds]:
                 train, vali = _split_by_query(full, 0.2, seed)
                 out.append(Split(name, seed + 1, train, vali, test))
+        elif name == "synthetic-noisy-40k":
+            for seed in range(1, 4)[:folds]:
+                out.append(Split(name, seed, *_synthetic_noisy(seed)))
         elif name.startswith("synthetic-"):
             size = {"synthetic-50k": 500, "synthetic-250k": 2500, "synthetic-1m": 10000}[name]
             for seed in range(3)[:folds]:
@@ -281,7 +300,7 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
     cache_path = out / "results.json"
     cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
     if splits is None:
-        splits = load_suite(datasets or ("mq2008", "lgb-example", "synthetic-50k", "synthetic-250k"), data_dir,
+        splits = load_suite(datasets or SUITE, data_dir,
                             folds)
     anchors = ANCHORS if anchors is None else {k: ANCHORS[k] for k in anchors}
     if metricrank_systems is None:
