@@ -21,7 +21,7 @@ import numpy as np
 from metricrank._io import atomic_write
 from metricrank.experiments import quality
 
-CANDIDATES = {
+_R1_TO_R3 = {
     "current (31 leaves, min_data 20, l2 0)": {},
     "l2=10": {"lambda_l2": 10.0},
     "15 leaves, l2=10": {"num_leaves": 15, "lambda_l2": 10.0},
@@ -42,7 +42,8 @@ CANDIDATES = {
     # round 3: fewer leaves with the stronger penalty
     "7 leaves, l2=30": {"num_leaves": 7, "lambda_l2": 30.0},
     "15 leaves, l2=30": {"num_leaves": 15, "lambda_l2": 30.0},
-    # round 4: the λ options at the new tree defaults (7 leaves, l2=10)
+}
+_R4 = {  # the λ options at the then new tree defaults (7 leaves, l2=10, norm='auto')
     "7 leaves, l2=10, norm off": {"num_leaves": 7, "lambda_l2": 10.0, "norm": False},
     "7 leaves, l2=10, sigma 2": {"num_leaves": 7, "lambda_l2": 10.0, "sigma": 2.0},
     "7 leaves, l2=10, sigma 0.5": {"num_leaves": 7, "lambda_l2": 10.0, "sigma": 0.5},
@@ -50,6 +51,41 @@ CANDIDATES = {
     "7 leaves, l2=3": {"num_leaves": 7, "lambda_l2": 3.0},
     "7 leaves, l2=10, truncation 20": {"num_leaves": 7, "lambda_l2": 10.0, "truncation": 20},
 }
+# Each candidate lists its parameters in full against the defaults of its round, so it means the
+# same after the defaults change: rounds 1-3 changed the stop-14 defaults (31 leaves, no L2, norm on
+# for every target), round 4 the stop-15 ones (7 leaves, l2=10, norm "auto"); none had randomised splits.
+_STOP14 = {"num_leaves": 31, "lambda_l2": 0.0, "norm": True, "extra_trees": False}
+_STOP15 = {"num_leaves": 7, "lambda_l2": 10.0, "extra_trees": False}
+CANDIDATES = {name: {**_STOP14, **params} for name, params in _R1_TO_R3.items()}
+CANDIDATES.update({name: {**_STOP15, **params} for name, params in _R4.items()})
+# round 5 (stop 16): leaves by data size, randomised splits, path smoothing; on the fixed synthetic
+# sets and the noisy MQ2007-sized one
+CANDIDATES.update({
+    "r5: stop-15 defaults (7 leaves, l2=10)": dict(_STOP15),
+    "r5: 15 leaves": {**_STOP15, "num_leaves": 15},
+    "r5: 31 leaves": {**_STOP15, "num_leaves": 31},
+    "r5: 31 leaves, l2=30": {**_STOP15, "num_leaves": 31, "lambda_l2": 30.0},
+    "r5: 7 leaves, extra trees": {**_STOP15, "extra_trees": True},
+    "r5: 15 leaves, extra trees": {**_STOP15, "num_leaves": 15, "extra_trees": True},
+    "r5: 31 leaves, extra trees": {**_STOP15, "num_leaves": 31, "extra_trees": True},
+    "r5: 7 leaves, path_smooth 10": {**_STOP15, "path_smooth": 10.0},
+    "r5: 15 leaves, path_smooth 10": {**_STOP15, "num_leaves": 15, "path_smooth": 10.0},
+    "r5: 31 leaves, path_smooth 10": {**_STOP15, "num_leaves": 31, "path_smooth": 10.0},
+    "r5: 7 leaves, extra trees, path_smooth 10": {**_STOP15, "extra_trees": True, "path_smooth": 10.0},
+    "r5: 7 leaves, path_smooth 3": {**_STOP15, "path_smooth": 3.0},
+    "r5: 7 leaves, path_smooth 30": {**_STOP15, "path_smooth": 30.0},
+    "r5: 7 leaves, path_smooth 100": {**_STOP15, "path_smooth": 100.0},
+    "r5: 7 leaves, l2=30": {**_STOP15, "lambda_l2": 30.0},
+    "r5: 7 leaves, l2=100": {**_STOP15, "lambda_l2": 100.0},
+    "r5: 7 leaves, bagging 0.7": {**_STOP15, "bagging_fraction": 0.7, "bagging_freq": 1},
+    "r5: 7 leaves, ff 0.5": {**_STOP15, "feature_fraction": 0.5},
+    "r5: 7 leaves, min_data 100": {**_STOP15, "min_data_in_leaf": 100},
+    "r5: 15 leaves, l2=30": {**_STOP15, "num_leaves": 15, "lambda_l2": 30.0},
+    "r5: 15 leaves, min_data 100": {**_STOP15, "num_leaves": 15, "min_data_in_leaf": 100},
+    "r5: 15 leaves, bagging 0.7": {**_STOP15, "num_leaves": 15, "bagging_fraction": 0.7, "bagging_freq": 1},
+})
+
+
 ANCHORS = ["LightGBM lambdarank", "CatBoost YetiRank", "CatBoost QuerySoftMax"]
 
 
