@@ -49,37 +49,20 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     n_estimators : int, default 100
     learning_rate : float, default 0.1
     num_leaves : int or "auto", default "auto"
-        Leaves per tree. ``"auto"`` grows with the training data: 7 leaves
-        below 30,000 documents, 15 below 62,000, 31 from there
-        (:func:`metricrank.learners._gbdt.auto_num_leaves`: about 2,000
-        documents per leaf, as a full binary tree); the fitted value is
-        ``num_leaves_``. Measured (BENCHMARKS.md, "Leaves by data size"): 7
-        leaves with ``lambda_l2=10`` win on the LETOR sets (2,400-9,600
-        documents), where 31 leaves without a penalty lose 0.006-0.009 NDCG@10
-        to CatBoost; on 52,000 nonlinear synthetic documents 15 or 31 leaves
-        score 0.01-0.02 higher than 7 on NDCG@10, MAP and MAUC.
+        Leaves per tree; ``"auto"`` grows with the training data (7, 15 or 31
+        leaves; fitted ``num_leaves_``). As :class:`~metricrank.LambdaMART`,
+        which gives the rule and the measurements.
     min_data_in_leaf : int, default 20
     min_sum_hessian_in_leaf : float, default 1e-3
     lambda_l2 : float, default 10.0
         L2 penalty on leaf values (the Newton denominator, and the ridge of the
         pairwise system).
     path_smooth : float, default 0.0
-        LightGBM's ``path_smooth``: a leaf's value is pulled towards its
-        parent's, with weight ``path_smooth / (n + path_smooth)`` for a leaf of
-        n documents (LightGBM estimates n from the hessians). Off by default:
-        measured at 3-100 it helped MQ2008 but not the other LETOR-like sets
-        (BENCHMARKS.md, "Randomised splits").
+        LightGBM's leaf smoothing towards the parent; as :class:`~metricrank.LambdaMART`.
     extra_trees : bool or "auto", default "auto"
-        LightGBM's ``extra_trees``: each feature is tried at one random
-        threshold per split search instead of at every bin, like CatBoost's
-        random split strength a regulariser that keeps trees from fitting the
-        noise of a few queries. ``"auto"``: on below 62,000 training documents
-        (where ``num_leaves="auto"`` gives 7 or 15 leaves), off from there; the
-        fitted value is ``extra_trees_``. Measured (BENCHMARKS.md, "Randomised
-        splits"): on MQ2008, LightGBM's example and a noisy 40,000-document
-        synthetic set it adds 0.002-0.017 to NDCG@10, MAP and MRR; on 52,000
-        and 254,000 clean synthetic documents it costs 0.003-0.008. The draws
-        follow ``random_state``.
+        LightGBM's randomised split thresholds, ``"auto"``: below 62,000
+        training documents (fitted ``extra_trees_``); as
+        :class:`~metricrank.LambdaMART`, which gives the measurements.
     max_depth : int, default -1 (no limit)
     max_bin : int, default 255
     feature_fraction, bagging_fraction : float, default 1.0
