@@ -360,6 +360,7 @@ def test_improvement_pvalue_is_the_exact_one_sided_wilcoxon():
     assert improvement_pvalue(a, a) == 1.0
 
 
+@pytest.mark.filterwarnings("ignore:BruteForceSampler is experimental")
 def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_better(data):
     X, y, qid = data
     kw = dict(qid=qid, metric=METRIC, cv=3, early_stopping_rounds=3, random_state=0, show_progress=False)
