@@ -40,8 +40,8 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from ._groups import group_ptr_from_qid
 from .metrics import evaluate, get_metric
 
-__all__ = ["RankerScoreMixin", "RankingScorer", "TuneResult", "default_param_space", "improvement_pvalue", "make_scorer",
-           "tune"]
+__all__ = ["RankerScoreMixin", "RankingScorer", "TuneResult", "default_param_space", "improvement_pvalue",
+           "make_scorer", "tune"]
 
 _ROUTING_HELP = (
     "pass the query id of every row through scikit-learn's metadata routing: "
