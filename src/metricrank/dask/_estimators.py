@@ -20,7 +20,6 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from ..learners._boosting import tree_params
 from ..learners._frames import FeatureSchema
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
@@ -262,16 +261,10 @@ max_query_size, random_state, importance_type, lgb_params
         from lightgbm.dask import DaskLGBMRanker
 
         group = da.from_array(sizes, chunks=(layout.queries_per_partition,))
-        # "auto" leaves follow the whole training set's size, as on one machine
-        self.num_leaves_ = twin._resolve_num_leaves(int(sizes.sum()))
-        self.extra_trees_ = twin._resolve_extra_trees(int(sizes.sum()))
-        params = tree_params(
-            num_leaves=self.num_leaves_, learning_rate=self.learning_rate, min_data_in_leaf=self.min_data_in_leaf,
-            min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf, lambda_l2=self.lambda_l2,
-            path_smooth=self.path_smooth, extra_trees=self.extra_trees_, max_depth=self.max_depth, max_bin=self.max_bin,
-            feature_fraction=self.feature_fraction,
-            bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=None,
-            random_state=self.random_state, extra=self.lgb_params)
+        # the single-machine twin's parameters ("auto" resolved for the whole training set; it has no
+        # n_jobs, so LightGBM's threads are the workers' own)
+        params = twin._tree_params(int(sizes.sum()))
+        self.num_leaves_, self.extra_trees_ = twin.num_leaves_, twin.extra_trees_
         del params["objective"]  # ours, below
         engine = DaskLGBMRanker(objective=WorkerObjective(objective, self.random_state),
                                 n_estimators=int(self.n_estimators), client=client, **params)

@@ -49,11 +49,15 @@ class Split:
     test: RankingDataset
 
 
+def _split_queries(ds: RankingDataset, cuts, seed: int):
+    """``ds``'s queries shuffled with ``seed`` and cut at ``cuts``: one RankingDataset per part."""
+    order = np.random.default_rng(seed).permutation(ds.n_queries)
+    return tuple(ds.subset_queries(np.sort(part)) for part in np.split(order, cuts))
+
+
 def _split_by_query(ds: RankingDataset, fraction: float, seed: int):
-    rng = np.random.default_rng(seed)
-    queries = rng.permutation(ds.n_queries)
-    cut = int(round(fraction * ds.n_queries))
-    return ds.subset_queries(np.sort(queries[cut:])), ds.subset_queries(np.sort(queries[:cut]))
+    vali, train = _split_queries(ds, [int(round(fraction * ds.n_queries))], seed)
+    return train, vali
 
 
 def _synthetic(n_queries: int, seed: int, n_features: int = 40):
@@ -66,9 +70,7 @@ def _synthetic(n_queries: int, seed: int, n_features: int = 40):
     n_small = max(n_queries // 4, 20)
     data = make_ltr(n_queries + 2 * n_small, docs_per_query=(20, 180), n_features=n_features, n_informative=12,
                     relevance="nonlinear", random_state=1000 * seed)
-    order = np.random.default_rng(1000 * seed + 1).permutation(data.n_queries)
-    parts = np.split(order, [n_queries, n_queries + n_small])
-    return tuple(data.subset_queries(np.sort(p)) for p in parts)
+    return _split_queries(data, [n_queries, n_queries + n_small], 1000 * seed + 1)
 
 
 def _synthetic_noisy(seed: int):
@@ -77,9 +79,7 @@ def _synthetic_noisy(seed: int):
     1,000/250/250 queries."""
     data = make_ltr(1500, docs_per_query=(10, 70), n_features=46, n_informative=12, n_labels=3,
                     label_probs=[0.74, 0.19, 0.07], noise=5.0, relevance="nonlinear", random_state=100 + seed)
-    order = np.random.default_rng(seed).permutation(data.n_queries)
-    parts = np.split(order, [1000, 1250])
-    return tuple(data.subset_queries(np.sort(p)) for p in parts)
+    return _split_queries(data, [1000, 1250], seed)
 
 
 #: Version of each suite data set whose content changed; cache keys carry it, so stale entries are
@@ -91,8 +91,7 @@ DATA_VERSION = {"synthetic-50k": 2, "synthetic-250k": 2, "synthetic-1m": 2}
 SUITE = ("mq2008", "lgb-example", "synthetic-noisy-40k", "synthetic-50k", "synthetic-250k")
 
 
-def load_suite(names=SUITE, data_dir=None,
-               folds: int | None = None) -> list[Split]:
+def load_suite(names=SUITE, data_dir=None, folds: int | None = None) -> list[Split]:
     """The suite's splits. ``folds`` caps the folds/seeds per data set (None: all)."""
     out = []
     for name in names:
@@ -300,8 +299,7 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
     cache_path = out / "results.json"
     cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
     if splits is None:
-        splits = load_suite(datasets or SUITE, data_dir,
-                            folds)
+        splits = load_suite(datasets or SUITE, data_dir, folds)
     anchors = ANCHORS if anchors is None else {k: ANCHORS[k] for k in anchors}
     if metricrank_systems is None:
         metricrank_systems = {f"LambdaMART({m})": ((m,), lambdamart(m)) for m in JUDGED}
