@@ -29,7 +29,8 @@ SMALL = dict(n_estimators=25, num_leaves=7, min_data_in_leaf=5, random_state=0, 
 ])
 def test_every_target_learns_its_metric(data, target, metric):
     train, test = data
-    model = LambdaMART(target, **SMALL).fit(train.X, train.y, qid=train.qid)
+    model = LambdaMART(target, target=target, **SMALL).fit(train.X, train.y, qid=train.qid)
+    assert model.objective_.target.spec == target
     trained = evaluate(test, model.predict(test.X), metric=metric)
     untrained = evaluate(test, np.zeros(test.n_docs), metric=metric)  # ties: the metric's own convention
     feature = evaluate(test, test.X[:, 0], metric=metric)

@@ -70,7 +70,8 @@ def _model_for(args):
                   min_data_in_leaf=args.min_data_in_leaf, lambda_l2=args.l2, preset=args.preset, n_jobs=args.threads,
                   random_state=args.seed)
     if isinstance(objective, LambdaObjective):
-        return LambdaMART(objective.target.spec, sigma=1.0 if args.sigma is None else args.sigma,
+        # an objective names its gradient: lambda:MRR trains on λ-MRR itself (no target="auto")
+        return LambdaMART(objective.target.spec, target=objective.target.spec, sigma=1.0 if args.sigma is None else args.sigma,
                           truncation=args.truncation, **common), objective
     for option in ("sigma", "truncation"):
         if getattr(args, option) is not None:

@@ -42,7 +42,7 @@ def _check_options(args):
         get_metric(args.metric, preset=args.preset)
     common = dict(n_estimators=args.trees, preset=args.preset, n_jobs=args.threads, random_state=args.seed)
     if isinstance(objective, LambdaObjective):
-        model = LambdaMART(objective.target.spec, **common)
+        model = LambdaMART(objective.target.spec, target=objective.target.spec, **common)
     else:
         model = GBRanker(objective.spec, **common)
     for path in (args.out, args.params_out):

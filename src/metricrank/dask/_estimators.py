@@ -245,6 +245,7 @@ max_query_size, random_state, importance_type, lgb_params
             parts = partition_by_query(X, y, qid, sample_weight=sample_weight)
             X, y, qid = parts[:3]
             sample_weight = parts[3] if sample_weight is not None else None
+        objective = twin._objective_for_labels(objective, y)  # LambdaMART: target="auto" for these labels
         layout = check_query_layout(client, qid, y, objective)
         sizes = layout.group_sizes
         if int(sizes.sum()) < 2:
@@ -290,8 +291,9 @@ max_query_size, random_state, importance_type, lgb_params
         self.n_partitions_ = len(layout.sizes)
         self.n_workers_ = machines
         for name in ("booster_", "objective_", "n_features_in_", "evals_result_", "best_iteration_", "best_score_",
-                     "n_estimators_", "stop_reason_"):
-            setattr(self, name, getattr(twin, name))
+                     "n_estimators_", "stop_reason_", "target_"):
+            if hasattr(twin, name):  # target_: LambdaMART's only
+                setattr(self, name, getattr(twin, name))
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
@@ -360,9 +362,11 @@ class DaskLambdaMART(DaskGBRanker):
     """:class:`~metricrank.LambdaMART` trained on a Dask cluster (the λ objective of ``metric``).
 
     Parameters and defaults are LambdaMART's (``metric="NDCG:top=10"``,
-    ``sigma``, ``truncation``, ``norm``, ``exact`` and the tree parameters),
-    plus ``repartition_by_query`` and ``client`` as :class:`DaskGBRanker`.
-    :meth:`to_local` returns a fitted LambdaMART.
+    ``target="auto"``, ``sigma``, ``truncation``, ``norm``, ``exact`` and the
+    tree parameters), plus ``repartition_by_query`` and ``client`` as
+    :class:`DaskGBRanker`. ``target="auto"`` is resolved from the dask labels
+    (for judged MRR: a pass over them) into ``target_``. :meth:`to_local`
+    returns a fitted LambdaMART.
 
     Examples
     --------
@@ -381,7 +385,7 @@ class DaskLambdaMART(DaskGBRanker):
 
     _local_class = LambdaMART
 
-    def __init__(self, metric=_LM["metric"], *, n_estimators=_LM["n_estimators"],
+    def __init__(self, metric=_LM["metric"], *, target=_LM["target"], n_estimators=_LM["n_estimators"],
                  learning_rate=_LM["learning_rate"], num_leaves=_LM["num_leaves"],
                  min_data_in_leaf=_LM["min_data_in_leaf"], min_sum_hessian_in_leaf=_LM["min_sum_hessian_in_leaf"],
                  lambda_l2=_LM["lambda_l2"], path_smooth=_LM["path_smooth"],
@@ -393,6 +397,7 @@ class DaskLambdaMART(DaskGBRanker):
                  random_state=_LM["random_state"], importance_type=_LM["importance_type"],
                  lgb_params=_LM["lgb_params"], repartition_by_query=False, client=None):
         self.metric = metric
+        self.target = target
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..objectives.lambda_objective import LambdaObjective
+from ..objectives.target_choice import choose_target
 from .gbranker import MAX_QUERY_SIZE, GBRanker
 
 __all__ = ["LambdaMART", "MAX_QUERY_SIZE"]
@@ -23,8 +24,22 @@ class LambdaMART(GBRanker):
     Parameters
     ----------
     metric : str, default "NDCG:top=10"
-        λ target, a metric spec such as ``"NDCG:top=10;type=Exp"``, ``"MAP"`` or
-        ``"MAUC"``. It is also the default early-stopping metric.
+        The metric the model is judged by, a spec such as
+        ``"NDCG:top=10;type=Exp"``, ``"MAP"`` or ``"MAUC"``: the default
+        early-stopping and :meth:`score` metric, and (``target="auto"``) the
+        λ target.
+    target : str, default "auto"
+        The λ target whose exact gradient trains the trees, a metric spec or
+        ``"RankNet"``. ``"auto"``: ``metric`` itself, except for MRR, which
+        trains on graded ERR (same ``top``; ``max_label`` 4 or the largest
+        label) when its labels allow it
+        (:func:`metricrank.objectives.target_choice.choose_target`): λ-MRR gives
+        no gradient below a query's first relevant document, and judged by MRR
+        λ-ERR scored higher on four of the five quality-suite sets (MRR − best
+        anchor −0.0025 / −0.0094 / −0.0080 / −0.0040 / −0.0016 against
+        −0.0048 / −0.0078 / −0.0717 / −0.0322 / −0.0137; BENCHMARKS.md, "λ target
+        for judged MRR"). The fitted value is ``target_``. Name the metric
+        (``target="MRR"``) for its exact λ.
     n_estimators : int, default 100
         Number of trees (boosting rounds).
     learning_rate : float, default 0.1
@@ -114,6 +129,8 @@ class LambdaMART(GBRanker):
     extra_trees_ : bool
         Whether splits were randomised (``extra_trees`` with ``"auto"`` resolved).
     stop_reason_ : str
+    target_ : str
+        The λ target trained on (``target`` with ``"auto"`` resolved).
     objective_ : LambdaObjective
     init_model_ : GBRanker, LambdaMART or None
         The base model whose scores the trees start from (warm start).
@@ -128,12 +145,13 @@ class LambdaMART(GBRanker):
     True
     """
 
-    def __init__(self, metric="NDCG:top=10", *, n_estimators=100, learning_rate=0.1, num_leaves="auto",
+    def __init__(self, metric="NDCG:top=10", *, target="auto", n_estimators=100, learning_rate=0.1, num_leaves="auto",
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=10.0, path_smooth=0.0, extra_trees="auto",
                  max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, sigma=1.0,
                  truncation=None, norm="auto", exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None,
                  random_state=None, importance_type="split", lgb_params=None, verbose=0):
         self.metric = metric
+        self.target = target
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
@@ -163,8 +181,35 @@ class LambdaMART(GBRanker):
         super()._check_params()
         if not (isinstance(self.norm, (bool, np.bool_)) or self.norm == "auto"):
             raise ValueError(f"norm must be True, False or 'auto'; got {self.norm!r}")
+        if not isinstance(self.target, str):
+            raise ValueError(f"target must be 'auto' or a λ target spec (e.g. 'MRR', 'ERR:type=Graded'); "
+                             f"got {self.target!r}")
 
-    def _make_objective(self) -> LambdaObjective:
+    def _resolved_target(self, y=None) -> str:
+        return choose_target(self.metric, y, self.preset) if self.target == "auto" else self.target
+
+    def _make_objective(self, y=None) -> LambdaObjective:
+        """The λ objective; with training labels ``y``, ``target="auto"`` is resolved for them."""
+        return self._objective(self._resolved_target(y))
+
+    def _objective(self, target: str) -> LambdaObjective:
         norm = self.norm if isinstance(self.norm, str) else bool(self.norm)
-        return LambdaObjective(self.metric, sigma=self.sigma, truncation=self.truncation, norm=norm,
-                               preset=self.preset, exact=self.exact)
+        # judged by ``metric`` when it differs from the target (RankNet is no metric: the target's own then)
+        judged = None if target == self.metric or self.metric.strip().lower() == "ranknet" else self.metric
+        return LambdaObjective(target, sigma=self.sigma, truncation=self.truncation, norm=norm, preset=self.preset,
+                               exact=self.exact, eval_metric=judged)
+
+    def _objective_for_labels(self, objective: LambdaObjective, y) -> LambdaObjective:
+        self.target_ = self._resolved_target(y)
+        return self._objective(self.target_)
+
+    def _state(self) -> dict:
+        return {**super()._state(), "target": self.target_}
+
+    @classmethod
+    def _from_state(cls, state: dict) -> "LambdaMART":
+        model = super()._from_state(state)
+        # files written before ``target`` existed trained on the metric itself
+        model.target_ = state.get("target", model.metric)
+        model.objective_ = model._objective(model.target_)
+        return model

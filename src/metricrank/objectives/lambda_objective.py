@@ -261,6 +261,10 @@ class LambdaObjective(Objective):
         uses the exact O(n²) kernel; ``False`` uses the fast kernel for every
         query (an error for other targets or ``norm=True``, whose
         ``|ΔZ| / (0.01 + |s_i - s_j|)`` does not factorise).
+    eval_metric : str, optional
+        The metric the trained model is judged by, when it is not the target
+        (``LambdaMART(target=...)``): :attr:`eval_spec`, the default
+        early-stopping metric. Default: the target's own metric.
 
     Examples
     --------
@@ -274,7 +278,8 @@ class LambdaObjective(Objective):
     name = "lambda"
 
     def __init__(self, metric: str = "NDCG", *, sigma: float = 1.0, truncation: int | None = None,
-                 norm: bool | str = "auto", preset: str | None = None, exact: bool | str = "auto"):
+                 norm: bool | str = "auto", preset: str | None = None, exact: bool | str = "auto",
+                 eval_metric: str | None = None):
         if not np.isfinite(sigma) or sigma <= 0:
             raise ValueError(f"sigma must be a positive finite number; got {sigma!r}")
         if truncation is not None and (int(truncation) != truncation or truncation < 1):
@@ -293,6 +298,7 @@ class LambdaObjective(Objective):
             raise ValueError(f"exact=False (the O(n log n) kernel) needs an AUC target (ROCArea, QueryAUC, MAUC) "
                              f"and norm=False; got {self.target.spec!r} with norm={self.norm}")
         self.exact = exact
+        self.eval_metric = None if eval_metric is None else get_metric(eval_metric, preset=preset).spec
         super().__init__("lambda:" + self.target.spec, {"metric": self.target.spec, "sigma": self.sigma,
                                                        "truncation": self.truncation, "norm": self.norm,
                                                        "exact": self.exact})
@@ -320,7 +326,7 @@ class LambdaObjective(Objective):
 
     @property
     def eval_spec(self) -> str:
-        return self.target.eval_spec
+        return self.eval_metric or self.target.eval_spec
 
     def check_labels(self, y: np.ndarray) -> None:
         self.target.check_labels(np.ascontiguousarray(y, dtype=np.float64))

@@ -1,0 +1,129 @@
+"""``LambdaMART(target=...)``: the λ target, and ``"auto"`` (graded ERR for judged MRR)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from metricrank import LambdaMART, evaluate, make_ltr
+from metricrank.objectives.target_choice import choose_target
+
+SMALL = dict(n_estimators=12, num_leaves=7, min_data_in_leaf=5, random_state=0, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def data():
+    train = make_ltr(60, docs_per_query=(5, 25), n_features=8, random_state=0)
+    valid = make_ltr(30, docs_per_query=(5, 25), n_features=8, random_state=1)
+    return train, valid
+
+
+@pytest.mark.parametrize("metric, labels, expected", [
+    # integer grades >= 0 with MRR's border 0.5: relevant (> 0.5) = positive grade -> graded ERR
+    ("MRR", [0, 1, 2, 0], "ERR:type=Graded;max_label=4"),
+    ("MRR", [0, 1], "ERR:type=Graded;max_label=4"),
+    # a top grade above 4 becomes ERR's top grade (rounded up); MRR's top and explicit ties carry over
+    ("MRR:top=10;ties=optimistic", [0, 3, 7], "ERR:type=Graded;max_label=7;top=10;ties=optimistic"),
+    ("MRR", [0, 4.5], "ERR:type=Graded;max_label=5"),
+    ("MRR:use_weights=false", [0, 1], "ERR:type=Graded;max_label=4;use_weights=false"),
+    # cases where ERR's relevant documents (grade > 0) are not MRR's: the judged metric itself
+    ("MRR", [0, 0.3, 1], "MRR"),            # 0.3 has a stop probability but is not > border 0.5
+    ("MRR:border=1", [0, 1, 2], "MRR:border=1"),  # grade 1 is not relevant to MRR here
+    ("MRR:border=-1", [0, 1], "MRR:border=-1"),   # grade 0 is relevant to MRR here
+    ("MRR", [-1, 0, 1], "MRR"),             # graded ERR has no negative grades
+    ("MRR", [], "MRR"),
+    # every other metric is its own target
+    ("NDCG:top=10;type=Exp", [0, 1, 2], "NDCG:top=10;type=Exp"),
+    ("MAP", [0, 1], "MAP"),
+    ("ERR:type=Graded;max_label=2", [0, 2], "ERR:type=Graded;max_label=2"),
+    ("RankNet", [0, 1], "RankNet"),
+])
+def test_the_rule_matches_its_description(metric, labels, expected):
+    assert choose_target(metric, np.asarray(labels, dtype=float)) == expected
+
+
+def test_without_labels_the_target_is_the_metric():
+    assert choose_target("MRR") == "MRR"
+
+
+def test_auto_trains_judged_mrr_on_graded_err_and_judges_it_by_mrr(data):
+    train, valid = data
+    auto = LambdaMART("MRR", **SMALL).fit(train, eval_set=[valid], eval_names=["valid"])
+    assert auto.target == "auto" and auto.target_ == "ERR:type=Graded;max_label=4"
+    assert auto.objective_.target.spec == "ERR:type=Graded;max_label=4"
+    # the very trees of an explicit graded-ERR target ...
+    err = LambdaMART("MRR", target="ERR:type=Graded;max_label=4", **SMALL).fit(train)
+    np.testing.assert_array_equal(auto.predict(valid.X), err.predict(valid.X))
+    # ... and not those of exact λ-MRR, which target="MRR" still gives
+    exact = LambdaMART("MRR", target="MRR", **SMALL).fit(train)
+    assert exact.target_ == "MRR" and exact.objective_.target.spec == "MRR"
+    assert not np.array_equal(exact.predict(valid.X), auto.predict(valid.X))
+    # judged by MRR: the per-tree curve, early stopping and score read MRR, not ERR
+    assert list(auto.evals_result_["valid"]) == ["MRR"]
+    mrr = evaluate(valid, auto.predict(valid.X), metric="MRR")
+    assert auto.evals_result_["valid"]["MRR"][-1] == pytest.approx(mrr)
+    assert auto.score(valid.X, valid.y, qid=valid.qid) == pytest.approx(mrr)
+
+
+def test_targets_other_than_mrr_are_unchanged(data):
+    train, valid = data
+    auto = LambdaMART("MAP", **SMALL).fit(train)
+    explicit = LambdaMART("MAP", target="MAP", **SMALL).fit(train)
+    assert auto.target_ == "MAP"
+    np.testing.assert_array_equal(auto.predict(valid.X), explicit.predict(valid.X))
+
+
+def test_an_explicit_target_trains_on_it_and_is_judged_by_the_metric(data):
+    train, valid = data
+    model = LambdaMART("MAP", target="NDCG:top=5", **SMALL).fit(train, eval_set=[valid], eval_names=["valid"])
+    ndcg = LambdaMART("NDCG:top=5", **SMALL).fit(train)
+    np.testing.assert_array_equal(model.predict(valid.X), ndcg.predict(valid.X))
+    assert list(model.evals_result_["valid"]) == ["MAP"]
+
+
+def test_labels_outside_graded_err_keep_exact_mrr(data):
+    train, valid = data
+    shifted = train.y - 1.0  # grades -1..3: MRR (> 0.5) still has relevant documents, ERR cannot read them
+    model = LambdaMART("MRR", **SMALL).fit(train.X, shifted, qid=train.qid)
+    assert model.target_ == "MRR"
+    exact = LambdaMART("MRR", target="MRR", **SMALL).fit(train.X, shifted, qid=train.qid)
+    np.testing.assert_array_equal(model.predict(valid.X), exact.predict(valid.X))
+
+
+def test_save_load_keeps_the_resolved_target(tmp_path, data):
+    train, valid = data
+    model = LambdaMART("MRR", **SMALL).fit(train)
+    model.save(tmp_path / "m.json")
+    loaded = LambdaMART.load(tmp_path / "m.json")
+    assert loaded.target_ == model.target_ and loaded.objective_.target.spec == model.target_
+    assert loaded.objective_.eval_spec == "MRR"
+    np.testing.assert_array_equal(loaded.predict(valid.X), model.predict(valid.X))
+    # a file from before ``target`` existed trained on its metric: that is what loading says
+    doc = json.loads((tmp_path / "m.json").read_text())
+    state = doc["state"]
+    del state["target"]
+    del state["params"]["target"]
+    old = LambdaMART._from_state(state)
+    assert old.target_ == "MRR" and old.objective_.target.spec == "MRR"
+
+
+def test_target_is_validated(data):
+    train, _ = data
+    with pytest.raises(ValueError, match="target must be 'auto' or a λ target spec"):
+        LambdaMART("MRR", target=3, **SMALL).fit(train)
+    with pytest.raises(ValueError, match="cannot be a λ target"):
+        LambdaMART("MRR", target="AUC", **SMALL).fit(train)
+
+
+def test_cli_lambda_objective_trains_its_exact_target(tmp_path):
+    from metricrank import save_letor
+    from metricrank.cli import main
+
+    train = make_ltr(30, docs_per_query=(5, 15), n_features=5, random_state=3)
+    save_letor(train, tmp_path / "train.txt")
+    assert main(["train", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:MRR", "--trees", "3",
+                 "--threads", "1", "--quiet", "--out", str(tmp_path / "m.json")]) == 0
+    model = LambdaMART.load(tmp_path / "m.json")
+    assert model.target_ == "MRR" and model.objective_.target.spec == "MRR"
