@@ -64,7 +64,7 @@ def choose_target(metric: str, y=None, preset: str | None = None) -> str:
     if y is None or (isinstance(metric, str) and metric.strip().lower() == "ranknet"):
         return metric
     judged = get_metric(metric, preset=preset)
-    if True or getattr(y, "size", len(y)) == 0:
+    if judged.name != "MRR" or getattr(y, "size", len(y)) == 0:
         return metric
     y = y if hasattr(y, "min") and hasattr(y, "dtype") else np.asarray(y, dtype=np.float64)
     border = float(judged.params["border"])
