@@ -1,4 +1,4 @@
-"""``LambdaMART(target=...)``: the λ target, and ``"auto"`` (graded ERR for judged MRR)."""
+"""``LambdaMART(target=...)``: the λ target, and ``"auto"`` (whole-list NDCG for judged MRR and graded ERR)."""
 
 from __future__ import annotations
 
@@ -21,23 +21,26 @@ def data():
 
 
 @pytest.mark.parametrize("metric, labels, expected", [
-    # integer grades >= 0 with MRR's border 0.5: relevant (> 0.5) = positive grade -> graded ERR
-    ("MRR", [0, 1, 2, 0], "ERR:type=Graded;max_label=4"),
-    ("MRR", [0, 1], "ERR:type=Graded;max_label=4"),
-    # a top grade above 4 becomes ERR's top grade (rounded up); MRR's top and explicit ties carry over
-    ("MRR:top=10;ties=optimistic", [0, 3, 7], "ERR:type=Graded;max_label=7;top=10;ties=optimistic"),
-    ("MRR", [0, 4.5], "ERR:type=Graded;max_label=5"),
-    ("MRR:use_weights=false", [0, 1], "ERR:type=Graded;max_label=4;use_weights=false"),
-    # cases where ERR's relevant documents (grade > 0) are not MRR's: the judged metric itself
-    ("MRR", [0, 0.3, 1], "MRR"),            # 0.3 has a stop probability but is not > border 0.5
+    # MRR on grades >= 0 with its border 0.5: relevant (> 0.5) = positive grade -> exponential NDCG, whole list
+    ("MRR", [0, 1, 2, 0], "NDCG:type=Exp"),
+    ("MRR", [0, 1], "NDCG:type=Exp"),
+    ("MRR:top=10;ties=optimistic", [0, 3, 7], "NDCG:type=Exp;ties=optimistic"),
+    ("MRR:use_weights=false", [0, 1], "NDCG:type=Exp;use_weights=false"),
+    # graded ERR, cut or not: its stop probability is > 0 exactly for a positive grade
+    ("ERR:type=Graded;top=10", [0, 1, 4], "NDCG:type=Exp"),
+    ("ERR:type=Graded;max_label=2", [0, 2], "NDCG:type=Exp"),
+    # cases where the judged metric's relevant documents are not NDCG's positive gains: the metric itself
+    ("MRR", [0, 0.3, 1], "MRR"),                  # 0.3 has a gain but is not > border 0.5
     ("MRR:border=1", [0, 1, 2], "MRR:border=1"),  # grade 1 is not relevant to MRR here
     ("MRR:border=-1", [0, 1], "MRR:border=-1"),   # grade 0 is relevant to MRR here
-    ("MRR", [-1, 0, 1], "MRR"),             # graded ERR has no negative grades
+    ("MRR", [-1, 0, 1], "MRR"),                   # no negative gains
+    ("MRR", [0, 1001], "MRR"),                    # beyond the gain 2^l - 1's label range
     ("MRR", [], "MRR"),
-    # every other metric is its own target
+    # ERR on stop probabilities (CatBoost's default type) and every other metric: their own target
+    ("ERR", [0, 0.5, 1], "ERR"),
     ("NDCG:top=10;type=Exp", [0, 1, 2], "NDCG:top=10;type=Exp"),
     ("MAP", [0, 1], "MAP"),
-    ("ERR:type=Graded;max_label=2", [0, 2], "ERR:type=Graded;max_label=2"),
+    ("MAUC", [0, 1, 2], "MAUC"),
     ("RankNet", [0, 1], "RankNet"),
 ])
 def test_the_rule_matches_its_description(metric, labels, expected):
@@ -48,26 +51,34 @@ def test_without_labels_the_target_is_the_metric():
     assert choose_target("MRR") == "MRR"
 
 
-def test_auto_trains_judged_mrr_on_graded_err_and_judges_it_by_mrr(data):
+def test_auto_trains_judged_mrr_on_whole_list_ndcg_and_judges_it_by_mrr(data):
     train, valid = data
     auto = LambdaMART("MRR", **SMALL).fit(train, eval_set=[valid], eval_names=["valid"])
-    assert auto.target == "auto" and auto.target_ == "ERR:type=Graded;max_label=4"
-    assert auto.objective_.target.spec == "ERR:type=Graded;max_label=4"
-    # the very trees of an explicit graded-ERR target ...
-    err = LambdaMART("MRR", target="ERR:type=Graded;max_label=4", **SMALL).fit(train)
-    np.testing.assert_array_equal(auto.predict(valid.X), err.predict(valid.X))
+    assert auto.target == "auto" and auto.target_ == "NDCG:type=Exp"
+    assert auto.objective_.target.spec == "NDCG:type=Exp"
+    # the very trees of an explicit NDCG target ...
+    ndcg = LambdaMART("MRR", target="NDCG:type=Exp", **SMALL).fit(train)
+    np.testing.assert_array_equal(auto.predict(valid.X), ndcg.predict(valid.X))
     # ... and not those of exact λ-MRR, which target="MRR" still gives
     exact = LambdaMART("MRR", target="MRR", **SMALL).fit(train)
     assert exact.target_ == "MRR" and exact.objective_.target.spec == "MRR"
     assert not np.array_equal(exact.predict(valid.X), auto.predict(valid.X))
-    # judged by MRR: the per-tree curve, early stopping and score read MRR, not ERR
+    # judged by MRR: the per-tree curve, early stopping and score read MRR, not NDCG
     assert list(auto.evals_result_["valid"]) == ["MRR"]
     mrr = evaluate(valid, auto.predict(valid.X), metric="MRR")
     assert auto.evals_result_["valid"]["MRR"][-1] == pytest.approx(mrr)
     assert auto.score(valid.X, valid.y, qid=valid.qid) == pytest.approx(mrr)
 
 
-def test_targets_other_than_mrr_are_unchanged(data):
+def test_auto_trains_judged_graded_err_on_whole_list_ndcg(data):
+    train, valid = data
+    auto = LambdaMART("ERR:type=Graded;top=10", **SMALL).fit(train, eval_set=[valid], eval_names=["valid"])
+    ndcg = LambdaMART("NDCG:type=Exp", **SMALL).fit(train)
+    assert auto.target_ == "NDCG:type=Exp" and list(auto.evals_result_["valid"]) == ["ERR:type=Graded;top=10"]
+    np.testing.assert_array_equal(auto.predict(valid.X), ndcg.predict(valid.X))
+
+
+def test_targets_other_than_mrr_and_err_are_unchanged(data):
     train, valid = data
     auto = LambdaMART("MAP", **SMALL).fit(train)
     explicit = LambdaMART("MAP", target="MAP", **SMALL).fit(train)
@@ -83,9 +94,9 @@ def test_an_explicit_target_trains_on_it_and_is_judged_by_the_metric(data):
     assert list(model.evals_result_["valid"]) == ["MAP"]
 
 
-def test_labels_outside_graded_err_keep_exact_mrr(data):
+def test_labels_outside_ndcg_gains_keep_exact_mrr(data):
     train, valid = data
-    shifted = train.y - 1.0  # grades -1..3: MRR (> 0.5) still has relevant documents, ERR cannot read them
+    shifted = train.y - 1.0  # grades -1..3: MRR (> 0.5) still has relevant documents, NDCG has no negative gain
     model = LambdaMART("MRR", **SMALL).fit(train.X, shifted, qid=train.qid)
     assert model.target_ == "MRR"
     exact = LambdaMART("MRR", target="MRR", **SMALL).fit(train.X, shifted, qid=train.qid)

@@ -1,32 +1,46 @@
 """Which λ target trains a model judged by a given metric (``LambdaMART(target="auto")``).
 
-The exact λ of the judged metric is the right gradient for every metric but one, measured on the
-five quality-suite data sets (BENCHMARKS.md, "λ target for judged MRR"): **MRR**. Its swap delta
-is zero for every pair below a query's first relevant document, so once that document is on top
-the other relevant documents get no gradient, and a noisy label moves the whole query. Graded ERR
-is the same cascade with soft stops: a relevant document of grade ``l`` stops the user with
-probability ``(2^l - 1) / 2^l_max``, so every relevant document keeps a gradient, weighted by the
-chance that a user reaches it. Judged by MRR, λ-ERR beat λ-MRR on four of the five sets (by 0.002
-to 0.064) and had the smallest worst-case shortfall to the best anchor.
+The exact λ of the judged metric is the gradient for every metric except the two cascade metrics,
+MRR and graded ERR (BENCHMARKS.md, "λ targets for judged MRR and ERR", five quality-suite data
+sets). Their swap deltas vanish below a query's first (highly) relevant document: once one leads
+the query, the other relevant documents get next to no gradient, and one noisy label moves the
+whole query. These two train on exponential-gain NDCG over the whole list, whose λ reaches every
+relevant document with a position discount. Judged by ERR@10 it beat exact λ-ERR@10 on four sets
+(by 0.0065 to 0.025, per-query Wilcoxon p 0.034 to 1e-16; MQ2008 −0.0008, p 0.065); judged by
+MRR it beat λ-MRR on the noisy and the two large sets (by 0.012 to 0.064, p < 0.001) and tied on
+MQ2008 and LightGBM's example. Over the five sets it had the smallest mean shortfall to the best
+anchor of every target tried: MRR −0.0018 (graded ERR with ``max_label`` 4, 6, 8, 10: −0.0051,
+−0.0036, −0.0031, −0.0057; λ-MRR −0.0260), ERR@10 −0.0068 (graded ERR uncut with ``max_label``
+4 or 6: −0.0187, −0.0090; λ-ERR@10 −0.0190).
 
-The swap is made only where it keeps MRR's notion of relevance: labels ``>= 0`` whose relevant
-documents (``label > border``) are exactly those with a positive grade (so ERR's stop probability
-0 falls on MRR's irrelevant documents). Otherwise, and when no labels are known, the target is the
-judged metric itself.
+The swap keeps the judged metric's notion of relevance: labels ``>= 0`` (and within the gain
+``2^l - 1``'s range) whose relevant documents are exactly those with a positive label (MRR's
+``label > border``; graded ERR's stop probability ``> 0``). Otherwise, for ``ERR:type=Probability``
+(labels are probabilities; not measured) and when no labels are known, the target is the judged
+metric itself.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..metrics._positional import EXP_LABEL_LIMIT
 from ..metrics.registry import get_metric
 
-__all__ = ["choose_target"]
+__all__ = ["WHOLE_LIST_TARGET", "choose_target"]
 
-#: The top grade of graded ERR's stop probabilities, unless the labels go higher: 4, the web-search
-#: 0-4 scale and ERR's own default (what was measured; MQ2008's grades 0-2 then stop with
-#: probability 0, 1/16 and 3/16).
-MIN_MAX_LABEL = 4.0
+#: The λ target that replaces MRR and graded ERR.
+WHOLE_LIST_TARGET = "NDCG:type=Exp"
+
+
+def _relevance_matches(judged, y) -> bool:
+    # bool() and float() compute a Dask reduction; NumPy answers at once
+    if not bool((y >= 0).all()) or float(y.max()) > EXP_LABEL_LIMIT:
+        return False
+    if judged.name == "ERR":
+        return True  # graded ERR's stop probability (2^l - 1) / 2^l_max is > 0 exactly for l > 0
+    border = float(judged.params["border"])
+    return not bool(((y > 0) & (y <= border)).any()) and not bool(((y > border) & (y <= 0)).any())
 
 
 def choose_target(metric: str, y=None, preset: str | None = None) -> str:
@@ -45,17 +59,16 @@ def choose_target(metric: str, y=None, preset: str | None = None) -> str:
     Returns
     -------
     str
-        ``metric`` itself, or for MRR the graded ERR spec that replaces it:
-        ``"ERR:type=Graded;max_label=L"`` with the judged MRR's ``top`` (and
-        ``ties`` or ``use_weights`` when the MRR spec sets them), where
-        ``L = max(4, ceil(max label))``.
+        ``metric`` itself, or for MRR and ``ERR:type=Graded`` (any ``top``)
+        ``"NDCG:type=Exp"`` over the whole list, with the judged metric's
+        ``ties`` and ``use_weights`` when its spec sets them.
 
     Examples
     --------
     >>> choose_target("MRR", [0, 1, 2, 0])
-    'ERR:type=Graded;max_label=4'
-    >>> choose_target("MRR:top=10", [0, 1, 7])
-    'ERR:type=Graded;max_label=7;top=10'
+    'NDCG:type=Exp'
+    >>> choose_target("ERR:type=Graded;top=10;ties=optimistic", [0, 3, 4])
+    'NDCG:type=Exp;ties=optimistic'
     >>> choose_target("MRR:border=1", [0, 1, 2])  # label 1 is not relevant to MRR here
     'MRR:border=1'
     >>> choose_target("NDCG:top=10", [0, 1, 2])
@@ -64,17 +77,13 @@ def choose_target(metric: str, y=None, preset: str | None = None) -> str:
     if y is None or (isinstance(metric, str) and metric.strip().lower() == "ranknet"):
         return metric
     judged = get_metric(metric, preset=preset)
-    if judged.name != "MRR" or getattr(y, "size", len(y)) == 0:
+    cascade = judged.name == "MRR" or (judged.name == "ERR" and judged.params["type"] == "Graded")
+    if not cascade or getattr(y, "size", len(y)) == 0:
         return metric
     y = y if hasattr(y, "min") and hasattr(y, "dtype") else np.asarray(y, dtype=np.float64)
-    border = float(judged.params["border"])
-    # bool() and float() compute a Dask reduction; NumPy returns at once
-    if not bool((y >= 0).all()) or bool(((y > 0) & (y <= border)).any()) or bool(((y > border) & (y <= 0)).any()):
+    if not _relevance_matches(judged, y):
         return metric
-    max_label = max(MIN_MAX_LABEL, float(np.ceil(float(y.max()))))
-    spec = f"ERR:type=Graded;max_label={max_label:g}"
-    if judged.params["top"] != -1:
-        spec += f";top={judged.params['top']}"
+    spec = WHOLE_LIST_TARGET
     if "ties" in judged.explicit:
         spec += f";ties={judged.explicit['ties']}"
     if "use_weights" in judged.explicit:
