@@ -84,6 +84,21 @@ CANDIDATES.update({
     "r5: 15 leaves, min_data 100": {**_STOP15, "num_leaves": 15, "min_data_in_leaf": 100},
     "r5: 15 leaves, bagging 0.7": {**_STOP15, "num_leaves": 15, "bagging_fraction": 0.7, "bagging_freq": 1},
 })
+# round 6 (stop 17): the λ target for a judged metric, at the stop-16 defaults (leaves and extra trees
+# "auto"). A candidate without "target" trains on the judged metric's own exact λ, as every earlier
+# round did (see main); these name theirs.
+_STOP16 = {"num_leaves": "auto", "lambda_l2": 10.0, "extra_trees": "auto"}
+CANDIDATES.update({
+    "r6: stop-16 defaults": dict(_STOP16),
+    "r6: target NDCG:type=Exp": {**_STOP16, "target": "NDCG:type=Exp"},
+    "r6: target ERR:type=Graded": {**_STOP16, "target": "ERR:type=Graded"},
+    "r6: target ERR:type=Graded;max_label=2": {**_STOP16, "target": "ERR:type=Graded;max_label=2"},
+    "r6: target ERR:type=Graded;max_label=3": {**_STOP16, "target": "ERR:type=Graded;max_label=3"},
+    "r6: target ERR:type=Graded;max_label=6": {**_STOP16, "target": "ERR:type=Graded;max_label=6"},
+    "r6: target ERR:type=Graded;max_label=6;top=10": {**_STOP16, "target": "ERR:type=Graded;max_label=6;top=10"},
+    "r6: target ERR:type=Graded;max_label=8": {**_STOP16, "target": "ERR:type=Graded;max_label=8"},
+    "r6: target ERR:type=Graded;max_label=10": {**_STOP16, "target": "ERR:type=Graded;max_label=10"},
+})
 
 
 ANCHORS = ["LightGBM lambdarank", "CatBoost YetiRank", "CatBoost QuerySoftMax"]
@@ -114,7 +129,8 @@ def main() -> None:
     jobs = [(a, list(args.metrics), quality.ANCHORS[a]) for a in args.anchors]
     for name in args.candidates:
         for metric in args.metrics:
-            jobs.append((f"{name} | λ {metric}", [metric], quality.lambdamart(metric, **CANDIDATES[name])))
+            params = {"target": metric, **CANDIDATES[name]}  # the judged metric's exact λ unless named
+            jobs.append((f"{name} | λ {metric}", [metric], quality.lambdamart(metric, **params)))
     for split in splits:
         for system, metrics, fit in jobs:
             key = quality._key(system, split, args.lr, args.trees)
