@@ -98,6 +98,8 @@ CANDIDATES.update({
     "r6: target ERR:type=Graded;max_label=6;top=10": {**_STOP16, "target": "ERR:type=Graded;max_label=6;top=10"},
     "r6: target ERR:type=Graded;max_label=8": {**_STOP16, "target": "ERR:type=Graded;max_label=8"},
     "r6: target ERR:type=Graded;max_label=10": {**_STOP16, "target": "ERR:type=Graded;max_label=10"},
+    "r6: target MAP": {**_STOP16, "target": "MAP"},
+    "r6: target MAUC": {**_STOP16, "target": "MAUC"},
 })
 
 

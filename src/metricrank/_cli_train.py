@@ -71,7 +71,8 @@ def _model_for(args):
                   random_state=args.seed)
     if isinstance(objective, LambdaObjective):
         # an objective names its gradient: lambda:MRR trains on λ-MRR itself (no target="auto")
-        return LambdaMART(objective.target.spec, target=objective.target.spec, sigma=1.0 if args.sigma is None else args.sigma,
+        sigma = 1.0 if args.sigma is None else args.sigma
+        return LambdaMART(objective.target.spec, target=objective.target.spec, sigma=sigma,
                           truncation=args.truncation, **common), objective
     for option in ("sigma", "truncation"):
         if getattr(args, option) is not None:

@@ -44,7 +44,7 @@ def _fit_rankers(train, valid, seed, n_estimators):
     rankers = {}
     for name, target in DEMO_TARGETS:
         # metricrank's own defaults (7 leaves, lambda_l2=10; BENCHMARKS.md "Defaults")
-        # target=target: each row is the λ of its own metric (MRR's would otherwise be graded ERR's)
+        # target=target: each row is the λ of its own metric (target="auto" trains MRR and ERR on NDCG)
         model = LambdaMART(target, target=target, n_estimators=n_estimators, learning_rate=0.1, random_state=seed,
                            n_jobs=2)
         model.fit(train, eval_set=[valid], early_stopping_rounds=30)
