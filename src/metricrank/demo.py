@@ -7,6 +7,7 @@ and where does it not?"""
 from __future__ import annotations
 
 import sys
+import warnings
 
 import numpy as np
 
@@ -54,13 +55,16 @@ def _fit_rankers(train, valid, seed, n_estimators):
     # the anchors with their own defaults (31 leaves, no L2 penalty)
     stop = [lgb.early_stopping(30, verbose=False)]
     native = lgb.LGBMRanker(n_estimators=n_estimators, learning_rate=0.1, random_state=seed, verbose=-1, n_jobs=2)
-    native.fit(train.X, train.y, group=train.query_sizes, eval_set=[(valid.X, valid.y)],
-               eval_group=[valid.query_sizes], eval_at=[10], callbacks=stop)
-    rankers["LightGBM lambdarank"] = native.predict
     regression = lgb.LGBMRegressor(n_estimators=n_estimators, learning_rate=0.1, random_state=seed, verbose=-1,
                                    n_jobs=2)
-    rankers["LightGBM regression"] = regression.fit(train.X, train.y, eval_set=[(valid.X, valid.y)],
-                                                    callbacks=stop).predict
+    with warnings.catch_warnings():
+        # LightGBM >= 4.7 prefers eval_X/eval_y, which the older 4.x we support lack: its notice is noise here
+        warnings.filterwarnings("ignore", message="The argument 'eval_set' is deprecated")
+        native.fit(train.X, train.y, group=train.query_sizes, eval_set=[(valid.X, valid.y)],
+                   eval_group=[valid.query_sizes], eval_at=[10], callbacks=stop)
+        regression.fit(train.X, train.y, eval_set=[(valid.X, valid.y)], callbacks=stop)
+    rankers["LightGBM lambdarank"] = native.predict
+    rankers["LightGBM regression"] = regression.predict
     correlations = np.array([np.corrcoef(train.X[:, j], train.y)[0, 1] for j in range(train.X.shape[1])])
     best = int(np.nanargmax(np.abs(correlations)))
     sign = float(np.sign(correlations[best]))
