@@ -98,6 +98,9 @@ CANDIDATES.update({
     "r6: target ERR:type=Graded;max_label=6;top=10": {**_STOP16, "target": "ERR:type=Graded;max_label=6;top=10"},
     "r6: target ERR:type=Graded;max_label=8": {**_STOP16, "target": "ERR:type=Graded;max_label=8"},
     "r6: target ERR:type=Graded;max_label=10": {**_STOP16, "target": "ERR:type=Graded;max_label=10"},
+    "r6: l2=0": {**_STOP16, "lambda_l2": 0.0},
+    "r6: l2=3": {**_STOP16, "lambda_l2": 3.0},
+    "r6: 31 leaves, l2=0, no extra trees": {**_STOP16, "num_leaves": 31, "lambda_l2": 0.0, "extra_trees": False},
     "r6: target MAP": {**_STOP16, "target": "MAP"},
     "r6: target MAUC": {**_STOP16, "target": "MAUC"},
 })
