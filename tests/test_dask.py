@@ -80,6 +80,11 @@ def test_dask_lambdamart_resolves_the_auto_target_from_dask_labels(client, data)
     assert model.target_ == local.target_ == "NDCG:type=Exp"
     assert model.to_local().target_ == model.target_ and model.objective_.eval_spec == "MRR"
     np.testing.assert_array_equal(model.predict(valid.X), local.predict(valid.X))
+    # the judged metric's label domain is checked on the workers, as in memory
+    assert train.y.max() > 2
+    with pytest.raises(ValueError, match="max_label=2 but row"):
+        DaskLambdaMART(metric="ERR:type=Graded;max_label=2", n_estimators=2).fit(
+            one_partition(train), da.from_array(train.y), qid=da.from_array(train.qid))
 
 
 # (b) two workers: close to the single-machine model ----------------------------------------------

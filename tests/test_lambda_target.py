@@ -103,6 +103,16 @@ def test_labels_outside_ndcg_gains_keep_exact_mrr(data):
     np.testing.assert_array_equal(model.predict(valid.X), exact.predict(valid.X))
 
 
+def test_training_labels_outside_the_judged_metric_are_an_error(data):
+    # graded ERR with max_label=2 rejects grade 3, even though its NDCG target could train on it
+    train, _ = data
+    assert train.y.max() > 2
+    with pytest.raises(ValueError, match="max_label=2 but row"):
+        LambdaMART("ERR:type=Graded;max_label=2", **SMALL).fit(train)
+    with pytest.raises(ValueError, match="max_label=2 but row"):
+        LambdaMART("ERR:type=Graded;max_label=2", target="NDCG", **SMALL).fit(train)
+
+
 def test_save_load_keeps_the_resolved_target(tmp_path, data):
     train, valid = data
     model = LambdaMART("MRR", **SMALL).fit(train)

@@ -264,7 +264,8 @@ class LambdaObjective(Objective):
     eval_metric : str, optional
         The metric the trained model is judged by, when it is not the target
         (``LambdaMART(target=...)``): :attr:`eval_spec`, the default
-        early-stopping metric. Default: the target's own metric.
+        early-stopping metric; :meth:`check_labels` checks its label domain
+        too. Default: the target's own metric.
 
     Examples
     --------
@@ -298,7 +299,8 @@ class LambdaObjective(Objective):
             raise ValueError(f"exact=False (the O(n log n) kernel) needs an AUC target (ROCArea, QueryAUC, MAUC) "
                              f"and norm=False; got {self.target.spec!r} with norm={self.norm}")
         self.exact = exact
-        self.eval_metric = None if eval_metric is None else get_metric(eval_metric, preset=preset).spec
+        self._judged = None if eval_metric is None else get_metric(eval_metric, preset=preset)
+        self.eval_metric = None if self._judged is None else self._judged.spec
         super().__init__("lambda:" + self.target.spec, {"metric": self.target.spec, "sigma": self.sigma,
                                                        "truncation": self.truncation, "norm": self.norm,
                                                        "exact": self.exact})
@@ -329,7 +331,11 @@ class LambdaObjective(Objective):
         return self.eval_metric or self.target.eval_spec
 
     def check_labels(self, y: np.ndarray) -> None:
-        self.target.check_labels(np.ascontiguousarray(y, dtype=np.float64))
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        self.target.check_labels(y)
+        # judged by another metric: its label domain holds as well (graded ERR's max_label, ...)
+        if self._judged is not None and self._judged.definition.check_labels is not None:
+            self._judged.definition.check_labels(y, self._judged.params)
 
     def bind(self, data: TrainingData, random_state=None) -> BoundObjective:
         self.check_labels(data.y)
