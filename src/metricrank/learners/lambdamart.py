@@ -40,7 +40,7 @@ class LambdaMART(GBRanker):
         −0.0473 / −0.0309 to +0.0005 / −0.0050 / +0.0002 / −0.0224 / −0.0075,
         judged MRR from −0.0048 / −0.0078 / −0.0717 / −0.0322 / −0.0137 to
         −0.0027 / −0.0207 / +0.0182 / −0.0040 / +0.0000 (the second set has
-        50 test queries: ±0.018 is one standard error there). The fitted value
+        50 test queries: ±0.02 is one standard error there). The fitted value
         is ``target_``. Name a metric (``target="MRR"``) for its exact λ.
     n_estimators : int, default 100
         Number of trees (boosting rounds).
@@ -197,7 +197,8 @@ class LambdaMART(GBRanker):
     def _objective(self, target: str) -> LambdaObjective:
         norm = self.norm if isinstance(self.norm, str) else bool(self.norm)
         # judged by ``metric`` when it differs from the target (RankNet is no metric: the target's own then)
-        judged = None if target == self.metric or self.metric.strip().lower() == "ranknet" else self.metric
+        ranknet = isinstance(self.metric, str) and self.metric.strip().lower() == "ranknet"
+        judged = None if target == self.metric or ranknet else self.metric
         return LambdaObjective(target, sigma=self.sigma, truncation=self.truncation, norm=norm, preset=self.preset,
                                exact=self.exact, eval_metric=judged)
 
