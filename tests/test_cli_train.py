@@ -101,6 +101,8 @@ def test_train_any_objective_with_explicit_pairs_then_predict(files, capsys, tmp
     (["--objective", "QueryRMSE", "--pairs", "{root}/train.txt"], "--pairs needs an objective that reads explicit pairs"),
     (["--objective", "YetiRank", "--sigma", "2"], "--sigma applies to λ objectives"),
     (["--objective", "YetiRank", "--metric", "NDGC"], "unknown metric"),
+    (["--objective", "YetiRank", "--target", "auto"], "--target applies to λ objectives"),
+    (["--objective", "lambda:MRR", "--target", "AUC"], "--target AUC: 'AUC' cannot be a λ target"),
 ])
 def test_train_rejects_bad_option_combinations_before_reading_data(files, capsys, extra, message):
     root, _, _ = files

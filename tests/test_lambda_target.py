@@ -138,13 +138,18 @@ def test_target_is_validated(data):
         LambdaMART("MRR", target="AUC", **SMALL).fit(train)
 
 
-def test_cli_lambda_objective_trains_its_exact_target(tmp_path):
+@pytest.mark.parametrize("extra, target", [([], "MRR"), (["--target", "auto"], "NDCG:type=Exp"),
+                                           (["--target", "MAP"], "MAP")])
+def test_cli_lambda_objective_trains_its_exact_target_unless_told(tmp_path, capsys, extra, target):
+    # --objective lambda:MRR names the gradient; --target auto asks for LambdaMART's choice, --target T for T
     from metricrank import save_letor
     from metricrank.cli import main
 
     train = make_ltr(30, docs_per_query=(5, 15), n_features=5, random_state=3)
     save_letor(train, tmp_path / "train.txt")
     assert main(["train", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:MRR", "--trees", "3",
-                 "--threads", "1", "--quiet", "--out", str(tmp_path / "m.json")]) == 0
+                 "--threads", "1", "--quiet", "--out", str(tmp_path / "m.json"), *extra]) == 0
     model = LambdaMART.load(tmp_path / "m.json")
-    assert model.target_ == "MRR" and model.objective_.target.spec == "MRR"
+    assert model.metric == "MRR" and model.target_ == target and model.objective_.target.spec == target
+    err = capsys.readouterr().err
+    assert ("λ target: " + target in err) == (target != "MRR") and "train: MRR=" in err

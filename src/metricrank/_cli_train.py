@@ -63,18 +63,24 @@ class _Progress:
 def _model_for(args):
     """The estimator ``--objective`` asks for: LambdaMART for λ targets, GBRanker otherwise."""
     from .learners import GBRanker, LambdaMART
-    from .objectives import LambdaObjective, get_objective
+    from .objectives import LambdaObjective, get_objective, resolve_target
 
     objective = get_objective(args.objective, preset=args.preset)
     common = dict(n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
                   min_data_in_leaf=args.min_data_in_leaf, lambda_l2=args.l2, preset=args.preset, n_jobs=args.threads,
                   random_state=args.seed)
     if isinstance(objective, LambdaObjective):
-        # an objective names its gradient: lambda:MRR trains on λ-MRR itself (no target="auto")
+        # an objective names its gradient: lambda:MRR trains on λ-MRR itself unless --target says otherwise
+        target = objective.target.spec if args.target is None else args.target
+        if target != "auto":
+            try:
+                resolve_target(target, preset=args.preset)
+            except ValueError as err:
+                raise ValueError(f"--target {target}: {err}") from None
         sigma = 1.0 if args.sigma is None else args.sigma
-        return LambdaMART(objective.target.spec, target=objective.target.spec, sigma=sigma,
-                          truncation=args.truncation, **common), objective
-    for option in ("sigma", "truncation"):
+        return LambdaMART(objective.target.spec, target=target, sigma=sigma, truncation=args.truncation,
+                          **common), objective
+    for option in ("sigma", "truncation", "target"):
         if getattr(args, option) is not None:
             raise ValueError(f"--{option} applies to λ objectives (lambda:<metric>, ranknet) only, "
                              f"not to --objective {objective.spec}")
@@ -186,6 +192,9 @@ def _train(args, model, objective, console, client) -> int:
         console.print(f"interrupted after {progress.done} of {args.trees} trees; nothing was written to {args.out}")
         return 130
     model.save(args.out)
+    target = getattr(model, "target_", None)  # LambdaMART's
+    if target is not None and target != model.metric:
+        console.print(f"λ target: {target} (judged by {model.metric})")
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
     specs = args.metric or [objective.eval_spec]
@@ -241,6 +250,11 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")
     tr.add_argument("--truncation", type=int, default=None,
                     help="λ objectives: only pairs with a document in the top T (default: all pairs)")
+    tr.add_argument("--target", default=None, metavar="SPEC|auto",
+                    help="λ objectives: the λ target the trees are trained on, when it is not the objective's "
+                         "metric (which stays the judged one: default evaluation and early stopping); 'auto' is "
+                         "LambdaMART's choice (MRR and graded ERR: whole-list exponential NDCG). Default: the "
+                         "objective's metric itself")
     tr.add_argument("--early-stopping", type=int, default=None, metavar="ROUNDS",
                     help="stop when the first --metric on the last --valid has not improved for ROUNDS trees")
     tr.add_argument("--preset", choices=preset_choices, help="metric conventions (default: CatBoost's)")
