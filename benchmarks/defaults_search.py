@@ -120,6 +120,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--folds", type=int, default=None)
     parser.add_argument("--cache", default="benchmarks/results/defaults_search.json")
+    parser.add_argument("--paired-with", metavar="CANDIDATE",
+                        help="also print each candidate's per-query difference to this candidate (mean, standard "
+                             "error, two-tailed Wilcoxon p over the test queries of all splits)")
     args = parser.parse_args()
 
     cache_path = Path(args.cache)
@@ -150,10 +153,14 @@ def main() -> None:
     print(f"\nlearning rate {args.lr}, {args.trees} trees; mean test value over splits; Δ to the best anchor")
     for dataset in args.datasets:
         for metric in args.metrics:
-            def mean(system):
+            def entries(system):
                 vals = [cache.get(quality._key(system, s, args.lr, args.trees), {}).get(metric)
                         for s in splits if s.dataset == dataset]
-                return np.mean([v["test"] for v in vals]) if vals and all(vals) else float("nan")
+                return vals if vals and all(vals) else None
+
+            def mean(system):
+                vals = entries(system)
+                return np.mean([v["test"] for v in vals]) if vals else float("nan")
 
             anchors = {a: mean(a) for a in args.anchors}
             best = max(anchors, key=lambda a: anchors[a])
@@ -164,6 +171,17 @@ def main() -> None:
             for name in args.candidates:
                 v = mean(f"{name} | λ {metric}")
                 print(f"| LambdaMART {name} | {v:.4f} | {v - anchors[best]:+.4f} |")
+            reference = entries(f"{args.paired_with} | λ {metric}") if args.paired_with else None
+            for name in args.candidates if reference else ():
+                vals = entries(f"{name} | λ {metric}")
+                if vals is None or name == args.paired_with:
+                    continue
+                a, b = (np.concatenate([v["per_query"] for v in e]) for e in (vals, reference))
+                scored = np.isfinite(a) & np.isfinite(b)
+                diff = a[scored] - b[scored]
+                cmp = quality._compare(a, b)
+                print(f"  paired, {name} − {args.paired_with}: {diff.mean():+.4f} (standard error "
+                      f"{diff.std() / np.sqrt(diff.size):.4f}, {diff.size} queries, Wilcoxon p {cmp.pvalue:.2g})")
 
 
 if __name__ == "__main__":

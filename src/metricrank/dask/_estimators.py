@@ -365,7 +365,7 @@ class DaskLambdaMART(DaskGBRanker):
     ``target="auto"``, ``sigma``, ``truncation``, ``norm``, ``exact`` and the
     tree parameters), plus ``repartition_by_query`` and ``client`` as
     :class:`DaskGBRanker`. ``target="auto"`` is resolved from the dask labels
-    (for judged MRR or graded ERR: a pass over them) into ``target_``. :meth:`to_local`
+    (for judged MRR or graded ERR: a few reductions over them) into ``target_``. :meth:`to_local`
     returns a fitted LambdaMART.
 
     Examples

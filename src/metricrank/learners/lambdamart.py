@@ -190,9 +190,9 @@ class LambdaMART(GBRanker):
     def _resolved_target(self, y=None) -> str:
         return choose_target(self.metric, y, self.preset) if self.target == "auto" else self.target
 
-    def _make_objective(self, y=None) -> LambdaObjective:
-        """The λ objective; with training labels ``y``, ``target="auto"`` is resolved for them."""
-        return self._objective(self._resolved_target(y))
+    def _make_objective(self) -> LambdaObjective:
+        """The λ objective before labels are seen (``target="auto"``: the metric's own; see _objective_for_labels)."""
+        return self._objective(self._resolved_target())
 
     def _objective(self, target: str) -> LambdaObjective:
         norm = self.norm if isinstance(self.norm, str) else bool(self.norm)

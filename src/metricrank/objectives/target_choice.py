@@ -40,7 +40,10 @@ def _relevance_matches(judged, y) -> bool:
     if judged.name == "ERR":
         return True  # graded ERR's stop probability (2^l - 1) / 2^l_max is > 0 exactly for l > 0
     border = float(judged.params["border"])
-    return not bool(((y > 0) & (y <= border)).any()) and not bool(((y > border) & (y <= 0)).any())
+    # MRR's relevant documents (label > border) must be exactly the positive labels
+    if border >= 0:
+        return not bool(((y > 0) & (y <= border)).any())
+    return not bool((y == 0).any())
 
 
 def choose_target(metric: str, y=None, preset: str | None = None) -> str:
