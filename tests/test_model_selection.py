@@ -281,12 +281,34 @@ def test_cli_tune_end_to_end(tmp_path, capsys):
     assert LambdaMART.load(out).metric == "MAP"
 
 
+@pytest.mark.parametrize("target, expected", [(None, "MRR"), ("auto", "NDCG:type=Exp"), ("MAP", "MAP")])
+def test_cli_tune_trains_the_target_it_is_given(tmp_path, capsys, target, expected):
+    """``lambda:MRR`` tunes exact λ-MRR unless ``--target`` names another λ target (``auto``: LambdaMART's
+    choice); the model is judged by MRR whatever it trains on."""
+    from metricrank.cli import main
+
+    save_letor(make_ltr(30, docs_per_query=(4, 12), n_features=5, random_state=3), tmp_path / "train.txt")
+    out, params_out = tmp_path / "model.json", tmp_path / "best.json"
+    code = main(["tune", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:MRR", "--trials", "2",
+                 "--seed", "0", "--trees", "5", "--threads", "1", "--quiet", "--out", str(out),
+                 "--params-out", str(params_out)] + ([] if target is None else ["--target", target]))
+    err = capsys.readouterr().err
+    assert code == 0, err
+    model = LambdaMART.load(out)
+    assert (model.metric, model.target_) == ("MRR", expected)
+    assert json.loads(params_out.read_text())["metric"] == "MRR"
+    assert (f"λ target: {expected} (judged by MRR)" in err) == (expected != "MRR")
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--trials", "0"], "--trials"),
     (["--cv", "1"], "--cv"),
     (["--timeout", "-3"], "--timeout"),
     (["--metric", "NoSuch"], "NoSuch"),
     (["--objective", "lambda:NoSuch"], "NoSuch"),
+    (["--objective", "YetiRank", "--target", "auto"], "--target applies to λ objectives"),
+    (["--objective", "lambda:MRR", "--target", "AUC"], "--target AUC: 'AUC' cannot be a λ target"),
+    (["--objective", "lambda:MRR", "--target", "NDCG:top=ten"], "--target NDCG:top=ten"),
 ])
 def test_cli_tune_validates_options_before_reading(tmp_path, capsys, argv, message):
     from metricrank.cli import main

@@ -63,28 +63,40 @@ class _Progress:
 def _model_for(args):
     """The estimator ``--objective`` asks for: LambdaMART for λ targets, GBRanker otherwise."""
     from .learners import GBRanker, LambdaMART
-    from .objectives import LambdaObjective, get_objective, resolve_target
+    from .objectives import LambdaObjective, get_objective
 
     objective = get_objective(args.objective, preset=args.preset)
     common = dict(n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
                   min_data_in_leaf=args.min_data_in_leaf, lambda_l2=args.l2, preset=args.preset, n_jobs=args.threads,
                   random_state=args.seed)
     if isinstance(objective, LambdaObjective):
-        # an objective names its gradient: lambda:MRR trains on λ-MRR itself unless --target says otherwise
-        target = objective.target.spec if args.target is None else args.target
-        if target != "auto":
-            try:
-                resolve_target(target, preset=args.preset)
-            except ValueError as err:
-                raise ValueError(f"--target {target}: {err}") from None
         sigma = 1.0 if args.sigma is None else args.sigma
-        return LambdaMART(objective.target.spec, target=target, sigma=sigma, truncation=args.truncation,
-                          **common), objective
-    for option in ("sigma", "truncation", "target"):
+        return LambdaMART(objective.target.spec, target=lambda_target(objective, args.target, args.preset),
+                          sigma=sigma, truncation=args.truncation, **common), objective
+    only_for_lambda(objective, args, ("sigma", "truncation", "target"))
+    return GBRanker(objective.spec, **common), objective
+
+
+def lambda_target(objective, target, preset):
+    """``--target`` checked: an objective names its gradient, so ``lambda:MRR`` trains on λ-MRR itself
+    unless ``--target`` (a λ target spec, or ``auto``) says otherwise."""
+    from .objectives import resolve_target
+
+    target = objective.target.spec if target is None else target
+    if target != "auto":
+        try:
+            resolve_target(target, preset=preset)
+        except ValueError as err:
+            raise ValueError(f"--target {target}: {err}") from None
+    return target
+
+
+def only_for_lambda(objective, args, options):
+    """Reject λ-only ``options`` given with a non-λ ``objective``."""
+    for option in options:
         if getattr(args, option) is not None:
             raise ValueError(f"--{option} applies to λ objectives (lambda:<metric>, ranknet) only, "
                              f"not to --objective {objective.spec}")
-    return GBRanker(objective.spec, **common), objective
 
 
 def _leaves(text: str):

@@ -1,7 +1,7 @@
 """``metricrank tune``: search a ranker's tree parameters with Optuna, folds made of whole queries.
 
-``metricrank tune --train F [--valid F] --objective SPEC --metric SPEC --trials N --cv K --timeout S
---seed S --out MODEL.json [--params-out best.json]`` runs :func:`metricrank.model_selection.tune`
+``metricrank tune --train F [--valid F] --objective SPEC [--target SPEC|auto] --metric SPEC --trials N --cv K
+--timeout S --seed S --out MODEL.json [--params-out best.json]`` runs :func:`metricrank.model_selection.tune`
 and writes the refitted best model (``metricrank predict`` reads it) and, optionally, the best
 parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score on
 ``--valid`` (one split instead of ``--cv`` folds); the best model is refitted on both files.
@@ -34,6 +34,7 @@ def _check_options(args):
         raise ValueError(f"--trees must be >= 1; got {args.trees}")
     if args.early_stopping < 1:
         raise ValueError(f"--early-stopping must be >= 1; got {args.early_stopping}")
+    from ._cli_train import lambda_target, only_for_lambda
     from .learners import GBRanker, LambdaMART
     from .objectives import LambdaObjective, get_objective
 
@@ -42,8 +43,9 @@ def _check_options(args):
         get_metric(args.metric, preset=args.preset)
     common = dict(n_estimators=args.trees, preset=args.preset, n_jobs=args.threads, random_state=args.seed)
     if isinstance(objective, LambdaObjective):
-        model = LambdaMART(objective.target.spec, target=objective.target.spec, **common)
+        model = LambdaMART(objective.target.spec, target=lambda_target(objective, args.target, args.preset), **common)
     else:
+        only_for_lambda(objective, args, ("target",))
         model = GBRanker(objective.spec, **common)
     for path in (args.out, args.params_out):
         if path is not None:
@@ -96,6 +98,9 @@ def cmd_tune(args) -> int:
     console.print(f"kept mean held-out {result.metric_} = {result.best_score_:.6f} "
                   f"(trial {result.selected_trial_}; {len(states)} trials, {states.count('PRUNED')} pruned, "
                   f"{result.elapsed_:.1f} s)")
+    target = getattr(best, "target_", None)  # LambdaMART's
+    if target is not None and target != best.metric:
+        console.print(f"λ target: {target} (judged by {best.metric})")
     console.print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                                   for k, v in result.best_params_.items()))
     train_value = evaluate(y, best.predict(X), qid=qid, metric=result.metric_, preset=args.preset)
@@ -135,6 +140,9 @@ def add_parsers(sub, preset_choices) -> None:
                     help="objective spec (lambda:<metric spec>, YetiRank, ...; see `metricrank objectives`)")
     tu.add_argument("--metric", default=None, metavar="SPEC",
                     help="metric to optimise and stop early on (default: the objective's)")
+    tu.add_argument("--target", default=None, metavar="SPEC|auto",
+                    help="λ objectives: the λ target the trees are trained on, when it is not the objective's "
+                         "metric ('auto': LambdaMART's choice; default: the objective's metric itself)")
     tu.add_argument("--trials", type=int, default=30)
     tu.add_argument("--cv", type=int, default=None, help="query folds (default 3)")
     tu.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="stop starting trials after this")
