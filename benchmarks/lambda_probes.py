@@ -76,6 +76,10 @@ class ProbeLambdaMART(LambdaMART):
         super().__init__(metric, **params)
         self._make = make
 
+    def _lambda_options(self):
+        # a probe wraps a λ objective: target="auto" chooses among λ targets only (stop 17's rule)
+        return ["probe"]
+
     def _objective_for_labels(self, objective, y):
         return _Wrapped(super()._objective_for_labels(objective, y), self._make)
 

@@ -103,6 +103,9 @@ def test_train_any_objective_with_explicit_pairs_then_predict(files, capsys, tmp
     (["--objective", "YetiRank", "--metric", "NDGC"], "unknown metric"),
     (["--objective", "YetiRank", "--target", "auto"], "--target applies to λ objectives"),
     (["--objective", "lambda:MRR", "--target", "AUC"], "--target AUC: 'AUC' cannot be a λ target"),
+    (["--objective", "lambda:MAP", "--target", "YetiRank", "--sigma", "2"],
+     "--target YetiRank: sigma applies to λ targets"),
+    (["--objective", "lambda:MAP", "--target", "YetiRank:permutations=0"], "permutations must be an integer >= 1"),
 ])
 def test_train_rejects_bad_option_combinations_before_reading_data(files, capsys, extra, message):
     root, _, _ = files

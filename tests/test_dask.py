@@ -64,10 +64,12 @@ def test_dask_lambdamart_defaults_and_model_are_lambdamarts(client, data):
     for name, value in LambdaMART().get_params().items():
         if name not in ("n_jobs", "verbose"):
             assert dask_params[name] == value, name
-    model = DaskLambdaMART(metric="MAP", n_estimators=8).fit(one_partition(train), train.y, qid=train.qid)
-    local = LambdaMART(metric="MAP", n_estimators=8, n_jobs=1).fit(train.X, train.y, qid=train.qid)
+    # an exact λ target: deterministic, so one partition gives the very trees of the in-memory fit
+    model = DaskLambdaMART(metric="MAP", target="MAP", n_estimators=8).fit(one_partition(train), train.y,
+                                                                          qid=train.qid)
+    local = LambdaMART(metric="MAP", target="MAP", n_estimators=8, n_jobs=1).fit(train.X, train.y, qid=train.qid)
     fitted = model.to_local()
-    assert type(fitted) is LambdaMART and fitted.objective_.spec == local.objective_.spec
+    assert type(fitted) is LambdaMART and fitted.objective_.spec == local.objective_.spec == "lambda:MAP"
     np.testing.assert_array_equal(fitted.predict(valid.X), local.predict(valid.X))
 
 
@@ -80,6 +82,11 @@ def test_dask_lambdamart_resolves_the_auto_target_from_dask_labels(client, data)
     assert model.target_ == local.target_ == "NDCG:type=Exp"
     assert model.to_local().target_ == model.target_ and model.objective_.eval_spec == "MRR"
     np.testing.assert_array_equal(model.predict(valid.X), local.predict(valid.X))
+    # judged MAP trains on YetiRank, judged by MAP on the workers as in memory
+    yeti = DaskLambdaMART(metric="MAP", n_estimators=4).fit(one_partition(train), da.from_array(train.y),
+                                                           qid=da.from_array(train.qid))
+    assert yeti.target_ == yeti.to_local().target_ == "YetiRank"
+    assert yeti.objective_.name == "YetiRank" and yeti.objective_.eval_spec == "MAP"
     # the judged metric's label domain is checked on the workers, as in memory
     assert train.y.max() > 2
     with pytest.raises(ValueError, match="max_label=2 but row"):

@@ -151,7 +151,7 @@ def test_query_cross_entropy_trains_on_probabilities():
 
 def test_lambdamart_is_gbranker_with_the_lambda_objective():
     ds = make_ltr(40, n_features=6, random_state=0)
-    a = LambdaMART("MAP", n_estimators=10, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+    a = LambdaMART("MAP", target="MAP", n_estimators=10, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
     b = GBRanker("lambda:MAP", n_estimators=10, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
     np.testing.assert_array_equal(a.predict(ds.X), b.predict(ds.X))
     assert isinstance(a, GBRanker) and a.objective_.spec == b.objective_.spec == "lambda:MAP"
@@ -293,7 +293,8 @@ def test_pairlogit_query_size_bound_follows_the_pairs_it_builds():
     GBRanker("PairLogit:max_pairs=100", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
     GBRanker("PairLogit", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000], pairs=[[0, 1], [2, 3]])
     with pytest.raises(ValueError, match="max_query_size=2000"):
-        LambdaMART("NDCG", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
+        LambdaMART("NDCG", target="NDCG", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])
+    LambdaMART("NDCG", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])  # target="auto": YetiRank
     GBRanker("YetiRank", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])  # O(n log n) per query
 
 

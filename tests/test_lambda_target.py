@@ -1,4 +1,5 @@
-"""``LambdaMART(target=...)``: the λ target, and ``"auto"`` (whole-list NDCG for judged MRR and graded ERR)."""
+"""``LambdaMART(target=...)``: the gradient, and ``"auto"`` (YetiRank for judged NDCG, MAP, graded ERR and
+MAUC; whole-list NDCG for judged MRR; λ targets only when λ options are set)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from metricrank import LambdaMART, evaluate, make_ltr
+from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
 from metricrank.objectives.target_choice import choose_target
 
 SMALL = dict(n_estimators=12, num_leaves=7, min_data_in_leaf=5, random_state=0, n_jobs=1)
@@ -21,14 +22,18 @@ def data():
 
 
 @pytest.mark.parametrize("metric, labels, expected", [
+    # judged NDCG (any cut and gain), MAP, graded ERR and MAUC: YetiRank, whatever the labels
+    ("NDCG:top=10;type=Exp", [0, 1, 2], "YetiRank"),
+    ("NDCG", [0, 0.5], "YetiRank"),
+    ("MAP", [0, 1], "YetiRank"),
+    ("MAUC", [0, 1, 2], "YetiRank"),
+    ("ERR:type=Graded;top=10", [0, 1, 4], "YetiRank"),
+    ("ERR:type=Graded;max_label=2", [0, 2], "YetiRank"),
     # MRR on grades >= 0 with its border 0.5: relevant (> 0.5) = positive grade -> exponential NDCG, whole list
     ("MRR", [0, 1, 2, 0], "NDCG:type=Exp"),
     ("MRR", [0, 1], "NDCG:type=Exp"),
     ("MRR:top=10;ties=optimistic", [0, 3, 7], "NDCG:type=Exp;ties=optimistic"),
     ("MRR:use_weights=false", [0, 1], "NDCG:type=Exp;use_weights=false"),
-    # graded ERR, cut or not: its stop probability is > 0 exactly for a positive grade
-    ("ERR:type=Graded;top=10", [0, 1, 4], "NDCG:type=Exp"),
-    ("ERR:type=Graded;max_label=2", [0, 2], "NDCG:type=Exp"),
     # cases where the judged metric's relevant documents are not NDCG's positive gains: the metric itself
     ("MRR", [0, 0.3, 1], "MRR"),                  # 0.3 has a gain but is not > border 0.5
     ("MRR:border=1", [0, 1, 2], "MRR:border=1"),  # grade 1 is not relevant to MRR here
@@ -36,19 +41,33 @@ def data():
     ("MRR", [-1, 0, 1], "MRR"),                   # no negative gains
     ("MRR", [0, 1001], "MRR"),                    # beyond the gain 2^l - 1's label range
     ("MRR", [], "MRR"),
-    # ERR on stop probabilities (CatBoost's default type) and every other metric: their own target
+    # ERR on stop probabilities (CatBoost's default type) and the metrics not measured: their own λ
     ("ERR", [0, 0.5, 1], "ERR"),
-    ("NDCG:top=10;type=Exp", [0, 1, 2], "NDCG:top=10;type=Exp"),
-    ("MAP", [0, 1], "MAP"),
-    ("MAUC", [0, 1, 2], "MAUC"),
+    ("PrecisionAt:top=5", [0, 1], "PrecisionAt:top=5"),
+    ("DCG:top=10", [0, 1, 2], "DCG:top=10"),
+    ("ROCArea", [0, 1], "ROCArea"),
     ("RankNet", [0, 1], "RankNet"),
 ])
 def test_the_rule_matches_its_description(metric, labels, expected):
     assert choose_target(metric, np.asarray(labels, dtype=float)) == expected
 
 
-def test_without_labels_the_target_is_the_metric():
-    assert choose_target("MRR") == "MRR"
+@pytest.mark.parametrize("metric, labels, expected", [
+    # with λ options only λ targets: the metric's own, graded ERR and MRR on whole-list NDCG (stop 17's rule)
+    ("NDCG:top=10;type=Exp", [0, 1, 2], "NDCG:top=10;type=Exp"),
+    ("MAP", [0, 1], "MAP"),
+    ("MAUC", [0, 1, 2], "MAUC"),
+    ("ERR:type=Graded;top=10", [0, 1, 4], "NDCG:type=Exp"),
+    ("ERR:type=Graded;max_label=2", [0, 2], "NDCG:type=Exp"),
+    ("ERR:type=Graded", [-1, 2], "ERR:type=Graded"),  # no negative gains
+    ("MRR", [0, 1, 2, 0], "NDCG:type=Exp"),
+])
+def test_with_lambda_options_the_rule_chooses_lambda_targets(metric, labels, expected):
+    assert choose_target(metric, np.asarray(labels, dtype=float), lambda_options=True) == expected
+
+
+def test_without_labels_mrr_keeps_its_own_target():
+    assert choose_target("MRR") == "MRR" and choose_target("MAP") == "YetiRank"
 
 
 def test_auto_trains_judged_mrr_on_whole_list_ndcg_and_judges_it_by_mrr(data):
@@ -70,28 +89,66 @@ def test_auto_trains_judged_mrr_on_whole_list_ndcg_and_judges_it_by_mrr(data):
     assert auto.score(valid.X, valid.y, qid=valid.qid) == pytest.approx(mrr)
 
 
-def test_auto_trains_judged_graded_err_on_whole_list_ndcg(data):
+@pytest.mark.parametrize("metric", ["NDCG:top=10;type=Exp", "MAP", "ERR:type=Graded;top=10", "MAUC"])
+def test_auto_trains_on_yetirank_and_is_judged_by_the_metric(data, metric):
     train, valid = data
-    auto = LambdaMART("ERR:type=Graded;top=10", **SMALL).fit(train, eval_set=[valid], eval_names=["valid"])
-    ndcg = LambdaMART("NDCG:type=Exp", **SMALL).fit(train)
+    auto = LambdaMART(metric, **SMALL).fit(train, eval_set=[valid], eval_names=["valid"])
+    assert auto.target == "auto" and auto.target_ == "YetiRank" and auto.objective_.name == "YetiRank"
+    # the very trees of GBRanker's YetiRank (same tree defaults, same seed) ...
+    yeti = GBRanker("YetiRank", **SMALL).fit(train)
+    np.testing.assert_array_equal(auto.predict(valid.X), yeti.predict(valid.X))
+    # ... and not those of the metric's exact λ, which naming it still gives
+    exact = LambdaMART(metric, target=metric, **SMALL).fit(train)
+    assert exact.target_ == metric and exact.objective_.name == "lambda"
+    assert not np.array_equal(exact.predict(valid.X), auto.predict(valid.X))
+    # judged by the metric: per-tree curve and score read it, not YetiRank's default NDCG@10
+    assert list(auto.evals_result_["valid"]) == [metric]
+    value = evaluate(valid, auto.predict(valid.X), metric=metric)
+    assert auto.evals_result_["valid"][metric][-1] == pytest.approx(value)
+    assert auto.score(valid.X, valid.y, qid=valid.qid) == pytest.approx(value)
+
+
+def test_early_stopping_of_a_yetirank_target_reads_the_judged_metric(data):
+    train, valid = data
+    model = LambdaMART("MAP", n_estimators=60, learning_rate=0.5, num_leaves=7, min_data_in_leaf=5, random_state=0,
+                       n_jobs=1).fit(train, eval_set=[valid], eval_names=["valid"], early_stopping_rounds=3)
+    curve = model.evals_result_["valid"]["MAP"]
+    assert model.best_iteration_ == int(np.argmax(curve)) + 1 < model.n_estimators
+
+
+@pytest.mark.parametrize("options", [dict(sigma=2.0), dict(truncation=5), dict(norm=True), dict(exact=True)])
+def test_lambda_options_make_auto_train_on_the_metrics_own_lambda(data, options):
+    train, valid = data
+    metric = "MAUC" if "exact" in options else "MAP"
+    auto = LambdaMART(metric, **options, **SMALL).fit(train)
+    explicit = LambdaMART(metric, target=metric, **options, **SMALL).fit(train)
+    assert auto.target_ == metric and auto.objective_.name == "lambda"
+    np.testing.assert_array_equal(auto.predict(valid.X), explicit.predict(valid.X))
+    # and a λ option with an explicit YetiRank target is an error naming it, not ignored
+    with pytest.raises(ValueError, match=f"{next(iter(options))} applies to λ targets, not to target='YetiRank'"):
+        LambdaMART(metric, target="YetiRank", **options, **SMALL).fit(train)
+
+
+def test_auto_trains_judged_graded_err_on_whole_list_ndcg_with_lambda_options(data):
+    train, valid = data
+    auto = LambdaMART("ERR:type=Graded;top=10", sigma=2.0, **SMALL).fit(train, eval_set=[valid],
+                                                                       eval_names=["valid"])
+    ndcg = LambdaMART("NDCG:type=Exp", target="NDCG:type=Exp", sigma=2.0, **SMALL).fit(train)
     assert auto.target_ == "NDCG:type=Exp" and list(auto.evals_result_["valid"]) == ["ERR:type=Graded;top=10"]
     np.testing.assert_array_equal(auto.predict(valid.X), ndcg.predict(valid.X))
-
-
-def test_targets_other_than_mrr_and_err_are_unchanged(data):
-    train, valid = data
-    auto = LambdaMART("MAP", **SMALL).fit(train)
-    explicit = LambdaMART("MAP", target="MAP", **SMALL).fit(train)
-    assert auto.target_ == "MAP"
-    np.testing.assert_array_equal(auto.predict(valid.X), explicit.predict(valid.X))
 
 
 def test_an_explicit_target_trains_on_it_and_is_judged_by_the_metric(data):
     train, valid = data
     model = LambdaMART("MAP", target="NDCG:top=5", **SMALL).fit(train, eval_set=[valid], eval_names=["valid"])
-    ndcg = LambdaMART("NDCG:top=5", **SMALL).fit(train)
+    ndcg = LambdaMART("NDCG:top=5", target="NDCG:top=5", **SMALL).fit(train)
     np.testing.assert_array_equal(model.predict(valid.X), ndcg.predict(valid.X))
     assert list(model.evals_result_["valid"]) == ["MAP"]
+    # YetiRank's own parameters are accepted in the target spec
+    yeti = LambdaMART("MAP", target="YetiRank:permutations=3", **SMALL).fit(train)
+    assert yeti.objective_.params["permutations"] == 3 and yeti.objective_.eval_spec == "MAP"
+    np.testing.assert_array_equal(yeti.predict(valid.X),
+                                  GBRanker("YetiRank:permutations=3", **SMALL).fit(train).predict(valid.X))
 
 
 def test_labels_outside_ndcg_gains_keep_exact_mrr(data):
@@ -111,6 +168,8 @@ def test_training_labels_outside_the_judged_metric_are_an_error(data):
         LambdaMART("ERR:type=Graded;max_label=2", **SMALL).fit(train)
     with pytest.raises(ValueError, match="max_label=2 but row"):
         LambdaMART("ERR:type=Graded;max_label=2", target="NDCG", **SMALL).fit(train)
+    with pytest.raises(ValueError, match="max_label=2 but row"):
+        LambdaMART("ERR:type=Graded;max_label=2", sigma=2.0, **SMALL).fit(train)
 
 
 def test_save_load_keeps_the_resolved_target(tmp_path, data):
@@ -128,6 +187,13 @@ def test_save_load_keeps_the_resolved_target(tmp_path, data):
     del state["params"]["target"]
     old = LambdaMART._from_state(state)
     assert old.target_ == "MRR" and old.objective_.target.spec == "MRR"
+    # a YetiRank target is saved and loaded the same way, still judged by its metric
+    yeti = LambdaMART("MAP", **SMALL).fit(train)
+    yeti.save(tmp_path / "y.json")
+    loaded = LambdaMART.load(tmp_path / "y.json")
+    assert loaded.target_ == "YetiRank" and loaded.objective_.name == "YetiRank"
+    assert loaded.objective_.eval_spec == "MAP"
+    np.testing.assert_array_equal(loaded.predict(valid.X), yeti.predict(valid.X))
 
 
 def test_target_is_validated(data):
@@ -136,6 +202,12 @@ def test_target_is_validated(data):
         LambdaMART("MRR", target=3, **SMALL).fit(train)
     with pytest.raises(ValueError, match="cannot be a λ target"):
         LambdaMART("MRR", target="AUC", **SMALL).fit(train)
+    with pytest.raises(ValueError, match="permutations must be an integer >= 1"):
+        LambdaMART("MAP", target="YetiRank:permutations=0", **SMALL).fit(train)
+    with pytest.raises(ValueError, match="cannot be a λ target"):  # pairwise leaves are GBRanker's
+        LambdaMART("MAP", target="YetiRankPairwise", **SMALL).fit(train)
+    with pytest.raises(ValueError, match="metric='RankNet' is a λ target"):
+        LambdaMART("RankNet", target="YetiRank", **SMALL).fit(train)
 
 
 @pytest.mark.parametrize("extra, target", [([], "MRR"), (["--target", "auto"], "NDCG:type=Exp"),
@@ -152,4 +224,19 @@ def test_cli_lambda_objective_trains_its_exact_target_unless_told(tmp_path, caps
     model = LambdaMART.load(tmp_path / "m.json")
     assert model.metric == "MRR" and model.target_ == target and model.objective_.target.spec == target
     err = capsys.readouterr().err
-    assert ("λ target: " + target in err) == (target != "MRR") and "train: MRR=" in err
+    assert ("target: " + target + " (judged by" in err) == (target != "MRR") and "train: MRR=" in err
+
+
+@pytest.mark.parametrize("extra, target", [([], "lambda:MAP"), (["--target", "auto"], "YetiRank"),
+                                           (["--target", "YetiRank:permutations=3"], "YetiRank:permutations=3")])
+def test_cli_target_may_name_yetirank(tmp_path, capsys, extra, target):
+    from metricrank import save_letor
+    from metricrank.cli import main
+
+    train = make_ltr(30, docs_per_query=(5, 15), n_features=5, random_state=3)
+    save_letor(train, tmp_path / "train.txt")
+    assert main(["train", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:MAP", "--trees", "3",
+                 "--threads", "1", "--quiet", "--out", str(tmp_path / "m.json"), *extra]) == 0
+    model = LambdaMART.load(tmp_path / "m.json")
+    assert model.metric == "MAP" and model.objective_.spec == target and model.objective_.eval_spec == "MAP"
+    assert ("target: YetiRank" in capsys.readouterr().err) == (target != "lambda:MAP")

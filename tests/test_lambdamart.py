@@ -41,8 +41,8 @@ def test_every_target_learns_its_metric(data, target, metric):
 def test_leaves_are_the_newton_step(data, l2):
     # One tree: every leaf value equals learning_rate * Σλ / (Σw + λ_L2) over its rows (Burges' γ, penalised).
     train, _ = data
-    model = LambdaMART("NDCG:top=10", n_estimators=1, learning_rate=0.3, num_leaves=4, min_data_in_leaf=5,
-                       lambda_l2=l2, path_smooth=0.0, n_jobs=1).fit(train)
+    model = LambdaMART("NDCG:top=10", target="NDCG:top=10", n_estimators=1, learning_rate=0.3, num_leaves=4,
+                       min_data_in_leaf=5, lambda_l2=l2, path_smooth=0.0, n_jobs=1).fit(train)
     grad, hess = LambdaObjective("NDCG:top=10").gradient_hessian(train.y, np.zeros(train.n_docs), train.group_ptr)
     leaf = model.booster_.predict(train.X, pred_leaf=True).ravel()
     pred = model.predict(train.X)
@@ -59,8 +59,8 @@ def test_path_smooth_pulls_leaves_towards_the_parent(data):
     # which moves the result by ~1e-5 relative here).
     train, _ = data
     s, l2, rate = 10.0, 10.0, 0.3
-    model = LambdaMART("NDCG:top=10", n_estimators=1, learning_rate=rate, num_leaves=2, min_data_in_leaf=5,
-                       lambda_l2=l2, path_smooth=s, n_jobs=1).fit(train)
+    model = LambdaMART("NDCG:top=10", target="NDCG:top=10", n_estimators=1, learning_rate=rate, num_leaves=2,
+                       min_data_in_leaf=5, lambda_l2=l2, path_smooth=s, n_jobs=1).fit(train)
     grad, hess = LambdaObjective("NDCG:top=10").gradient_hessian(train.y, np.zeros(train.n_docs), train.group_ptr)
     n = train.n_docs
     root = -grad.sum() / (hess.sum() + l2) * n / (n + s)
@@ -184,12 +184,17 @@ def test_bad_input_errors(data):
         LambdaMART(**SMALL).fit(X, train.y, qid=train.qid)
     with pytest.raises(ValueError, match="valid targets are NDCG, DCG, MAP"):
         LambdaMART("PFound", **SMALL).fit(train)
-    with pytest.raises(ValueError, match="NDCG:top=10 needs graded labels >= 0"):
+    with pytest.raises(ValueError, match="λ target NDCG:top=10 needs graded labels >= 0"):
+        LambdaMART(target="NDCG:top=10", **SMALL).fit(train.X, -train.y, qid=train.qid)
+    with pytest.raises(ValueError, match="λ target MAUC needs integer relevance classes"):
+        LambdaMART("MAUC", target="MAUC", **SMALL).fit(train.X, train.y + 0.5, qid=train.qid)
+    # trained on YetiRank (target="auto"), judged by a metric: its label domain is checked all the same
+    with pytest.raises(ValueError, match="judged metric NDCG:top=10 needs graded labels >= 0"):
         LambdaMART(**SMALL).fit(train.X, -train.y, qid=train.qid)
-    with pytest.raises(ValueError, match="MAUC needs integer relevance classes"):
+    with pytest.raises(ValueError, match="judged metric MAUC needs integer relevance classes"):
         LambdaMART("MAUC", **SMALL).fit(train.X, train.y + 0.5, qid=train.qid)
-    with pytest.raises(ValueError, match="max_query_size=4"):
-        LambdaMART(max_query_size=4, **SMALL).fit(train)
+    with pytest.raises(ValueError, match="max_query_size=4"):  # the λ kernel is O(n²) per query; YetiRank is not
+        LambdaMART(target="NDCG:top=10", max_query_size=4, **SMALL).fit(train)
     with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
         LambdaMART(**SMALL).fit(train, early_stopping_rounds=3)
     with pytest.raises(ValueError, match="eval set valid_0 has 3 features"):
@@ -230,7 +235,8 @@ def test_group_sizes_and_eval_group_like_lightgbm(data):
 
 def test_extra_trees_draws_follow_random_state(data):
     train, test = data
-    kw = dict(n_estimators=5, num_leaves=4, min_data_in_leaf=5, n_jobs=1)
+    # an exact λ target: YetiRank's noisy permutations would follow the seed too
+    kw = dict(target="NDCG:top=10", n_estimators=5, num_leaves=4, min_data_in_leaf=5, n_jobs=1)
 
     def scores(**extra):
         return LambdaMART(**kw, **extra).fit(train).predict(test.X)

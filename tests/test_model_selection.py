@@ -212,16 +212,17 @@ def test_best_value_equals_an_independent_reevaluation(result, data):
         np.testing.assert_array_equal(np.sort(tr), rtr)
         np.testing.assert_array_equal(np.sort(te), rte)
         assert not set(qid[tr]) & set(qid[te])
-    best = result.study_.best_trial
+    best = result.study_.trials[result.selected_trial_]  # the kept trial (the start unless beaten significantly)
     values, trees = [], []
-    for train, test in folds:
+    # the folds' rows in tune's (sorted) order: YetiRank (target="auto") draws its noise row by row
+    for train, test in result.folds_:
         model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **best.params)
         model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])],
                   early_stopping_rounds=3)
         assert model.best_iteration_ is not None
         values.append(evaluate(y[test], model.predict(X[test]), qid=qid[test], metric=METRIC))
         trees.append(model.best_iteration_)
-    assert result.best_score_ == pytest.approx(np.mean(values), rel=1e-12)
+    assert result.best_score_ == best.value == pytest.approx(np.mean(values), rel=1e-12)
     assert best.user_attrs["best_iterations"] == trees
     assert result.best_params_["n_estimators"] == round(np.mean(trees))
 
@@ -297,7 +298,7 @@ def test_cli_tune_trains_the_target_it_is_given(tmp_path, capsys, target, expect
     model = LambdaMART.load(out)
     assert (model.metric, model.target_) == ("MRR", expected)
     assert json.loads(params_out.read_text())["metric"] == "MRR"
-    assert (f"λ target: {expected} (judged by MRR)" in err) == (expected != "MRR")
+    assert (f"target: {expected} (judged by MRR)" in err) == (expected != "MRR")
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -309,6 +310,7 @@ def test_cli_tune_trains_the_target_it_is_given(tmp_path, capsys, target, expect
     (["--objective", "YetiRank", "--target", "auto"], "--target applies to λ objectives"),
     (["--objective", "lambda:MRR", "--target", "AUC"], "--target AUC: 'AUC' cannot be a λ target"),
     (["--objective", "lambda:MRR", "--target", "NDCG:top=ten"], "--target NDCG:top=ten"),
+    (["--objective", "lambda:MAP", "--target", "YetiRank:decay=2"], "--target YetiRank:decay=2"),
 ])
 def test_cli_tune_validates_options_before_reading(tmp_path, capsys, argv, message):
     from metricrank.cli import main
@@ -395,7 +397,7 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
     assert res.best_params_["min_sum_hessian_in_leaf"] == 1e-3
     # trials that differ from the start only by noise: the start is kept, "best" takes the top trial
     space = {"bagging_fraction": optuna.distributions.FloatDistribution(0.8, 0.9), "bagging_freq": [1]}
-    base = LambdaMART(METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1)
+    base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1)
     kw["pruner"] = optuna.pruners.NopPruner()
     kept = tune(base, X, y, n_trials=4, param_space=space, **kw)
     best = tune(base, X, y, n_trials=4, param_space=space, selection="best", **kw)

@@ -71,24 +71,38 @@ def _model_for(args):
                   random_state=args.seed)
     if isinstance(objective, LambdaObjective):
         sigma = 1.0 if args.sigma is None else args.sigma
-        return LambdaMART(objective.target.spec, target=lambda_target(objective, args.target, args.preset),
-                          sigma=sigma, truncation=args.truncation, **common), objective
+        return check_yetirank_target(LambdaMART(
+            objective.target.spec, target=lambda_target(objective, args.target, args.preset), sigma=sigma,
+            truncation=args.truncation, **common)), objective
     only_for_lambda(objective, args, ("sigma", "truncation", "target"))
     return GBRanker(objective.spec, **common), objective
 
 
 def lambda_target(objective, target, preset):
     """``--target`` checked: an objective names its gradient, so ``lambda:MRR`` trains on λ-MRR itself
-    unless ``--target`` (a λ target spec, or ``auto``) says otherwise."""
+    unless ``--target`` (a λ target spec, ``YetiRank[:params]`` or ``auto``) says otherwise."""
     from .objectives import resolve_target
+    from .objectives.target_choice import is_stochastic_pair_target
 
     target = objective.target.spec if target is None else target
-    if target != "auto":
+    if target != "auto" and not is_stochastic_pair_target(target):
         try:
             resolve_target(target, preset=preset)
         except ValueError as err:
             raise ValueError(f"--target {target}: {err}") from None
     return target
+
+
+def check_yetirank_target(model):
+    """A LambdaMART whose ``--target`` names YetiRank, checked (its parameters; no λ option with it)."""
+    from .objectives.target_choice import is_stochastic_pair_target
+
+    if is_stochastic_pair_target(model.target):
+        try:
+            model._make_objective()
+        except ValueError as err:
+            raise ValueError(f"--target {model.target}: {err}") from None
+    return model
 
 
 def only_for_lambda(objective, args, options):
@@ -206,7 +220,7 @@ def _train(args, model, objective, console, client) -> int:
     model.save(args.out)
     target = getattr(model, "target_", None)  # LambdaMART's
     if target is not None and target != model.metric:
-        console.print(f"λ target: {target} (judged by {model.metric})")
+        console.print(f"target: {target} (judged by {model.metric})")
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
     specs = args.metric or [objective.eval_spec]
@@ -263,10 +277,11 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--truncation", type=int, default=None,
                     help="λ objectives: only pairs with a document in the top T (default: all pairs)")
     tr.add_argument("--target", default=None, metavar="SPEC|auto",
-                    help="λ objectives: the λ target the trees are trained on, when it is not the objective's "
-                         "metric (which stays the judged one: default evaluation and early stopping); 'auto' is "
-                         "LambdaMART's choice (MRR and graded ERR: whole-list exponential NDCG). Default: the "
-                         "objective's metric itself")
+                    help="λ objectives: the gradient the trees are trained on, when it is not the objective's "
+                         "λ (the objective's metric stays the judged one: default evaluation and early stopping): "
+                         "a λ target spec, YetiRank[:params], or 'auto', LambdaMART's choice (NDCG, MAP, graded "
+                         "ERR, MAUC: YetiRank; MRR: whole-list exponential NDCG). Default: the objective's metric "
+                         "itself")
     tr.add_argument("--early-stopping", type=int, default=None, metavar="ROUNDS",
                     help="stop when the first --metric on the last --valid has not improved for ROUNDS trees")
     tr.add_argument("--preset", choices=preset_choices, help="metric conventions (default: CatBoost's)")

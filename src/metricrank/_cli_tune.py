@@ -34,7 +34,7 @@ def _check_options(args):
         raise ValueError(f"--trees must be >= 1; got {args.trees}")
     if args.early_stopping < 1:
         raise ValueError(f"--early-stopping must be >= 1; got {args.early_stopping}")
-    from ._cli_train import lambda_target, only_for_lambda
+    from ._cli_train import check_yetirank_target, lambda_target, only_for_lambda
     from .learners import GBRanker, LambdaMART
     from .objectives import LambdaObjective, get_objective
 
@@ -43,7 +43,8 @@ def _check_options(args):
         get_metric(args.metric, preset=args.preset)
     common = dict(n_estimators=args.trees, preset=args.preset, n_jobs=args.threads, random_state=args.seed)
     if isinstance(objective, LambdaObjective):
-        model = LambdaMART(objective.target.spec, target=lambda_target(objective, args.target, args.preset), **common)
+        model = check_yetirank_target(LambdaMART(
+            objective.target.spec, target=lambda_target(objective, args.target, args.preset), **common))
     else:
         only_for_lambda(objective, args, ("target",))
         model = GBRanker(objective.spec, **common)
@@ -100,7 +101,7 @@ def cmd_tune(args) -> int:
                   f"{result.elapsed_:.1f} s)")
     target = getattr(best, "target_", None)  # LambdaMART's
     if target is not None and target != best.metric:
-        console.print(f"λ target: {target} (judged by {best.metric})")
+        console.print(f"target: {target} (judged by {best.metric})")
     console.print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                                   for k, v in result.best_params_.items()))
     train_value = evaluate(y, best.predict(X), qid=qid, metric=result.metric_, preset=args.preset)
@@ -141,8 +142,9 @@ def add_parsers(sub, preset_choices) -> None:
     tu.add_argument("--metric", default=None, metavar="SPEC",
                     help="metric to optimise and stop early on (default: the objective's)")
     tu.add_argument("--target", default=None, metavar="SPEC|auto",
-                    help="λ objectives: the λ target the trees are trained on, when it is not the objective's "
-                         "metric ('auto': LambdaMART's choice; default: the objective's metric itself)")
+                    help="λ objectives: the gradient the trees are trained on, when it is not the objective's λ "
+                         "(a λ target spec, YetiRank[:params], or 'auto': LambdaMART's choice; default: the "
+                         "objective's metric itself)")
     tu.add_argument("--trials", type=int, default=30)
     tu.add_argument("--cv", type=int, default=None, help="query folds (default 3)")
     tu.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="stop starting trials after this")

@@ -4,44 +4,62 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..objectives import get_objective
+from ..objectives._base import Objective
 from ..objectives.lambda_objective import LambdaObjective
-from ..objectives.target_choice import choose_target
+from ..objectives.target_choice import choose_target, is_stochastic_pair_target
 from .gbranker import MAX_QUERY_SIZE, GBRanker
 
 __all__ = ["LambdaMART", "MAX_QUERY_SIZE"]
 
 
 class LambdaMART(GBRanker):
-    """Gradient-boosted trees trained with the exact λ-gradients of a metric.
+    """Gradient-boosted trees trained for the metric you are judged by.
 
-    :class:`~metricrank.GBRanker` with the λ objective of ``metric``
+    :class:`~metricrank.GBRanker` with the λ objective of a target
     (:class:`~metricrank.objectives.LambdaObjective`): each tree is fitted by
     LightGBM to the λ-gradients; its leaves take the Newton step ``η Σλ / Σw``.
     ``fit``, ``predict``, ``save`` and ``load`` are GBRanker's. Any metric with an exact swap delta can be the target:
     NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC (Welleck's per-query binary
-    AUC), ROCArea, MAUC, or ``"RankNet"``.
+    AUC), ROCArea, MAUC, or ``"RankNet"``; so can ``"YetiRank"``, the
+    stochastic pairwise gradient that ``target="auto"`` picks for NDCG, MAP,
+    graded ERR and MAUC because it scored higher by them (see ``target``).
 
     Parameters
     ----------
     metric : str, default "NDCG:top=10"
         The metric the model is judged by, a spec such as
         ``"NDCG:top=10;type=Exp"``, ``"MAP"`` or ``"MAUC"``: the default
-        early-stopping and :meth:`score` metric, and (``target="auto"``) the
-        λ target.
+        early-stopping and :meth:`score` metric, and the basis of
+        ``target="auto"``.
     target : str, default "auto"
-        The λ target whose exact gradient trains the trees, a metric spec or
-        ``"RankNet"``. ``"auto"``: ``metric`` itself, except for MRR and
-        ``ERR:type=Graded``, which train on exponential-gain NDCG over the
-        whole list when their labels allow it
-        (:func:`metricrank.objectives.target_choice.choose_target`): their λ
-        vanishes below a query's first relevant document. Measured on the five
-        quality-suite sets (BENCHMARKS.md, "λ targets for judged MRR and ERR"),
-        judged ERR@10 − best anchor went from +0.0012 / −0.0115 / −0.0065 /
-        −0.0473 / −0.0309 to +0.0005 / −0.0050 / +0.0002 / −0.0224 / −0.0075,
-        judged MRR from −0.0048 / −0.0078 / −0.0717 / −0.0322 / −0.0137 to
-        −0.0027 / −0.0207 / +0.0182 / −0.0040 / +0.0000 (the second set has
-        50 test queries: ±0.02 is one standard error there). The fitted value
-        is ``target_``. Name a metric (``target="MRR"``) for its exact λ.
+        The gradient that trains the trees: a λ target (a metric spec with
+        an exact swap delta, or ``"RankNet"``: its exact λ-gradient), or
+        ``"YetiRank[:params]"`` (:class:`~metricrank.objectives.YetiRank`).
+        ``"auto"`` (:func:`metricrank.objectives.target_choice.choose_target`),
+        measured on the five quality-suite sets (BENCHMARKS.md, "Which
+        gradient for which judged metric"):
+
+        * NDCG, MAP, ``ERR:type=Graded`` and MAUC: ``"YetiRank"``. Against
+          the metric's own λ on the same trees and splits it scored higher in
+          17 of the 20 (data set, metric) cells and tied in one (ERR@10 on
+          MQ2008), e.g. on the noisy MQ2007-sized set (6 seeds) NDCG@10
+          +0.0087 (per-query Wilcoxon p 0.007), MAP +0.0040 (p 0.013), MAUC
+          +0.0049 (p 0.002); it scored lower on NDCG@10 on LightGBM's example
+          (−0.0137, p 0.53, 50 test queries) and MAP on MQ2008 (−0.0025,
+          p 0.67). Its neighbour pairs bound a mislabelled document's pull,
+          which an exact λ follows as hard as a correct label's.
+        * MRR: the λ of exponential-gain NDCG over the whole list (MRR's λ
+          vanishes below a query's first relevant document; judged by MRR it
+          beat λ-MRR by 0.014-0.090 on three sets and YetiRank by 0.0125 on
+          the noisy one), when the labels keep MRR's relevance.
+        * Every other metric: its own λ.
+
+        With λ options set (``sigma``, ``truncation``, ``norm``, ``exact``
+        away from their defaults) ``"auto"`` chooses only λ targets: the
+        metric's own, and for MRR and graded ERR the whole-list NDCG λ. The
+        fitted value is ``target_``. Name a metric (``target="NDCG:top=10"``)
+        for its exact λ.
     n_estimators : int, default 100
         Number of trees (boosting rounds).
     learning_rate : float, default 0.1
@@ -84,7 +102,9 @@ class LambdaMART(GBRanker):
     feature_fraction, bagging_fraction : float, default 1.0
     bagging_freq : int, default 0
     sigma : float, default 1.0
-        σ of ``ρ_ij = 1 / (1 + exp(σ (s_i - s_j)))``.
+        σ of ``ρ_ij = 1 / (1 + exp(σ (s_i - s_j)))``. ``sigma``,
+        ``truncation``, ``norm`` and ``exact`` are λ options: a YetiRank
+        target rejects them, and ``target="auto"`` then picks λ targets only.
     truncation : int or None, default None
         Only pairs whose higher-ranked document is in the first ``truncation``
         positions (LightGBM's ``lambdarank_truncation_level``). ``None`` = all
@@ -132,8 +152,8 @@ class LambdaMART(GBRanker):
         Whether splits were randomised (``extra_trees`` with ``"auto"`` resolved).
     stop_reason_ : str
     target_ : str
-        The λ target trained on (``target`` with ``"auto"`` resolved).
-    objective_ : LambdaObjective
+        The target trained on (``target`` with ``"auto"`` resolved).
+    objective_ : LambdaObjective or YetiRank
     init_model_ : GBRanker, LambdaMART or None
         The base model whose scores the trees start from (warm start).
 
@@ -187,22 +207,41 @@ class LambdaMART(GBRanker):
             raise ValueError(f"target must be 'auto' or a λ target spec (e.g. 'MRR', 'ERR:type=Graded'); "
                              f"got {self.target!r}")
 
-    def _resolved_target(self, y=None) -> str:
-        return choose_target(self.metric, y, self.preset) if self.target == "auto" else self.target
+    def _lambda_options(self) -> list[str]:
+        """The λ options set away from their defaults (only λ targets read them)."""
+        changed = {"sigma": self.sigma != 1.0, "truncation": self.truncation is not None,
+                   "norm": not (isinstance(self.norm, str) and self.norm == "auto"),
+                   "exact": not (isinstance(self.exact, str) and self.exact == "auto")}
+        return [name for name, is_changed in changed.items() if is_changed]
 
-    def _make_objective(self) -> LambdaObjective:
-        """The λ objective before labels are seen (``target="auto"``: the metric's own; see _objective_for_labels)."""
+    def _resolved_target(self, y=None) -> str:
+        if self.target != "auto":
+            return self.target
+        return choose_target(self.metric, y, self.preset, lambda_options=bool(self._lambda_options()))
+
+    def _make_objective(self) -> Objective:
+        """The objective before labels are seen (MRR's ``target="auto"`` reads them: see _objective_for_labels)."""
         return self._objective(self._resolved_target())
 
-    def _objective(self, target: str) -> LambdaObjective:
+    def _objective(self, target: str) -> Objective:
+        ranknet = isinstance(self.metric, str) and self.metric.strip().lower() == "ranknet"
+        if is_stochastic_pair_target(target):
+            if ranknet:
+                raise ValueError("metric='RankNet' is a λ target, not a metric a YetiRank model can be judged by; "
+                                 "name a metric (metric='NDCG:top=10', target='YetiRank')")
+            options = self._lambda_options()
+            if options:
+                raise ValueError(f"{', '.join(options)} appl{'ies' if len(options) == 1 else 'y'} to λ targets, "
+                                 f"not to target={target!r}: leave {'it' if len(options) == 1 else 'them'} at the "
+                                 f"default, or name a λ target (target={self.metric!r})")
+            return get_objective(target).judged_by(self.metric, preset=self.preset)
         norm = self.norm if isinstance(self.norm, str) else bool(self.norm)
         # judged by ``metric`` when it differs from the target (RankNet is no metric: the target's own then)
-        ranknet = isinstance(self.metric, str) and self.metric.strip().lower() == "ranknet"
         judged = None if target == self.metric or ranknet else self.metric
         return LambdaObjective(target, sigma=self.sigma, truncation=self.truncation, norm=norm, preset=self.preset,
                                exact=self.exact, eval_metric=judged)
 
-    def _objective_for_labels(self, objective: LambdaObjective, y) -> LambdaObjective:
+    def _objective_for_labels(self, objective: Objective, y) -> Objective:
         self.target_ = self._resolved_target(y)
         return self._objective(self.target_)
 

@@ -108,23 +108,23 @@ class LambdaTarget:
             return (ids + (classes[0] > 0)).astype(np.float64)
         return y
 
-    def check_labels(self, y: np.ndarray) -> None:
-        """Raise ValueError (naming the target) if ``y`` is outside its label domain."""
+    def check_labels(self, y: np.ndarray, role: str = "λ target") -> None:
+        """Raise ValueError (naming the target, as ``role``) if ``y`` is outside its label domain."""
         if not np.all(np.isfinite(y)):
-            raise ValueError(f"λ target {self.spec}: labels must be finite")
+            raise ValueError(f"{role} {self.spec}: labels must be finite")
         if self.code in (sd.DCG, sd.MAUC) and np.any(y < 0):
             raise ValueError(
-                f"λ target {self.spec} needs graded labels >= 0; got {float(y.min()):g} "
+                f"{role} {self.spec} needs graded labels >= 0; got {float(y.min()):g} "
                 f"(first at row {int(np.argmax(y < 0))})"
             )
         if self.metric is not None and self.metric.name == "QueryAUC" and np.any((y != 0) & (y != 1)):
             bad = int(np.argmax((y != 0) & (y != 1)))
-            raise ValueError(f"λ target {self.spec} needs binary labels 0/1; row {bad} has label {y[bad]:g} "
+            raise ValueError(f"{role} {self.spec} needs binary labels 0/1; row {bad} has label {y[bad]:g} "
                              f"(for graded labels use ROCArea:border=b or MAUC)")
         if self.code == sd.MAUC and np.any(y != np.round(y)):
             bad = int(np.argmax(y != np.round(y)))
             raise ValueError(
-                f"λ target {self.spec} needs integer relevance classes 0, 1, 2, ...; "
+                f"{role} {self.spec} needs integer relevance classes 0, 1, 2, ...; "
                 f"row {bad} has label {y[bad]:g}"
             )
         if self.metric is not None and self.metric.definition.check_labels is not None:

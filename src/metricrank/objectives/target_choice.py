@@ -1,23 +1,28 @@
-"""Which λ target trains a model judged by a given metric (``LambdaMART(target="auto")``).
+"""Which gradient trains a model judged by a given metric (``LambdaMART(target="auto")``).
 
-The exact λ of the judged metric is the gradient for every metric except the two cascade metrics,
-MRR and graded ERR (BENCHMARKS.md, "λ targets for judged MRR and ERR", five quality-suite data
-sets). Their swap deltas vanish below a query's first (highly) relevant document: once one leads
-the query, the other relevant documents get next to no gradient, and one noisy label moves the
-whole query. These two train on exponential-gain NDCG over the whole list, whose λ reaches every
-relevant document with a position discount. Judged by ERR@10 it beat exact λ-ERR@10 on four sets
-(by 0.0065 to 0.025, per-query Wilcoxon p 0.034 to 1e-16; MQ2008 −0.0008, p 0.065); judged by
-MRR it beat λ-MRR on the noisy and the two large sets (by 0.014 to 0.090, p < 0.001) and tied on
-MQ2008 (+0.0021, p 0.83) and LightGBM's example (−0.0129, p 0.57, 50 queries). Over the five sets
-it had the smallest mean shortfall to the best anchor of every target tried: MRR −0.0018 (graded
-ERR with ``max_label`` 4, 6, 8, 10: −0.0051, −0.0036, −0.0031, −0.0057; λ-MRR −0.0260), ERR@10
-−0.0068 (graded ERR uncut with ``max_label`` 4 or 6: −0.0189, −0.0090; λ-ERR@10 −0.0190).
+Chosen by measurement on the five quality-suite data sets (BENCHMARKS.md, "Which gradient for which
+judged metric", stop 18, and "λ targets for judged MRR and ERR", stop 17):
 
-The swap keeps the judged metric's notion of relevance: labels ``>= 0`` (and within the gain
-``2^l - 1``'s range) whose relevant documents are exactly those with a positive label (MRR's
-``label > border``; graded ERR's stop probability ``> 0``). Otherwise, for ``ERR:type=Probability``
-(labels are probabilities; not measured) and when no labels are known, the target is the judged
-metric itself.
+* **NDCG, MAP, graded ERR and MAUC train on YetiRank** (CatBoost's stochastic pairwise gradient:
+  PairLogit on adjacent documents of logistic-noise permutations, weighted by the label difference;
+  :class:`metricrank.objectives.YetiRank`). Paired per query against the metric's own exact λ, on
+  the same trees and splits, it scored higher on MAP and MAUC on four of five sets (by 0.002-0.018;
+  MAP −0.0025 on MQ2008, p 0.67), on ERR@10 on four (ties on MQ2008) and on NDCG@10 on four
+  (by 0.0007-0.0087; −0.0137 on LightGBM's example, p 0.53, 50 test queries); on the noisy
+  MQ2007-sized set (6 seeds) by 0.0087 NDCG@10 (p 0.007), 0.0040 MAP (p 0.013) and 0.0049 MAUC
+  (p 0.002). An exact λ follows every noisy label of a query as hard as a correct one; YetiRank's
+  pairs are neighbours in a noisy ranking, which bounds a mislabelled document's pull.
+* **MRR trains on exponential-gain NDCG over the whole list** (λ): MRR's swap delta vanishes below a
+  query's first relevant document. Judged by MRR it beat λ-MRR on the noisy and the two large sets
+  (by 0.014 to 0.090, p < 0.001) and tied on MQ2008 and LightGBM's example; it beat YetiRank by
+  0.0125 on the noisy set. The swap keeps MRR's notion of relevance: labels ``>= 0`` (within the gain
+  ``2^l - 1``'s range) whose relevant documents (``label > border``) are exactly the positive ones;
+  otherwise, and when no labels are known, the target is MRR itself.
+* **Every other metric trains on its own exact λ** (not measured against other gradients).
+
+A model given λ options (``sigma``, ``truncation``, ``norm`` or ``exact`` away from their defaults)
+asks for a λ-gradient: it trains on the metric's own λ (MRR and graded ERR on the whole-list NDCG λ,
+stop 17's rule) instead of YetiRank.
 """
 
 from __future__ import annotations
@@ -27,10 +32,22 @@ import numpy as np
 from ..metrics._positional import EXP_LABEL_LIMIT
 from ..metrics.registry import get_metric
 
-__all__ = ["WHOLE_LIST_TARGET", "choose_target"]
+__all__ = ["STOCHASTIC_PAIR_TARGET", "WHOLE_LIST_TARGET", "choose_target", "is_stochastic_pair_target"]
 
-#: The λ target that replaces MRR and graded ERR.
+#: The λ target that replaces MRR (and, for a model with λ options, graded ERR).
 WHOLE_LIST_TARGET = "NDCG:type=Exp"
+#: The target of judged NDCG, MAP, graded ERR and MAUC.
+STOCHASTIC_PAIR_TARGET = "YetiRank"
+_STOCHASTIC_PAIR_METRICS = ("NDCG", "MAP", "MAUC")
+
+
+def is_stochastic_pair_target(target) -> bool:
+    """Whether a target spec names YetiRank (``"YetiRank"`` or ``"YetiRank:<params>"``), not a λ target.
+
+    >>> is_stochastic_pair_target("yetirank:permutations=20"), is_stochastic_pair_target("NDCG:top=10")
+    (True, False)
+    """
+    return isinstance(target, str) and target.split(":", 1)[0].strip().lower() == STOCHASTIC_PAIR_TARGET.lower()
 
 
 def _relevance_matches(judged, y) -> bool:
@@ -46,8 +63,8 @@ def _relevance_matches(judged, y) -> bool:
     return not bool((y == 0).any())
 
 
-def choose_target(metric: str, y=None, preset: str | None = None) -> str:
-    """The λ target for a model judged by ``metric`` and trained on labels ``y``.
+def choose_target(metric: str, y=None, preset: str | None = None, lambda_options: bool = False) -> str:
+    """The target (gradient) for a model judged by ``metric`` and trained on labels ``y``.
 
     Parameters
     ----------
@@ -55,33 +72,45 @@ def choose_target(metric: str, y=None, preset: str | None = None) -> str:
         The judged metric spec (or ``"RankNet"``).
     y : array-like of shape (n,), optional
         Training labels (any array with ``min``, ``max`` and comparisons: NumPy or
-        Dask). Without them the judged metric is returned.
+        Dask). Only MRR's choice reads them; without them MRR keeps its own λ.
     preset : str, optional
         Metric convention preset the judged metric is read under.
+    lambda_options : bool, default False
+        The model sets λ options (``sigma``, ``truncation``, ``norm``, ``exact``):
+        only λ targets are chosen.
 
     Returns
     -------
     str
-        ``metric`` itself, or for MRR and ``ERR:type=Graded`` (any ``top``)
-        ``"NDCG:type=Exp"`` over the whole list, with the judged metric's
-        ``ties`` and ``use_weights`` when its spec sets them.
+        ``"YetiRank"`` for NDCG, MAP, graded ERR and MAUC (without λ options);
+        ``"NDCG:type=Exp"`` for MRR, and with λ options for graded ERR, when
+        the labels keep the judged metric's relevance (with the judged
+        metric's ``ties`` and ``use_weights`` when its spec sets them);
+        otherwise ``metric`` itself.
 
     Examples
     --------
+    >>> choose_target("NDCG:top=10;type=Exp")
+    'YetiRank'
+    >>> choose_target("NDCG:top=10", lambda_options=True)
+    'NDCG:top=10'
     >>> choose_target("MRR", [0, 1, 2, 0])
     'NDCG:type=Exp'
-    >>> choose_target("ERR:type=Graded;top=10;ties=optimistic", [0, 3, 4])
+    >>> choose_target("ERR:type=Graded;top=10;ties=optimistic", [0, 3, 4], lambda_options=True)
     'NDCG:type=Exp;ties=optimistic'
     >>> choose_target("MRR:border=1", [0, 1, 2])  # label 1 is not relevant to MRR here
     'MRR:border=1'
-    >>> choose_target("NDCG:top=10", [0, 1, 2])
-    'NDCG:top=10'
+    >>> choose_target("PrecisionAt:top=5")
+    'PrecisionAt:top=5'
     """
-    if y is None or (isinstance(metric, str) and metric.strip().lower() == "ranknet"):
+    if isinstance(metric, str) and metric.strip().lower() == "ranknet":
         return metric
     judged = get_metric(metric, preset=preset)
-    cascade = judged.name == "MRR" or (judged.name == "ERR" and judged.params["type"] == "Graded")
-    if not cascade or getattr(y, "size", len(y)) == 0:
+    graded_err = judged.name == "ERR" and judged.params["type"] == "Graded"
+    if not lambda_options and (judged.name in _STOCHASTIC_PAIR_METRICS or graded_err):
+        return STOCHASTIC_PAIR_TARGET
+    cascade = judged.name == "MRR" or graded_err
+    if not cascade or y is None or getattr(y, "size", len(y)) == 0:
         return metric
     y = y if hasattr(y, "min") and hasattr(y, "dtype") else np.asarray(y, dtype=np.float64)
     if not _relevance_matches(judged, y):

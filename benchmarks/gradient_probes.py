@@ -1,0 +1,233 @@
+"""Which gradient for which judged metric (BENCHMARKS.md, stop 18): LambdaMART variants on the noisy
+MQ2007-sized suite set with six seeds (the suite uses seeds 1-3), every other parameter at its default.
+
+Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.json``):
+
+* ``base``: ``LambdaMART(metric=M, target=M)``, the metric's exact λ (stop 17's default for these metrics).
+* ``yeti``: ``GBRanker("YetiRank")`` judged by M (the same trees as ``LambdaMART(metric=M)`` since stop 18).
+* ``sigma0.5``, ``sigma2``, ``wholelist`` (λ of ``NDCG:type=Exp`` over the whole list), ``bag0.7``,
+  ``ff0.7``, ``l2_30``, ``mdl50``: one λ or tree option changed.
+* ``pllK:S``: the exact λ averaged over K rankings of the scores plus S x standard logistic noise
+  (YetiRank's noise; Bruch et al. 2020's stochastic treatment); ``plrK:C``: Gumbel noise scaled to
+  C x each query's score standard deviation.
+* ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
+  permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
+  ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
+  instead, rescaled per permutation to YetiRank's total weight; ``nbr-metric-raw``: not rescaled.
+
+    .venv/bin/python benchmarks/gradient_probes.py --metrics "NDCG:top=10;type=Exp" MAP MAUC \\
+        --candidates base yeti pll10:1 nbr-metric
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+from numba import njit, prange
+from scipy.stats import wilcoxon
+
+from metricrank._io import atomic_write
+from metricrank.experiments import quality
+from metricrank.experiments.quality import Split
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lambda_probes import ProbeLambdaMART  # noqa: E402
+
+NDCG10 = "NDCG:top=10;type=Exp"
+_MODES = {"ndcg": 0, "map": 1, "mauc": 2, "yeti": 3}
+
+
+@njit(cache=True, parallel=True)
+def _neighbour_lambdas(raw, y, ptr, uniforms, mode, top, rescale, grad, hess):
+    """λ over adjacent pairs of logistic-noise permutations; pair weight by ``mode`` (see the module doc)."""
+    for q in prange(ptr.shape[0] - 1):
+        s, n = ptr[q], ptr[q + 1] - ptr[q]
+        grad[s:s + n] = 0.0
+        hess[s:s + n] = 0.0
+        if n < 2:
+            continue
+        yq = y[s:s + n]
+        idcg = 0.0
+        ideal = -np.sort(-yq)
+        for r in range(min(top, n)):
+            idcg += (2.0 ** ideal[r] - 1.0) / np.log2(r + 2.0)
+        n_rel = 0
+        for i in range(n):
+            n_rel += yq[i] > 0
+        counts = np.zeros(int(yq.max()) + 1)
+        for i in range(n):
+            counts[int(yq[i])] += 1
+        if mode == 0 and idcg == 0.0:
+            continue
+        noisy, w, u = np.empty(n), np.empty(n - 1), np.empty(n - 1)
+        for p in range(uniforms.shape[0]):
+            for i in range(n):
+                v = uniforms[p, s + i]
+                noisy[i] = raw[s + i] + np.log(v / (1.0 - v))
+            order = np.argsort(-noisy)
+            seen = 0  # relevant documents above and at rank r (MAP)
+            for r in range(n - 1):
+                la, lb = yq[order[r]], yq[order[r + 1]]
+                seen += la > 0
+                u[r] = 0.15 * abs(la - lb)
+                w[r] = 0.0
+                if la == lb:
+                    continue
+                if mode == 0:
+                    d1 = 1.0 / np.log2(r + 2.0) if r < top else 0.0
+                    d2 = 1.0 / np.log2(r + 3.0) if r + 1 < top else 0.0
+                    w[r] = abs(2.0 ** la - 2.0 ** lb) * (d1 - d2) / idcg
+                elif mode == 1:
+                    if (la > 0) != (lb > 0) and n_rel > 0:
+                        rank_of_relevant = seen + 1 if la <= 0 else seen
+                        w[r] = rank_of_relevant * (1.0 / (r + 1.0) - 1.0 / (r + 2.0)) / n_rel
+                elif mode == 2:
+                    w[r] = 1.0 / (counts[int(la)] * counts[int(lb)])
+                else:
+                    w[r] = u[r]
+            factor = 1.0
+            if rescale:
+                total = w.sum()
+                factor = u.sum() / total if total > 0 else 0.0
+            for r in range(n - 1):
+                if w[r] == 0.0:
+                    continue
+                a, b = s + order[r], s + order[r + 1]
+                if y[a] < y[b]:
+                    a, b = b, a
+                weight = w[r] * factor / uniforms.shape[0]
+                rho = 1.0 / (1.0 + np.exp(raw[a] - raw[b]))
+                grad[a] -= weight * rho
+                grad[b] += weight * rho
+                hess[a] += weight * rho * (1.0 - rho)
+                hess[b] += weight * rho * (1.0 - rho)
+
+
+def neighbours(mode: str, k: int = 10, rescale: bool = True, top: int = 10):
+    def make(bound, random_state):
+        rng = np.random.default_rng(random_state)
+        data = bound.data
+        y = np.ascontiguousarray(data.y, dtype=np.float64)
+        ptr = np.ascontiguousarray(data.group_ptr, dtype=np.int64)
+        grad, hess = np.empty(data.n_rows), np.empty(data.n_rows)
+
+        def call(raw):
+            uniforms = rng.uniform(1e-12, 1 - 1e-12, size=(k, data.n_rows))
+            _neighbour_lambdas(np.ascontiguousarray(raw, dtype=np.float64), y, ptr, uniforms, _MODES[mode], top,
+                               rescale, grad, hess)
+            return grad, hess
+
+        return call
+
+    return make
+
+
+def noisy_rankings(k: int, scale: float, relative: bool):
+    """The bound λ averaged over k rankings of perturbed scores (logistic noise, or Gumbel x query std)."""
+    def make(bound, random_state):
+        rng = np.random.default_rng(random_state)
+        ptr = bound.data.group_ptr
+        sizes = np.diff(ptr)
+        query = np.repeat(np.arange(sizes.size), sizes)
+
+        def call(raw):
+            if relative:
+                mean = np.bincount(query, raw, sizes.size) / np.maximum(sizes, 1)
+                sd = np.sqrt(np.bincount(query, (raw - mean[query]) ** 2, sizes.size) / np.maximum(sizes, 1))[query]
+            g_sum = h_sum = 0.0
+            for _ in range(k):
+                noise = scale * sd * rng.gumbel(size=raw.size) if relative else scale * rng.logistic(size=raw.size)
+                g, h = bound(raw + noise)
+                g_sum, h_sum = g_sum + g, h_sum + h  # new arrays: the bound reuses its buffers
+            return g_sum / k, h_sum / k
+
+        return call
+
+    return make
+
+
+def _probe(make):
+    return lambda m: quality._metricrank(lambda lr, trees, threads, seed: ProbeLambdaMART(
+        m, make, target=m, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed))
+
+
+def _own(metric):
+    return {"MAP": "map", "MAUC": "mauc"}.get(metric, "ndcg")
+
+
+CANDIDATES = {
+    "base": lambda m: quality.lambdamart(m, target=m),
+    "yeti": lambda m: quality.gbranker("YetiRank"),
+    "sigma0.5": lambda m: quality.lambdamart(m, target=m, sigma=0.5),
+    "sigma2": lambda m: quality.lambdamart(m, target=m, sigma=2.0),
+    "wholelist": lambda m: quality.lambdamart(m, target="NDCG:type=Exp"),
+    "bag0.7": lambda m: quality.lambdamart(m, target=m, bagging_fraction=0.7, bagging_freq=1),
+    "ff0.7": lambda m: quality.lambdamart(m, target=m, feature_fraction=0.7),
+    "l2_30": lambda m: quality.lambdamart(m, target=m, lambda_l2=30.0),
+    "mdl50": lambda m: quality.lambdamart(m, target=m, min_data_in_leaf=50),
+    "pll1:1": _probe(noisy_rankings(1, 1.0, False)),
+    "pll3:1": _probe(noisy_rankings(3, 1.0, False)),
+    "pll10:1": _probe(noisy_rankings(10, 1.0, False)),
+    "plr8:0.5": _probe(noisy_rankings(8, 0.5, True)),
+    "plr8:1": _probe(noisy_rankings(8, 1.0, True)),
+    "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
+    "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
+    "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),
+}
+
+
+def noisy_splits(seeds):
+    out = []
+    for seed in seeds:
+        train, vali, test = quality._synthetic_noisy(seed)
+        out.append(Split("synthetic-noisy-40k", seed, train, vali, test))
+    return out
+
+
+def report(cache, metrics, candidates):
+    for metric in metrics:
+        print(f"\n{metric} (noisy MQ2007-sized set; paired against base over the test queries of all seeds)")
+        base = {k.split("|")[3]: v for k, v in cache.items() if k.startswith(f"base|{metric}|")}
+        for cand in candidates:
+            runs = {k.split("|")[3]: v for k, v in cache.items() if k.startswith(f"{cand}|{metric}|")}
+            if not runs:
+                continue
+            line = f"  {cand:15s} seeds {len(runs)}  mean {np.mean([r['test'] for r in runs.values()]):.4f}"
+            common = sorted(set(runs) & set(base))
+            if cand != "base" and common:
+                d = np.concatenate([np.subtract(runs[f]["per_query"], base[f]["per_query"]) for f in common])
+                d = d[~np.isnan(d)]
+                line += (f"  vs base {np.mean([runs[f]['test'] - base[f]['test'] for f in common]):+.4f} "
+                         f"(SE {d.std() / np.sqrt(d.size):.4f}, Wilcoxon p {wilcoxon(d).pvalue:.2g})")
+            print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=list(CANDIDATES))
+    parser.add_argument("--metrics", nargs="+", default=[NDCG10, "MAP", "MAUC"])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5, 6])
+    parser.add_argument("--cache", default="benchmarks/results/gradient_probes_r7.json")
+    args = parser.parse_args()
+    cache = json.loads(open(args.cache).read()) if os.path.exists(args.cache) else {}
+    for split in noisy_splits(args.seeds):
+        for cand in args.candidates:
+            for metric in args.metrics:
+                key = f"{cand}|{metric}|{split.dataset}|{split.fold}"
+                if key in cache:
+                    continue
+                r = quality.run_system(CANDIDATES[cand](metric), split, [metric], lr=0.1, trees=300, threads=1)
+                cache[key] = {"test": r[metric]["test"], "trees": r[metric]["trees"],
+                              "per_query": r[metric]["per_query"], "seconds": r["seconds"]}
+                print(key, f"{r[metric]['test']:.4f}", flush=True)
+                with atomic_write(args.cache) as fh:
+                    fh.write(json.dumps(cache).encode())
+    report(cache, args.metrics, args.candidates)
+
+
+if __name__ == "__main__":
+    main()
