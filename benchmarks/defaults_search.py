@@ -104,6 +104,9 @@ CANDIDATES.update({
     "r6: target MAP": {**_STOP16, "target": "MAP"},
     "r6: target MAUC": {**_STOP16, "target": "MAUC"},
 })
+# round 7 (stop 18): YetiRank's gradient for judged NDCG, MAP, graded ERR and MAUC (the values are those
+# of the suite's LambdaMART(metric=M) rows since stop 18: the same model, stored in the round-6 cache)
+CANDIDATES["r7: target YetiRank"] = {**_STOP16, "target": "YetiRank"}
 
 
 ANCHORS = ["LightGBM lambdarank", "CatBoost YetiRank", "CatBoost QuerySoftMax"]

@@ -359,14 +359,17 @@ max_query_size, random_state, importance_type, lgb_params
 
 
 class DaskLambdaMART(DaskGBRanker):
-    """:class:`~metricrank.LambdaMART` trained on a Dask cluster (the λ objective of ``metric``).
+    """:class:`~metricrank.LambdaMART` trained on a Dask cluster (LambdaMART's gradient for ``metric``).
 
     Parameters and defaults are LambdaMART's (``metric="NDCG:top=10"``,
     ``target="auto"``, ``sigma``, ``truncation``, ``norm``, ``exact`` and the
     tree parameters), plus ``repartition_by_query`` and ``client`` as
-    :class:`DaskGBRanker`. ``target="auto"`` is resolved from the dask labels
-    (for judged MRR or graded ERR: a few reductions over them) into ``target_``. :meth:`to_local`
-    returns a fitted LambdaMART.
+    :class:`DaskGBRanker`. ``target="auto"`` is resolved as LambdaMART resolves
+    it (for judged MRR: a few reductions over the dask labels) into ``target_``.
+    A YetiRank target (the default for NDCG, MAP, graded ERR and MAUC) draws
+    each worker's permutations from a seed of its own (see :class:`DaskGBRanker`),
+    so its model is not LambdaMART's bit for bit, as an exact λ target's is on
+    one partition. :meth:`to_local` returns a fitted LambdaMART.
 
     Examples
     --------

@@ -41,18 +41,17 @@ class LambdaMART(GBRanker):
         gradient for which judged metric"):
 
         * NDCG, MAP, ``ERR:type=Graded`` and MAUC: ``"YetiRank"``. Against
-          the metric's own λ on the same trees and splits it scored higher in
-          17 of the 20 (data set, metric) cells and tied in one (ERR@10 on
-          MQ2008), e.g. on the noisy MQ2007-sized set (6 seeds) NDCG@10
-          +0.0087 (per-query Wilcoxon p 0.007), MAP +0.0040 (p 0.013), MAUC
-          +0.0049 (p 0.002); it scored lower on NDCG@10 on LightGBM's example
-          (−0.0137, p 0.53, 50 test queries) and MAP on MQ2008 (−0.0025,
-          p 0.67). Its neighbour pairs bound a mislabelled document's pull,
-          which an exact λ follows as hard as a correct label's.
+          stop 17's defaults (the metric's own λ; for ERR the whole-list NDCG
+          λ) on the same trees and splits it scored higher in 17 of the 20
+          (data set, metric) cells and tied in one (ERR@10 on MQ2008), e.g.
+          on the noisy MQ2007-sized set (6 seeds) NDCG@10 +0.0087 (per-query
+          Wilcoxon p 0.007), MAP +0.0040 (p 0.013), MAUC +0.0049 (p 0.002);
+          it scored lower on NDCG@10 on LightGBM's example (−0.0137, p 0.53,
+          50 test queries) and MAP on MQ2008 (−0.0025, p 0.67).
         * MRR: the λ of exponential-gain NDCG over the whole list (MRR's λ
           vanishes below a query's first relevant document; judged by MRR it
-          beat λ-MRR by 0.014-0.090 on three sets and YetiRank by 0.0125 on
-          the noisy one), when the labels keep MRR's relevance.
+          beat λ-MRR by 0.014-0.090 on three sets, and YetiRank by 0.0125 on
+          the noisy one, p 0.25), when the labels keep MRR's relevance.
         * Every other metric: its own λ.
 
         With λ options set (``sigma``, ``truncation``, ``norm``, ``exact``
