@@ -198,7 +198,7 @@ def test_save_load_keeps_the_resolved_target(tmp_path, data):
 
 def test_target_is_validated(data):
     train, _ = data
-    with pytest.raises(ValueError, match="target must be 'auto' or a λ target spec"):
+    with pytest.raises(ValueError, match="target must be 'auto', a λ target spec"):
         LambdaMART("MRR", target=3, **SMALL).fit(train)
     with pytest.raises(ValueError, match="cannot be a λ target"):
         LambdaMART("MRR", target="AUC", **SMALL).fit(train)

@@ -364,8 +364,9 @@ def _report(cache, splits, jobs, lr, trees, out: Path) -> str:
              "metric cannot score left out). Seconds: the fit plus the per-tree validation of the metrics the "
              "system is judged on (every judged metric for anchors and GBRanker, one for LambdaMART(M)), "
              "on a shared machine: indicative only. LambdaMART(M) is LambdaMART(metric=M) with every other "
-             "parameter at its default: target=\"auto\" trains MRR and graded ERR on exponential-gain NDCG over "
-             "the whole list, every other M on its own λ.", ""]
+             "parameter at its default: target=\"auto\" trains NDCG, MAP, graded ERR and MAUC on YetiRank (the "
+             "very model of GBRanker(YetiRank), judged by M) and MRR on exponential-gain NDCG over the whole "
+             "list.", ""]
     for dataset in dict.fromkeys(s.dataset for s in splits):
         lines += [f"## {dataset}", ""]
         for metric in JUDGED:

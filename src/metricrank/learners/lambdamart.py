@@ -16,14 +16,16 @@ __all__ = ["LambdaMART", "MAX_QUERY_SIZE"]
 class LambdaMART(GBRanker):
     """Gradient-boosted trees trained for the metric you are judged by.
 
-    :class:`~metricrank.GBRanker` with the λ objective of a target
-    (:class:`~metricrank.objectives.LambdaObjective`): each tree is fitted by
-    LightGBM to the λ-gradients; its leaves take the Newton step ``η Σλ / Σw``.
-    ``fit``, ``predict``, ``save`` and ``load`` are GBRanker's. Any metric with an exact swap delta can be the target:
-    NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC (Welleck's per-query binary
-    AUC), ROCArea, MAUC, or ``"RankNet"``; so can ``"YetiRank"``, the
-    stochastic pairwise gradient that ``target="auto"`` picks for NDCG, MAP,
-    graded ERR and MAUC because it scored higher by them (see ``target``).
+    :class:`~metricrank.GBRanker` judged by ``metric`` and trained on the
+    gradient ``target`` names: the λ objective of a target
+    (:class:`~metricrank.objectives.LambdaObjective`; each tree is fitted by
+    LightGBM to the λ-gradients, its leaves take the Newton step
+    ``η Σλ / Σw``), or YetiRank, the stochastic pairwise gradient that
+    ``target="auto"`` picks for NDCG, MAP, graded ERR and MAUC because it
+    scored higher by them (see ``target``). ``fit``, ``predict``, ``save``
+    and ``load`` are GBRanker's. Any metric with an exact swap delta can be a
+    λ target: NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC (Welleck's per-query
+    binary AUC), ROCArea, MAUC, or ``"RankNet"``.
 
     Parameters
     ----------
@@ -203,8 +205,8 @@ class LambdaMART(GBRanker):
         if not (isinstance(self.norm, (bool, np.bool_)) or self.norm == "auto"):
             raise ValueError(f"norm must be True, False or 'auto'; got {self.norm!r}")
         if not isinstance(self.target, str):
-            raise ValueError(f"target must be 'auto' or a λ target spec (e.g. 'MRR', 'ERR:type=Graded'); "
-                             f"got {self.target!r}")
+            raise ValueError(f"target must be 'auto', a λ target spec (e.g. 'MRR', 'ERR:type=Graded') or "
+                             f"'YetiRank[:params]'; got {self.target!r}")
 
     def _lambda_options(self) -> list[str]:
         """The λ options set away from their defaults (only λ targets read them)."""
