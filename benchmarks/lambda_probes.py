@@ -80,8 +80,8 @@ class ProbeLambdaMART(LambdaMART):
         # a probe wraps a λ objective: target="auto" chooses among λ targets only (stop 17's rule)
         return ["probe"]
 
-    def _objective_for_labels(self, objective, y):
-        return _Wrapped(super()._objective_for_labels(objective, y), self._make)
+    def _objective_for_labels(self, objective, y, row_weights=False):
+        return _Wrapped(super()._objective_for_labels(objective, y, row_weights), self._make)
 
 
 def system(metric: str, probe: str, candidate: str):

@@ -87,6 +87,12 @@ def test_dask_lambdamart_resolves_the_auto_target_from_dask_labels(client, data)
                                                            qid=da.from_array(train.qid))
     assert yeti.target_ == yeti.to_local().target_ == "YetiRank"
     assert yeti.objective_.name == "YetiRank" and yeti.objective_.eval_spec == "MAP"
+    # row weights: only λ reads them, so target="auto" takes MAP's own λ, as in memory
+    w = np.random.default_rng(0).uniform(0.2, 3.0, train.n_docs)
+    weighted = DaskLambdaMART(metric="MAP", n_estimators=4).fit(one_partition(train), da.from_array(train.y),
+                                                               qid=da.from_array(train.qid),
+                                                               sample_weight=da.from_array(w))
+    assert weighted.target_ == "MAP" and weighted.objective_.name == "lambda"
     # the judged metric's label domain is checked on the workers, as in memory
     assert train.y.max() > 2
     with pytest.raises(ValueError, match="max_label=2 but row"):

@@ -62,8 +62,8 @@ def test_the_rule_matches_its_description(metric, labels, expected):
     ("ERR:type=Graded", [-1, 2], "ERR:type=Graded"),  # no negative gains
     ("MRR", [0, 1, 2, 0], "NDCG:type=Exp"),
 ])
-def test_with_lambda_options_the_rule_chooses_lambda_targets(metric, labels, expected):
-    assert choose_target(metric, np.asarray(labels, dtype=float), lambda_options=True) == expected
+def test_lambda_only_chooses_lambda_targets(metric, labels, expected):
+    assert choose_target(metric, np.asarray(labels, dtype=float), lambda_only=True) == expected
 
 
 def test_without_labels_mrr_keeps_its_own_target():
@@ -127,6 +127,23 @@ def test_lambda_options_make_auto_train_on_the_metrics_own_lambda(data, options)
     # and a λ option with an explicit YetiRank target is an error naming it, not ignored
     with pytest.raises(ValueError, match=f"{next(iter(options))} applies to λ targets, not to target='YetiRank'"):
         LambdaMART(metric, target="YetiRank", **options, **SMALL).fit(train)
+
+
+def test_row_weights_make_auto_train_on_the_metrics_own_lambda(data):
+    # YetiRank does not read sample_weight (as CatBoost's): the λ, which multiplies a row's λ by it, trains
+    train, valid = data
+    w = np.random.default_rng(0).uniform(0.2, 3.0, train.n_docs)
+    auto = LambdaMART("MAP", **SMALL).fit(train.X, train.y, qid=train.qid, sample_weight=w)
+    explicit = LambdaMART("MAP", target="MAP", **SMALL).fit(train.X, train.y, qid=train.qid, sample_weight=w)
+    assert auto.target_ == "MAP"
+    np.testing.assert_array_equal(auto.predict(valid.X), explicit.predict(valid.X))
+    unweighted = LambdaMART("MAP", target="MAP", **SMALL).fit(train)
+    assert not np.array_equal(auto.predict(valid.X), unweighted.predict(valid.X))  # the weights were read
+    # query weights are YetiRank's own: they keep it
+    gw = np.random.default_rng(1).uniform(0.2, 3.0, train.n_queries)
+    assert LambdaMART("MAP", **SMALL).fit(train.X, train.y, qid=train.qid, group_weight=gw).target_ == "YetiRank"
+    with pytest.raises(ValueError, match="target='YetiRank' does not read sample_weight"):
+        LambdaMART("MAP", target="YetiRank", **SMALL).fit(train.X, train.y, qid=train.qid, sample_weight=w)
 
 
 def test_auto_trains_judged_graded_err_on_whole_list_ndcg_with_lambda_options(data):

@@ -245,7 +245,8 @@ max_query_size, random_state, importance_type, lgb_params
             parts = partition_by_query(X, y, qid, sample_weight=sample_weight)
             X, y, qid = parts[:3]
             sample_weight = parts[3] if sample_weight is not None else None
-        objective = twin._objective_for_labels(objective, y)  # LambdaMART: target="auto" for these labels
+        # LambdaMART: target="auto" for these labels and weights
+        objective = twin._objective_for_labels(objective, y, row_weights=sample_weight is not None)
         layout = check_query_layout(client, qid, y, objective)
         sizes = layout.group_sizes
         if int(sizes.sum()) < 2:

@@ -155,8 +155,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
 
         return get_objective(self.objective, preset=self.preset)
 
-    def _objective_for_labels(self, objective: Objective, y: np.ndarray) -> Objective:
-        """The objective that trains on labels ``y`` (LambdaMART resolves ``target="auto"`` here)."""
+    def _objective_for_labels(self, objective: Objective, y: np.ndarray, row_weights: bool = False) -> Objective:
+        """The objective that trains on labels ``y``, with or without ``row_weights`` (``sample_weight``
+        given); LambdaMART resolves ``target="auto"`` here."""
         return objective
 
     def _check_query_sizes(self, objective: Objective, ds: RankingDataset, what: str) -> None:
@@ -242,7 +243,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if ds.pairs is not None and not objective.accepts_pairs:
             raise ValueError(f"objective {objective.spec} does not read explicit pairs; they are read by "
                              "PairLogit and PairLogitPairwise (YetiRank generates its own)")
-        objective = self._objective_for_labels(objective, ds.y)
+        objective = self._objective_for_labels(objective, ds.y, row_weights=sample_weight is not None)
         self._check_query_sizes(objective, ds, "training data")
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)

@@ -57,7 +57,8 @@ class LambdaMART(GBRanker):
         * Every other metric: its own λ.
 
         With λ options set (``sigma``, ``truncation``, ``norm``, ``exact``
-        away from their defaults) ``"auto"`` chooses only λ targets: the
+        away from their defaults) or row weights (``fit(sample_weight=...)``,
+        which YetiRank does not read) ``"auto"`` chooses only λ targets: the
         metric's own, and for MRR and graded ERR the whole-list NDCG λ. The
         fitted value is ``target_``. Name a metric (``target="NDCG:top=10"``)
         for its exact λ.
@@ -215,16 +216,17 @@ class LambdaMART(GBRanker):
                    "exact": not (isinstance(self.exact, str) and self.exact == "auto")}
         return [name for name, is_changed in changed.items() if is_changed]
 
-    def _resolved_target(self, y=None) -> str:
+    def _resolved_target(self, y=None, row_weights: bool = False) -> str:
         if self.target != "auto":
             return self.target
-        return choose_target(self.metric, y, self.preset, lambda_options=bool(self._lambda_options()))
+        lambda_only = bool(self._lambda_options()) or row_weights
+        return choose_target(self.metric, y, self.preset, lambda_only=lambda_only)
 
     def _make_objective(self) -> Objective:
         """The objective before labels are seen (MRR's ``target="auto"`` reads them: see _objective_for_labels)."""
         return self._objective(self._resolved_target())
 
-    def _objective(self, target: str) -> Objective:
+    def _objective(self, target: str, row_weights: bool = False) -> Objective:
         ranknet = isinstance(self.metric, str) and self.metric.strip().lower() == "ranknet"
         if is_stochastic_pair_target(target):
             if ranknet:
@@ -235,6 +237,10 @@ class LambdaMART(GBRanker):
                 raise ValueError(f"{', '.join(options)} appl{'ies' if len(options) == 1 else 'y'} to λ targets, "
                                  f"not to target={target!r}: leave {'it' if len(options) == 1 else 'them'} at the "
                                  f"default, or name a λ target (target={self.metric!r})")
+            if row_weights:
+                raise ValueError(f"target={target!r} does not read sample_weight (row weights; CatBoost's YetiRank "
+                                 f"ignores them too): pass group_weight for query weights, or name a λ target "
+                                 f"(target={self.metric!r}), whose λ a row's weight multiplies")
             return get_objective(target).judged_by(self.metric, preset=self.preset)
         norm = self.norm if isinstance(self.norm, str) else bool(self.norm)
         # judged by ``metric`` when it differs from the target (RankNet is no metric: the target's own then)
@@ -242,9 +248,9 @@ class LambdaMART(GBRanker):
         return LambdaObjective(target, sigma=self.sigma, truncation=self.truncation, norm=norm, preset=self.preset,
                                exact=self.exact, eval_metric=judged)
 
-    def _objective_for_labels(self, objective: Objective, y) -> Objective:
-        self.target_ = self._resolved_target(y)
-        return self._objective(self.target_)
+    def _objective_for_labels(self, objective: Objective, y, row_weights: bool = False) -> Objective:
+        self.target_ = self._resolved_target(y, row_weights)
+        return self._objective(self.target_, row_weights)
 
     def _state(self) -> dict:
         return {**super()._state(), "target": self.target_}

@@ -23,7 +23,8 @@ judged metric", stop 18, and "λ targets for judged MRR and ERR", stop 17):
 * **Every other metric trains on its own exact λ** (not measured against other gradients).
 
 A model given λ options (``sigma``, ``truncation``, ``norm`` or ``exact`` away from their defaults)
-asks for a λ-gradient: it trains on the metric's own λ (MRR and graded ERR on the whole-list NDCG λ,
+asks for a λ-gradient, and row weights (``sample_weight``) are read by λ only (YetiRank, as CatBoost's,
+ignores them): such a model trains on the metric's own λ (MRR and graded ERR on the whole-list NDCG λ,
 stop 17's rule) instead of YetiRank.
 """
 
@@ -65,7 +66,7 @@ def _relevance_matches(judged, y) -> bool:
     return not bool((y == 0).any())
 
 
-def choose_target(metric: str, y=None, preset: str | None = None, lambda_options: bool = False) -> str:
+def choose_target(metric: str, y=None, preset: str | None = None, lambda_only: bool = False) -> str:
     """The target (gradient) for a model judged by ``metric`` and trained on labels ``y``.
 
     Parameters
@@ -77,15 +78,16 @@ def choose_target(metric: str, y=None, preset: str | None = None, lambda_options
         Dask). Only MRR's choice reads them; without them MRR keeps its own λ.
     preset : str, optional
         Metric convention preset the judged metric is read under.
-    lambda_options : bool, default False
-        The model sets λ options (``sigma``, ``truncation``, ``norm``, ``exact``):
-        only λ targets are chosen.
+    lambda_only : bool, default False
+        Only λ targets qualify: the model sets λ options (``sigma``,
+        ``truncation``, ``norm``, ``exact``) or trains with row weights
+        (``sample_weight``), which YetiRank does not read.
 
     Returns
     -------
     str
-        ``"YetiRank"`` for NDCG, MAP, graded ERR and MAUC (without λ options);
-        ``"NDCG:type=Exp"`` for MRR, and with λ options for graded ERR, when
+        ``"YetiRank"`` for NDCG, MAP, graded ERR and MAUC (unless ``lambda_only``);
+        ``"NDCG:type=Exp"`` for MRR, and with ``lambda_only`` for graded ERR, when
         the labels keep the judged metric's relevance (with the judged
         metric's ``ties`` and ``use_weights`` when its spec sets them);
         otherwise ``metric`` itself.
@@ -94,11 +96,11 @@ def choose_target(metric: str, y=None, preset: str | None = None, lambda_options
     --------
     >>> choose_target("NDCG:top=10;type=Exp")
     'YetiRank'
-    >>> choose_target("NDCG:top=10", lambda_options=True)
+    >>> choose_target("NDCG:top=10", lambda_only=True)
     'NDCG:top=10'
     >>> choose_target("MRR", [0, 1, 2, 0])
     'NDCG:type=Exp'
-    >>> choose_target("ERR:type=Graded;top=10;ties=optimistic", [0, 3, 4], lambda_options=True)
+    >>> choose_target("ERR:type=Graded;top=10;ties=optimistic", [0, 3, 4], lambda_only=True)
     'NDCG:type=Exp;ties=optimistic'
     >>> choose_target("MRR:border=1", [0, 1, 2])  # label 1 is not relevant to MRR here
     'MRR:border=1'
@@ -109,7 +111,7 @@ def choose_target(metric: str, y=None, preset: str | None = None, lambda_options
         return metric
     judged = get_metric(metric, preset=preset)
     graded_err = judged.name == "ERR" and judged.params["type"] == "Graded"
-    if not lambda_options and (judged.name in _STOCHASTIC_PAIR_METRICS or graded_err):
+    if not lambda_only and (judged.name in _STOCHASTIC_PAIR_METRICS or graded_err):
         return STOCHASTIC_PAIR_TARGET
     cascade = judged.name == "MRR" or graded_err
     if not cascade or y is None or getattr(y, "size", len(y)) == 0:
