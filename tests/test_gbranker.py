@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -315,3 +316,17 @@ def test_fit_without_groups_says_all_rows_are_one_query_and_unsplittable_data_sa
         GBRanker("QueryRMSE", n_estimators=2, min_data_in_leaf=3).fit(ds.X, ds.y, qid=ds.qid,
                                                                       eval_set=[(ds.X, ds.y, ds.qid)])
         GBRanker("QueryRMSE", n_estimators=2, min_data_in_leaf=3).fit(ds)
+
+
+def test_yetirank_warns_that_it_ignores_row_weights():
+    # as CatBoost ("Pairwise losses don't support object weights"): the model is the unweighted one
+    ds = make_ltr(30, n_features=5, random_state=0)
+    w = np.random.default_rng(0).uniform(0.2, 3.0, ds.n_docs)
+    with pytest.warns(UserWarning, match="YetiRank does not read sample_weight"):
+        a = GBRanker("YetiRank", n_estimators=4, **SMALL).fit(ds.X, ds.y, qid=ds.qid, sample_weight=w)
+    b = GBRanker("YetiRank", n_estimators=4, **SMALL).fit(ds.X, ds.y, qid=ds.qid)
+    np.testing.assert_array_equal(a.predict(ds.X), b.predict(ds.X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        GBRanker("YetiRank", n_estimators=2, **SMALL).fit(ds.X, ds.y, qid=ds.qid)  # no weights, no warning
+        GBRanker("PairLogit", n_estimators=2, **SMALL).fit(ds.X, ds.y, qid=ds.qid, sample_weight=w)

@@ -247,6 +247,7 @@ max_query_size, random_state, importance_type, lgb_params
             sample_weight = parts[3] if sample_weight is not None else None
         # LambdaMART: target="auto" for these labels and weights
         objective = twin._objective_for_labels(objective, y, row_weights=sample_weight is not None)
+        twin._warn_unread_row_weights(objective, sample_weight)
         layout = check_query_layout(client, qid, y, objective)
         sizes = layout.group_sizes
         if int(sizes.sum()) < 2:

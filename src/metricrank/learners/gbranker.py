@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Callable, Sequence
 
 import lightgbm as lgb
@@ -160,6 +161,13 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         given); LambdaMART resolves ``target="auto"`` here."""
         return objective
 
+    @staticmethod
+    def _warn_unread_row_weights(objective: Objective, sample_weight) -> None:
+        if sample_weight is not None and not objective.reads_row_weights:
+            warnings.warn(f"{objective.name} does not read sample_weight (row weights), as CatBoost's does not "
+                          f"(\"Pairwise losses don't support object weights\"): they are ignored; group_weight "
+                          f"weights whole queries", UserWarning, stacklevel=3)
+
     def _check_query_sizes(self, objective: Objective, ds: RankingDataset, what: str) -> None:
         # explicit pairs replace the generated ones: their count is the caller's
         quadratic = objective.quadratic and not (objective.accepts_pairs and ds.pairs is not None)
@@ -244,6 +252,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             raise ValueError(f"objective {objective.spec} does not read explicit pairs; they are read by "
                              "PairLogit and PairLogitPairwise (YetiRank generates its own)")
         objective = self._objective_for_labels(objective, ds.y, row_weights=sample_weight is not None)
+        self._warn_unread_row_weights(objective, sample_weight)
         self._check_query_sizes(objective, ds, "training data")
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)

@@ -163,6 +163,9 @@ class Objective:
         bound the query size (``max_query_size``).
     stochastic : bool
         Gradients are estimates drawn with a random generator.
+    reads_row_weights : bool
+        Row weights (``sample_weight``) enter the loss (YetiRank, as CatBoost's,
+        ignores them: estimators warn when they are given).
     """
 
     name: str = ""
@@ -171,6 +174,7 @@ class Objective:
     pairwise_leaves: bool = False
     quadratic: bool = False
     stochastic: bool = False
+    reads_row_weights: bool = True
 
     def __init__(self, spec: str, params: dict):
         self.spec = spec

@@ -287,6 +287,7 @@ class YetiRank(Objective):
     name = "YetiRank"
     uses_pairs = True
     stochastic = True
+    reads_row_weights = False
     #: the metric a model trained on this loss is judged by, when set by :meth:`judged_by`
     judged = None
 
