@@ -227,33 +227,26 @@ def test_target_is_validated(data):
         LambdaMART("RankNet", target="YetiRank", **SMALL).fit(train)
 
 
-@pytest.mark.parametrize("extra, target", [([], "MRR"), (["--target", "auto"], "NDCG:type=Exp"),
-                                           (["--target", "MAP"], "MAP")])
-def test_cli_lambda_objective_trains_its_exact_target_unless_told(tmp_path, capsys, extra, target):
-    # --objective lambda:MRR names the gradient; --target auto asks for LambdaMART's choice, --target T for T
+@pytest.mark.parametrize("objective, extra, target, spec", [
+    # --objective lambda:M names the gradient; --target auto asks for LambdaMART's choice, --target T for T
+    ("lambda:MRR", [], "MRR", "lambda:MRR"),
+    ("lambda:MRR", ["--target", "auto"], "NDCG:type=Exp", "lambda:NDCG:type=Exp"),
+    ("lambda:MRR", ["--target", "MAP"], "MAP", "lambda:MAP"),
+    ("lambda:MAP", [], "MAP", "lambda:MAP"),
+    ("lambda:MAP", ["--target", "auto"], "YetiRank", "YetiRank"),
+    ("lambda:MAP", ["--target", "YetiRank:permutations=3"], "YetiRank:permutations=3", "YetiRank:permutations=3"),
+])
+def test_cli_lambda_objective_trains_its_exact_target_unless_told(tmp_path, capsys, objective, extra, target, spec):
     from metricrank import save_letor
     from metricrank.cli import main
 
+    metric = objective.split(":", 1)[1]
     train = make_ltr(30, docs_per_query=(5, 15), n_features=5, random_state=3)
     save_letor(train, tmp_path / "train.txt")
-    assert main(["train", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:MRR", "--trees", "3",
+    assert main(["train", "--train", str(tmp_path / "train.txt"), "--objective", objective, "--trees", "3",
                  "--threads", "1", "--quiet", "--out", str(tmp_path / "m.json"), *extra]) == 0
     model = LambdaMART.load(tmp_path / "m.json")
-    assert model.metric == "MRR" and model.target_ == target and model.objective_.target.spec == target
+    assert (model.metric, model.target_, model.objective_.spec) == (metric, target, spec)
+    assert model.objective_.eval_spec == metric
     err = capsys.readouterr().err
-    assert ("target: " + target + " (judged by" in err) == (target != "MRR") and "train: MRR=" in err
-
-
-@pytest.mark.parametrize("extra, target", [([], "lambda:MAP"), (["--target", "auto"], "YetiRank"),
-                                           (["--target", "YetiRank:permutations=3"], "YetiRank:permutations=3")])
-def test_cli_target_may_name_yetirank(tmp_path, capsys, extra, target):
-    from metricrank import save_letor
-    from metricrank.cli import main
-
-    train = make_ltr(30, docs_per_query=(5, 15), n_features=5, random_state=3)
-    save_letor(train, tmp_path / "train.txt")
-    assert main(["train", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:MAP", "--trees", "3",
-                 "--threads", "1", "--quiet", "--out", str(tmp_path / "m.json"), *extra]) == 0
-    model = LambdaMART.load(tmp_path / "m.json")
-    assert model.metric == "MAP" and model.objective_.spec == target and model.objective_.eval_spec == "MAP"
-    assert ("target: YetiRank" in capsys.readouterr().err) == (target != "lambda:MAP")
+    assert (f"target: {target} (judged by {metric})" in err) == (target != metric) and f"train: {metric}=" in err
