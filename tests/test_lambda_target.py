@@ -139,7 +139,9 @@ def test_row_weights_make_auto_train_on_the_metrics_own_lambda(data):
     np.testing.assert_array_equal(auto.predict(valid.X), explicit.predict(valid.X))
     unweighted = LambdaMART("MAP", target="MAP", **SMALL).fit(train)
     assert not np.array_equal(auto.predict(valid.X), unweighted.predict(valid.X))  # the weights were read
-    # query weights are YetiRank's own: they keep it
+    # unit row weights are no weights; query weights are YetiRank's own: both keep it
+    ones = LambdaMART("MAP", **SMALL).fit(train.X, train.y, qid=train.qid, sample_weight=np.ones(train.n_docs))
+    assert ones.target_ == "YetiRank"
     gw = np.random.default_rng(1).uniform(0.2, 3.0, train.n_queries)
     assert LambdaMART("MAP", **SMALL).fit(train.X, train.y, qid=train.qid, group_weight=gw).target_ == "YetiRank"
     with pytest.raises(ValueError, match="target='YetiRank' does not read sample_weight"):

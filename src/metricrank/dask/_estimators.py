@@ -246,8 +246,10 @@ max_query_size, random_state, importance_type, lgb_params
             X, y, qid = parts[:3]
             sample_weight = parts[3] if sample_weight is not None else None
         # LambdaMART: target="auto" for these labels and weights
-        objective = twin._objective_for_labels(objective, y, row_weights=sample_weight is not None)
-        twin._warn_unread_row_weights(objective, sample_weight)
+        # unit weights are no weights (one reduction over them)
+        row_weights = sample_weight is not None and bool((sample_weight != 1.0).any())
+        objective = twin._objective_for_labels(objective, y, row_weights=row_weights)
+        twin._warn_unread_row_weights(objective, row_weights)
         layout = check_query_layout(client, qid, y, objective)
         sizes = layout.group_sizes
         if int(sizes.sum()) < 2:

@@ -157,13 +157,13 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         return get_objective(self.objective, preset=self.preset)
 
     def _objective_for_labels(self, objective: Objective, y: np.ndarray, row_weights: bool = False) -> Objective:
-        """The objective that trains on labels ``y``, with or without ``row_weights`` (``sample_weight``
-        given); LambdaMART resolves ``target="auto"`` here."""
+        """The objective that trains on labels ``y``, with or without ``row_weights`` (a ``sample_weight``
+        other than 1); LambdaMART resolves ``target="auto"`` here."""
         return objective
 
     @staticmethod
-    def _warn_unread_row_weights(objective: Objective, sample_weight) -> None:
-        if sample_weight is not None and not objective.reads_row_weights:
+    def _warn_unread_row_weights(objective: Objective, row_weights: bool) -> None:
+        if row_weights and not objective.reads_row_weights:
             warnings.warn(f"{objective.name} does not read sample_weight (row weights), as CatBoost's does not "
                           f"(\"Pairwise losses don't support object weights\"): they are ignored; group_weight "
                           f"weights whole queries", UserWarning, stacklevel=3)
@@ -251,8 +251,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if ds.pairs is not None and not objective.accepts_pairs:
             raise ValueError(f"objective {objective.spec} does not read explicit pairs; they are read by "
                              "PairLogit and PairLogitPairwise (YetiRank generates its own)")
-        objective = self._objective_for_labels(objective, ds.y, row_weights=sample_weight is not None)
-        self._warn_unread_row_weights(objective, sample_weight)
+        row_weights = ds.weight is not None and bool(np.any(ds.weight != 1.0))  # unit weights are no weights
+        objective = self._objective_for_labels(objective, ds.y, row_weights=row_weights)
+        self._warn_unread_row_weights(objective, row_weights)
         self._check_query_sizes(objective, ds, "training data")
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)

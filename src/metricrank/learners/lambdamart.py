@@ -57,7 +57,7 @@ class LambdaMART(GBRanker):
         * Every other metric: its own λ.
 
         With λ options set (``sigma``, ``truncation``, ``norm``, ``exact``
-        away from their defaults) or row weights (``fit(sample_weight=...)``,
+        away from their defaults) or row weights other than 1 (``fit(sample_weight=...)``,
         which YetiRank does not read) ``"auto"`` chooses only λ targets: the
         metric's own, and for MRR and graded ERR the whole-list NDCG λ. The
         fitted value is ``target_``. Name a metric (``target="NDCG:top=10"``)
