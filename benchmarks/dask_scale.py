@@ -71,7 +71,9 @@ def main() -> None:
     print(f"train {train.n_docs} documents / {train.n_queries} queries, test {test.n_docs} / {test.n_queries}; "
           f"{train.n_features} features; {args.trees} trees, learning rate {args.learning_rate}, "
           f"{args.threads} thread(s) per process", flush=True)
-    params = dict(n_estimators=args.trees, learning_rate=args.learning_rate, random_state=args.seed)
+    # the λ objective (LambdaMART's default target for NDCG@10 is YetiRank since stop 18)
+    params = dict(target="NDCG:top=10", n_estimators=args.trees, learning_rate=args.learning_rate,
+                  random_state=args.seed)
 
     LambdaMART(**{**params, "n_estimators": 2}, n_jobs=args.threads).fit(train.subset_queries(np.arange(200)))
     t = time.perf_counter()

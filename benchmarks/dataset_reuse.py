@@ -31,7 +31,7 @@ def grid(ds, rates, trees, threads, keep: bool) -> list[float]:
         if not keep:
             clear_dataset_cache()
         start = time.perf_counter()
-        LambdaMART("NDCG:top=10", n_estimators=trees, learning_rate=rate, n_jobs=threads,
+        LambdaMART("NDCG:top=10", target="NDCG:top=10", n_estimators=trees, learning_rate=rate, n_jobs=threads,
                    random_state=0).fit(ds.X, ds.y, qid=ds.qid)
         seconds.append(time.perf_counter() - start)
     return seconds

@@ -38,7 +38,7 @@ def main():
         metric = options.pop("metric", TARGET)
         ndcg, maps, trees, start = [], [], [], time.perf_counter()
         for fold in folds:
-            model = LambdaMART(metric, n_estimators=500, learning_rate=0.1, num_leaves=15, n_jobs=2,
+            model = LambdaMART(metric, target=metric, n_estimators=500, learning_rate=0.1, num_leaves=15, n_jobs=2,
                                random_state=0, **options)
             model.fit(fold.train, eval_set=[fold.vali], eval_metrics=[TARGET], early_stopping_rounds=30)
             scores = model.predict(fold.test.X)

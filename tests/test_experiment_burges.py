@@ -33,3 +33,16 @@ def test_one_fold_report(shared_data, tmp_path):
         assert (tmp_path / png).stat().st_size > 1000
         assert f"]({png})" in report
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(pngs + ["report.md"])
+
+
+def test_lambdamart_trains_on_the_exact_lambda_of_the_target():
+    # Burges' LambdaMART is λ-NDCG: the experiment names the target, not LambdaMART's "auto" (YetiRank)
+    from types import SimpleNamespace
+
+    from metricrank import make_ltr
+    from metricrank.experiments.burges_mq2008 import TARGET, _fit_models
+
+    fold = SimpleNamespace(train=make_ltr(20, n_features=5, random_state=0), vali=make_ltr(8, n_features=5,
+                                                                                          random_state=1))
+    models, _ = _fit_models(fold, n_estimators=3, early_stopping_rounds=2, net_epochs=1, n_jobs=1, random_state=0)
+    assert models["LambdaMART"].target_ == TARGET and models["LambdaMART"].objective_.name == "lambda"

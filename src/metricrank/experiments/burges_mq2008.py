@@ -59,7 +59,7 @@ def _fit_models(fold, n_estimators, early_stopping_rounds, net_epochs, n_jobs, r
     models = {
         "RankNet": RankNet(**net_kw),
         "LambdaRank": LambdaRank(TARGET, **net_kw),
-        "LambdaMART": LambdaMART(TARGET, n_estimators=n_estimators, learning_rate=0.1, num_leaves=15,
+        "LambdaMART": LambdaMART(TARGET, target=TARGET, n_estimators=n_estimators, learning_rate=0.1, num_leaves=15,
                                  min_data_in_leaf=20, n_jobs=n_jobs, random_state=random_state),
     }
     seconds = {}

@@ -45,7 +45,7 @@ LEARNING_RATES = (0.1, 0.25, 0.5, 0.9)
 def _fit_selected(target, select_metric, fold, learning_rates, n_estimators, early_stopping_rounds, n_jobs):
     best = None
     for lr in learning_rates:
-        model = LambdaMART(target, n_estimators=n_estimators, learning_rate=lr, num_leaves=15,
+        model = LambdaMART(target, target=target, n_estimators=n_estimators, learning_rate=lr, num_leaves=15,
                            min_data_in_leaf=20, n_jobs=n_jobs, random_state=0)
         model.fit(fold.train, eval_set=[fold.vali], eval_names=["vali"], eval_metrics=[select_metric],
                   early_stopping_rounds=early_stopping_rounds)
