@@ -93,6 +93,9 @@ def test_dask_lambdamart_resolves_the_auto_target_from_dask_labels(client, data)
                                                                qid=da.from_array(train.qid),
                                                                sample_weight=da.from_array(w))
     assert weighted.target_ == "MAP" and weighted.objective_.name == "lambda"
+    with pytest.warns(UserWarning, match="YetiRank does not read sample_weight"):  # as in memory
+        metricrank.dask.DaskGBRanker("YetiRank", n_estimators=2).fit(
+            one_partition(train), da.from_array(train.y), qid=da.from_array(train.qid), sample_weight=da.from_array(w))
     # the judged metric's label domain is checked on the workers, as in memory
     assert train.y.max() > 2
     with pytest.raises(ValueError, match="max_label=2 but row"):
