@@ -10,6 +10,9 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
 * ``pllK:S``: the exact λ averaged over K rankings of the scores plus S x standard logistic noise
   (YetiRank's noise; Bruch et al. 2020's stochastic treatment); ``plrK:C``: Gumbel noise scaled to
   C x each query's score standard deviation.
+* ``yeti-l2_3``, ``yeti-l2_30``, ``yeti-l2_0``, ``yeti-mdl50``, ``yeti-noextra``: YetiRank with one tree
+  default changed (``lambda_l2`` 3 / 30 / 0, ``min_data_in_leaf`` 50, ``extra_trees=False``), the tree
+  defaults checked again for the new default gradient (also on MQ2008: ``--datasets noisy mq2008``).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -174,6 +177,11 @@ CANDIDATES = {
     "pll10:1": _probe(noisy_rankings(10, 1.0, False)),
     "plr8:0.5": _probe(noisy_rankings(8, 0.5, True)),
     "plr8:1": _probe(noisy_rankings(8, 1.0, True)),
+    "yeti-l2_3": lambda m: quality.gbranker("YetiRank", lambda_l2=3.0),
+    "yeti-l2_30": lambda m: quality.gbranker("YetiRank", lambda_l2=30.0),
+    "yeti-l2_0": lambda m: quality.gbranker("YetiRank", lambda_l2=0.0),
+    "yeti-mdl50": lambda m: quality.gbranker("YetiRank", min_data_in_leaf=50),
+    "yeti-noextra": lambda m: quality.gbranker("YetiRank", extra_trees=False),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
     "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
     "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),
@@ -188,22 +196,27 @@ def noisy_splits(seeds):
     return out
 
 
-def report(cache, metrics, candidates):
-    for metric in metrics:
-        print(f"\n{metric} (noisy MQ2007-sized set; paired against base over the test queries of all seeds)")
-        base = {k.split("|")[3]: v for k, v in cache.items() if k.startswith(f"base|{metric}|")}
-        for cand in candidates:
-            runs = {k.split("|")[3]: v for k, v in cache.items() if k.startswith(f"{cand}|{metric}|")}
-            if not runs:
-                continue
-            line = f"  {cand:15s} seeds {len(runs)}  mean {np.mean([r['test'] for r in runs.values()]):.4f}"
-            common = sorted(set(runs) & set(base))
-            if cand != "base" and common:
-                d = np.concatenate([np.subtract(runs[f]["per_query"], base[f]["per_query"]) for f in common])
-                d = d[~np.isnan(d)]
-                line += (f"  vs base {np.mean([runs[f]['test'] - base[f]['test'] for f in common]):+.4f} "
-                         f"(SE {d.std() / np.sqrt(d.size):.4f}, Wilcoxon p {wilcoxon(d).pvalue:.2g})")
-            print(line)
+def report(cache, metrics, candidates, datasets, reference="base"):
+    for dataset in datasets:
+        for metric in metrics:
+            _report_one(cache, metric, candidates, dataset, reference)
+
+
+def _report_one(cache, metric, candidates, dataset, reference):
+    print(f"\n{dataset} · {metric} (paired against {reference} over the test queries of all splits)")
+    base = {k.split("|")[3]: v for k, v in cache.items() if k.startswith(f"{reference}|{metric}|{dataset}|")}
+    for cand in candidates:
+        runs = {k.split("|")[3]: v for k, v in cache.items() if k.startswith(f"{cand}|{metric}|{dataset}|")}
+        if not runs:
+            continue
+        line = f"  {cand:15s} splits {len(runs)}  mean {np.mean([r['test'] for r in runs.values()]):.4f}"
+        common = sorted(set(runs) & set(base))
+        if cand != reference and common:
+            d = np.concatenate([np.subtract(runs[f]["per_query"], base[f]["per_query"]) for f in common])
+            d = d[~np.isnan(d)]
+            line += (f"  vs {reference} {np.mean([runs[f]['test'] - base[f]['test'] for f in common]):+.4f} "
+                     f"(SE {d.std() / np.sqrt(d.size):.4f}, Wilcoxon p {wilcoxon(d).pvalue:.2g})")
+        print(line)
 
 
 def main() -> None:
@@ -211,10 +224,15 @@ def main() -> None:
     parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=list(CANDIDATES))
     parser.add_argument("--metrics", nargs="+", default=[NDCG10, "MAP", "MAUC"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5, 6])
+    parser.add_argument("--datasets", nargs="+", default=["noisy"], choices=["noisy", "mq2008"],
+                        help="noisy: the noisy MQ2007-sized set with --seeds; mq2008: its 5 folds")
+    parser.add_argument("--reference", default="base", help="the candidate the others are paired against")
     parser.add_argument("--cache", default="benchmarks/results/gradient_probes_r7.json")
     args = parser.parse_args()
     cache = json.loads(open(args.cache).read()) if os.path.exists(args.cache) else {}
-    for split in noisy_splits(args.seeds):
+    splits = (noisy_splits(args.seeds) if "noisy" in args.datasets else []) + (
+        quality.load_suite(["mq2008"]) if "mq2008" in args.datasets else [])
+    for split in splits:
         for cand in args.candidates:
             for metric in args.metrics:
                 key = f"{cand}|{metric}|{split.dataset}|{split.fold}"
@@ -226,7 +244,7 @@ def main() -> None:
                 print(key, f"{r[metric]['test']:.4f}", flush=True)
                 with atomic_write(args.cache) as fh:
                     fh.write(json.dumps(cache).encode())
-    report(cache, args.metrics, args.candidates)
+    report(cache, args.metrics, args.candidates, list(dict.fromkeys(s.dataset for s in splits)), args.reference)
 
 
 if __name__ == "__main__":
