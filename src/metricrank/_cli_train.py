@@ -105,6 +105,13 @@ def check_yetirank_target(model):
     return model
 
 
+def print_target(console, model) -> None:
+    """Say what a LambdaMART trained on when it is not its judged metric's own λ."""
+    target = getattr(model, "target_", None)  # LambdaMART's
+    if target is not None and target != model.metric:
+        console.print(f"target: {target} (judged by {model.metric})")
+
+
 def only_for_lambda(objective, args, options):
     """Reject λ-only ``options`` given with a non-λ ``objective``."""
     for option in options:
@@ -218,9 +225,7 @@ def _train(args, model, objective, console, client) -> int:
         console.print(f"interrupted after {progress.done} of {args.trees} trees; nothing was written to {args.out}")
         return 130
     model.save(args.out)
-    target = getattr(model, "target_", None)  # LambdaMART's
-    if target is not None and target != model.metric:
-        console.print(f"target: {target} (judged by {model.metric})")
+    print_target(console, model)
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
     specs = args.metric or [objective.eval_spec]

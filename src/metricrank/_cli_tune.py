@@ -65,6 +65,8 @@ def _check_options(args):
 def cmd_tune(args) -> int:
     from rich.console import Console
 
+    from ._cli_train import print_target
+
     from .data import load_letor
     from .metrics import evaluate
     from .model_selection import tune
@@ -99,9 +101,7 @@ def cmd_tune(args) -> int:
     console.print(f"kept mean held-out {result.metric_} = {result.best_score_:.6f} "
                   f"(trial {result.selected_trial_}; {len(states)} trials, {states.count('PRUNED')} pruned, "
                   f"{result.elapsed_:.1f} s)")
-    target = getattr(best, "target_", None)  # LambdaMART's
-    if target is not None and target != best.metric:
-        console.print(f"target: {target} (judged by {best.metric})")
+    print_target(console, best)
     console.print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                                   for k, v in result.best_params_.items()))
     train_value = evaluate(y, best.predict(X), qid=qid, metric=result.metric_, preset=args.preset)
