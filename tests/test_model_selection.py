@@ -409,3 +409,22 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
     assert best.selected_trial_ == best.study_.best_trial.number and best.selection_pvalue_ is None
     with pytest.raises(ValueError, match="selection must be 'significant' or 'best'"):
         tune(base, X, y, n_trials=1, selection="first", **kw)
+
+
+def test_tune_shares_the_level_among_the_trials_it_chose_the_best_from(data):
+    """The best of 7 noisy trials beats the start at p = 0.011: below 0.05, not below 0.05 / 7."""
+    from metricrank.model_selection import improvement_pvalue, selection_level
+
+    X, y, qid = data
+    space = {"bagging_fraction": optuna.distributions.FloatDistribution(0.5, 0.9), "bagging_freq": [1]}
+    base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1)
+    kw = dict(qid=qid, metric=METRIC, cv=3, early_stopping_rounds=3, random_state=5, show_progress=False,
+              pruner=optuna.pruners.NopPruner(), n_trials=8, param_space=space)
+    res = tune(base, X, y, **kw)
+    top, first = res.study_.best_trial, res.study_.trials[0]
+    p = improvement_pvalue(top.user_attrs["query_values"], first.user_attrs["query_values"])
+    assert top.number != 0 and res.selection_pvalue_ == p
+    assert res.selection_level_ == selection_level(7) == 0.05 / 7
+    assert res.selection_level_ <= p < 0.05  # (else this case shows nothing)
+    assert res.selected_trial_ == 0 and res.best_params_["bagging_fraction"] == 0.85
+    assert tune(base, X, y, selection="best", **kw).selected_trial_ == top.number

@@ -96,8 +96,9 @@ def cmd_tune(args) -> int:
     top = result.study_.best_trial
     if result.selected_trial_ != top.number:
         console.print(f"the best trial ({top.number}, {result.metric_} = {top.value:.6f}) does not beat the starting "
-                      f"parameters significantly (one-sided Wilcoxon p = {result.selection_pvalue_:.3g} >= 0.05 over "
-                      "the held-out queries): keeping them")
+                      f"parameters significantly (one-sided Wilcoxon p = {result.selection_pvalue_:.3g} >= "
+                      f"{result.selection_level_:.3g} = 0.05 / {states.count('COMPLETE') - 1} "
+                      "completed trials over the held-out queries): keeping them")
     console.print(f"kept mean held-out {result.metric_} = {result.best_score_:.6f} "
                   f"(trial {result.selected_trial_}; {len(states)} trials, {states.count('PRUNED')} pruned, "
                   f"{result.elapsed_:.1f} s)")
@@ -110,7 +111,8 @@ def cmd_tune(args) -> int:
         payload = {"best_params": result.best_params_, "best_score": result.best_score_, "metric": result.metric_,
                    "objective": objective.spec, "n_trials": len(states), "n_pruned": states.count("PRUNED"),
                    "folds": len(result.folds_), "seconds": result.elapsed_, "selected_trial": result.selected_trial_,
-                   "selection_pvalue": result.selection_pvalue_}
+                   "selection_pvalue": result.selection_pvalue_,
+                   "selection_level": result.selection_level_}
         with atomic_write(args.params_out) as fh:
             fh.write((json.dumps(payload, indent=2) + "\n").encode("utf-8"))
         console.print(f"wrote {args.params_out}")
