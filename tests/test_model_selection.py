@@ -17,8 +17,8 @@ from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, cross_val_score
 
 from metricrank import LambdaMART, evaluate, make_ltr, save_letor
-from metricrank.learners._gbdt import auto_num_leaves
-from metricrank.model_selection import RankerScoreMixin, default_param_space, make_scorer, tune
+from metricrank.learners._gbdt import EXTRA_TREES_MAX_DOCS, auto_num_leaves
+from metricrank.model_selection import RankerScoreMixin, _values_in_space, default_param_space, make_scorer, tune
 
 optuna = pytest.importorskip("optuna")
 
@@ -189,7 +189,8 @@ def test_tune_runs_the_trials_within_the_space(result, data):
     for trial in result.study_.trials:
         assert set(trial.params) == set(space)
         for name, value in trial.params.items():
-            assert space[name].low <= value <= space[name].high, name
+            assert value in space[name].choices if name == "extra_trees" else \
+                space[name].low <= value <= space[name].high, name
     assert set(result.best_params_) == set(space) | {"n_estimators"}
     params = result.best_estimator_.get_params()
     assert {k: params[k] for k in result.best_params_} == result.best_params_
@@ -364,6 +365,12 @@ def test_tune_starts_from_the_estimators_own_values(data):
                 early_stopping_rounds=3, random_state=0, param_space=space, show_progress=False)
     n_train = min(tr.size for tr, _ in auto.folds_)
     assert auto.study_.trials[0].params["num_leaves"] == auto_num_leaves(n_train)
+    # and extra_trees="auto" from what it resolves to: on and off by the training folds' size
+    for docs, expected in ((EXTRA_TREES_MAX_DOCS - 1, True), (EXTRA_TREES_MAX_DOCS, False)):
+        assert _values_in_space(LambdaMART(METRIC), default_param_space(docs), docs)["extra_trees"] is expected
+    on = tune(LambdaMART(METRIC, n_estimators=30, n_jobs=1), X, y, qid=qid, metric=METRIC, n_trials=1, cv=3,
+              early_stopping_rounds=3, random_state=0, show_progress=False)
+    assert on.study_.trials[0].params["extra_trees"] is True and on.best_estimator_.extra_trees is True
 
 
 def test_improvement_pvalue_is_the_exact_one_sided_wilcoxon():
