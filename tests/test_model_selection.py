@@ -283,6 +283,25 @@ def test_cli_tune_end_to_end(tmp_path, capsys):
     assert LambdaMART.load(out).metric == "MAP"
 
 
+def test_cli_tune_says_why_it_keeps_the_starting_parameters(tmp_path, capsys):
+    from metricrank.cli import main
+
+    save_letor(make_ltr(30, docs_per_query=(4, 12), n_features=5, random_state=3), tmp_path / "train.txt")
+    params_out = tmp_path / "best.json"
+    code = main(["tune", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:NDCG:top=5",
+                 "--metric", "NDCG:top=5", "--trials", "3", "--cv", "3", "--seed", "1", "--trees", "10",
+                 "--early-stopping", "3", "--threads", "1", "--quiet", "--out", str(tmp_path / "m.json"),
+                 "--params-out", str(params_out)])
+    captured = capsys.readouterr()
+    out = " ".join((captured.out + captured.err).split())
+    assert code == 0
+    best = json.loads(params_out.read_text())
+    assert best["selected_trial"] == 0 and best["selection_level"] == 0.05 / 2
+    assert best["selection_pvalue"] >= best["selection_level"]  # (else this case shows nothing)
+    assert f"p = {best['selection_pvalue']:.3g} >= 0.025 = 0.05 / 2 completed trials" in out
+    assert "keeping them" in out
+
+
 @pytest.mark.parametrize("target, expected", [(None, "MRR"), ("auto", "NDCG:type=Exp"), ("MAP", "MAP")])
 def test_cli_tune_trains_the_target_it_is_given(tmp_path, capsys, target, expected):
     """``lambda:MRR`` tunes exact λ-MRR unless ``--target`` names another λ target (``auto``: LambdaMART's

@@ -210,8 +210,8 @@ def default_param_space(n_train_docs: int | None = None) -> dict:
     hessian per leaf, L2, learning rate). The upper bound of ``min_data_in_leaf`` is a
     twentieth of the training fold (at least 5, at most 200) so that small data can split.
     ``extra_trees`` (randomised split thresholds) is searched too: it is the default below
-    62,000 documents, where it helps noisy data and costs clean data with a strong signal
-    0.005-0.013 NDCG@10 (BENCHMARKS.md, "Capacity for the YetiRank gradient").
+    62,000 documents, where it helps noisy data but cost the suite's clean 52,000-document
+    set 0.013 NDCG@10 (BENCHMARKS.md, "Capacity for the YetiRank gradient").
     """
     optuna = _optuna()
     d = optuna.distributions
