@@ -16,7 +16,8 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
 * ``yeti-31``, ``yeti-31-noextra``, ``yeti-63-d6``, ``yeti-63-d6-noextra``, ``yeti-31-mdl50``: YetiRank with
   more capacity than the 15 leaves that ``num_leaves="auto"`` gives both the noisy set and the clean
   52,000-document set (63 leaves at depth at most 6: CatBoost's capacity), with and without randomised
-  splits (stop 19; ``--datasets noisy synthetic-50k mq2008``).
+  splits (stop 19; ``--datasets noisy synthetic-50k``); ``yeti-63``: 63 leaves, one level more than
+  ``num_leaves="auto"`` gives from 62,000 documents (``--datasets synthetic-250k``).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -191,6 +192,7 @@ CANDIDATES = {
     "yeti-63-d6": lambda m: quality.gbranker("YetiRank", num_leaves=63, max_depth=6),
     "yeti-63-d6-noextra": lambda m: quality.gbranker("YetiRank", num_leaves=63, max_depth=6, extra_trees=False),
     "yeti-31-mdl50": lambda m: quality.gbranker("YetiRank", num_leaves=31, min_data_in_leaf=50),
+    "yeti-63": lambda m: quality.gbranker("YetiRank", num_leaves=63),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
     "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
     "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),
@@ -233,15 +235,16 @@ def main() -> None:
     parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=list(CANDIDATES))
     parser.add_argument("--metrics", nargs="+", default=[NDCG10, "MAP", "MAUC"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5, 6])
-    parser.add_argument("--datasets", nargs="+", default=["noisy"], choices=["noisy", "mq2008", "synthetic-50k"],
+    parser.add_argument("--datasets", nargs="+", default=["noisy"], choices=["noisy", "mq2008", "synthetic-50k", "synthetic-250k"],
                         help="noisy: the noisy MQ2007-sized set with --seeds; mq2008: its 5 folds; "
-                             "synthetic-50k: the suite's clean 52,000-document set, 3 seeds")
+                             "synthetic-50k / -250k: the suite's clean sets, seeds 1-3 / 1-2")
     parser.add_argument("--reference", default="base", help="the candidate the others are paired against")
     parser.add_argument("--cache", default="benchmarks/results/gradient_probes_r7.json")
     args = parser.parse_args()
     cache = json.loads(open(args.cache).read()) if os.path.exists(args.cache) else {}
     splits = (noisy_splits(args.seeds) if "noisy" in args.datasets else []) + quality.load_suite(
-        [d for d in ("mq2008", "synthetic-50k") if d in args.datasets])
+        [d for d in ("mq2008", "synthetic-50k") if d in args.datasets]) + (
+        quality.load_suite(["synthetic-250k"], folds=2) if "synthetic-250k" in args.datasets else [])
     for split in splits:
         for cand in args.candidates:
             # a YetiRank system is the same model whatever the judged metric: one fit serves them all

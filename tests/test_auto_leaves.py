@@ -12,15 +12,15 @@ from metricrank.learners._gbdt import auto_extra_trees, auto_num_leaves
 
 
 def expected_leaves(n_docs):
-    # the documented rule, written out: a full binary tree with ~2,000 documents per leaf, 7..31 leaves
+    # the documented rule, written out: a full binary tree with ~2,000 documents per leaf, 7..63 leaves
     for depth in range(10, -1, -1):
         if n_docs >= 2000 * (2 ** depth - 1):
-            return min(31, max(7, 2 ** depth - 1))
+            return min(63, max(7, 2 ** depth - 1))
     return 7
 
 
 @pytest.mark.parametrize("n_docs", [0, 2, 1999, 13_999, 14_000, 29_999, 30_000, 61_999, 62_000, 125_999,
-                                    126_000, 10**7])
+                                    126_000, 253_999, 254_000, 10**7])
 def test_rule_matches_its_description(n_docs):
     assert auto_num_leaves(n_docs) == expected_leaves(n_docs)
 

@@ -223,26 +223,35 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None):
     count chosen on validation. Test queries are never seen by the search.
     """
     from ..learners import LambdaMART
-    from ..model_selection import tune
 
     def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
-        parts = (split.train, split.vali)
-        X = np.vstack([np.asarray(p.X.toarray() if hasattr(p.X, "toarray") else p.X) for p in parts])
-        # query ids made distinct across the two parts (LightGBM's example has none of its own)
-        qid = np.repeat(np.arange(split.train.n_queries + split.vali.n_queries),
-                        np.concatenate([split.train.query_sizes, split.vali.query_sizes]))
-        rows = np.arange(X.shape[0])
-        folds = [(rows[:split.train.n_docs], rows[split.train.n_docs:])] if cv is None else cv
-        base = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
-        result = tune(base, X, np.concatenate([p.y for p in parts]), qid=qid, metric=metric, n_trials=n_trials,
-                      cv=folds, random_state=seed, show_progress=False)
+        result = tune_on_split(split, metric, lr, trees, threads, seed, n_trials, cv)
         params = {k: v for k, v in result.best_params_.items() if k != "n_estimators"}
-        model = base.set_params(**params)
+        model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
+        model.set_params(**params)
         model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
         return {m: model.evals_result_["vali"][m] for m in metrics}, \
             lambda k: model.predict(split.test.X, num_iteration=k)
 
     return fit
+
+
+def tune_on_split(split: Split, metric: str, lr: float, trees: int, threads: int, seed: int, n_trials: int = 20,
+                  cv: int | None = None):
+    """The search of :func:`tuned` on one split: :func:`metricrank.tune` result (test queries unseen)."""
+    from ..learners import LambdaMART
+    from ..model_selection import tune
+
+    parts = (split.train, split.vali)
+    X = np.vstack([np.asarray(p.X.toarray() if hasattr(p.X, "toarray") else p.X) for p in parts])
+    # query ids made distinct across the two parts (LightGBM's example has none of its own)
+    qid = np.repeat(np.arange(split.train.n_queries + split.vali.n_queries),
+                    np.concatenate([split.train.query_sizes, split.vali.query_sizes]))
+    rows = np.arange(X.shape[0])
+    folds = [(rows[:split.train.n_docs], rows[split.train.n_docs:])] if cv is None else cv
+    base = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
+    return tune(base, X, np.concatenate([p.y for p in parts]), qid=qid, metric=metric, n_trials=n_trials,
+                cv=folds, random_state=seed, show_progress=False)
 
 
 #: Anchor systems: one fit serves every judged metric.
