@@ -235,7 +235,8 @@ def main() -> None:
     parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=list(CANDIDATES))
     parser.add_argument("--metrics", nargs="+", default=[NDCG10, "MAP", "MAUC"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5, 6])
-    parser.add_argument("--datasets", nargs="+", default=["noisy"], choices=["noisy", "mq2008", "synthetic-50k", "synthetic-250k"],
+    parser.add_argument("--datasets", nargs="+", default=["noisy"],
+                        choices=["noisy", "mq2008", "synthetic-50k", "synthetic-250k"],
                         help="noisy: the noisy MQ2007-sized set with --seeds; mq2008: its 5 folds; "
                              "synthetic-50k / -250k: the suite's clean sets, seeds 1-3 / 1-2")
     parser.add_argument("--reference", default="base", help="the candidate the others are paired against")
