@@ -245,10 +245,8 @@ max_query_size, random_state, importance_type, lgb_params
             parts = partition_by_query(X, y, qid, sample_weight=sample_weight)
             X, y, qid = parts[:3]
             sample_weight = parts[3] if sample_weight is not None else None
-        # LambdaMART: target="auto" for these labels and weights (unit weights are none: one reduction)
-        row_weights = sample_weight is not None and bool((sample_weight != 1.0).any())
-        objective = twin._objective_for_labels(objective, y, row_weights=row_weights)
-        twin._warn_unread_row_weights(objective, row_weights)
+        # LambdaMART: target="auto" for these labels and weights (a Dask reduction over the weights)
+        objective = twin._objective_for_training(objective, y, sample_weight)
         layout = check_query_layout(client, qid, y, objective)
         sizes = layout.group_sizes
         if int(sizes.sum()) < 2:

@@ -161,12 +161,16 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         other than 1); LambdaMART resolves ``target="auto"`` here."""
         return objective
 
-    @staticmethod
-    def _warn_unread_row_weights(objective: Objective, row_weights: bool) -> None:
+    def _objective_for_training(self, objective: Objective, y, sample_weight) -> Objective:
+        """:meth:`_objective_for_labels` for labels and row weights (NumPy or Dask arrays), warning when
+        the objective ignores the weights. Unit weights (all 1) count as none."""
+        row_weights = sample_weight is not None and bool((sample_weight != 1.0).any())
+        objective = self._objective_for_labels(objective, y, row_weights=row_weights)
         if row_weights and not objective.reads_row_weights:
             warnings.warn(f"{objective.name} does not read sample_weight (row weights), as CatBoost's does not "
                           f"(\"Pairwise losses don't support object weights\"): they are ignored; group_weight "
                           f"weights whole queries", UserWarning, stacklevel=3)
+        return objective
 
     def _check_query_sizes(self, objective: Objective, ds: RankingDataset, what: str) -> None:
         # explicit pairs replace the generated ones: their count is the caller's
@@ -251,9 +255,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if ds.pairs is not None and not objective.accepts_pairs:
             raise ValueError(f"objective {objective.spec} does not read explicit pairs; they are read by "
                              "PairLogit and PairLogitPairwise (YetiRank generates its own)")
-        row_weights = ds.weight is not None and bool(np.any(ds.weight != 1.0))  # unit weights are no weights
-        objective = self._objective_for_labels(objective, ds.y, row_weights=row_weights)
-        self._warn_unread_row_weights(objective, row_weights)
+        objective = self._objective_for_training(objective, ds.y, ds.weight)
         self._check_query_sizes(objective, ds, "training data")
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)
