@@ -69,7 +69,7 @@ def cmd_tune(args) -> int:
 
     from .data import load_letor
     from .metrics import evaluate
-    from .model_selection import tune
+    from .model_selection import SELECTION_ALPHA, tune
 
     console = Console(stderr=True)
     model, objective = _check_options(args)
@@ -97,7 +97,7 @@ def cmd_tune(args) -> int:
     if result.selected_trial_ != top.number:
         console.print(f"the best trial ({top.number}, {result.metric_} = {top.value:.6f}) does not beat the starting "
                       f"parameters significantly (one-sided Wilcoxon p = {result.selection_pvalue_:.3g} >= "
-                      f"{result.selection_level_:.3g} = 0.05 / {states.count('COMPLETE') - 1} "
+                      f"{result.selection_level_:.3g} = {SELECTION_ALPHA:g} / {states.count('COMPLETE') - 1} "
                       "completed trials over the held-out queries): keeping them")
     console.print(f"kept mean held-out {result.metric_} = {result.best_score_:.6f} "
                   f"(trial {result.selected_trial_}; {len(states)} trials, {states.count('PRUNED')} pruned, "
