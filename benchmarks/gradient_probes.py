@@ -17,7 +17,8 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   more capacity than the 15 leaves that ``num_leaves="auto"`` gives both the noisy set and the clean
   52,000-document set (63 leaves at depth at most 6: CatBoost's capacity), with and without randomised
   splits (stop 19; ``--datasets noisy synthetic-50k``); ``yeti-63``: 63 leaves, one level more than
-  ``num_leaves="auto"`` gives from 62,000 documents (``--datasets synthetic-250k``).
+  ``num_leaves="auto"`` gives from 62,000 documents (``--datasets synthetic-250k``, and ``noisy-190k``:
+  the noisy set's kind at 4,800 queries, ``--reference yeti-31``).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -38,6 +39,7 @@ import numpy as np
 from numba import njit, prange
 from scipy.stats import wilcoxon
 
+from metricrank import make_ltr
 from metricrank._io import atomic_write
 from metricrank.experiments import quality
 from metricrank.experiments.quality import Split
@@ -207,6 +209,17 @@ def noisy_splits(seeds):
     return out
 
 
+def noisy_large_splits(seeds):
+    """The noisy set's kind of data at 4,800 queries (about 190,000 documents; 3,200 training queries, about
+    128,000 documents: 63 leaves under ``num_leaves="auto"``), split 3,200/800/800 queries."""
+    out = []
+    for seed in seeds:
+        data = make_ltr(4800, docs_per_query=(10, 70), n_features=46, n_informative=12, n_labels=3,
+                        label_probs=[0.74, 0.19, 0.07], noise=5.0, relevance="nonlinear", random_state=200 + seed)
+        out.append(Split("synthetic-noisy-190k", seed, *quality._split_queries(data, [3200, 4000], seed)))
+    return out
+
+
 def report(cache, metrics, candidates, datasets, reference="base"):
     for dataset in datasets:
         for metric in metrics:
@@ -236,16 +249,18 @@ def main() -> None:
     parser.add_argument("--metrics", nargs="+", default=[NDCG10, "MAP", "MAUC"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5, 6])
     parser.add_argument("--datasets", nargs="+", default=["noisy"],
-                        choices=["noisy", "mq2008", "synthetic-50k", "synthetic-250k"],
+                        choices=["noisy", "mq2008", "synthetic-50k", "synthetic-250k", "noisy-190k"],
                         help="noisy: the noisy MQ2007-sized set with --seeds; mq2008: its 5 folds; "
-                             "synthetic-50k / -250k: the suite's clean sets, seeds 1-3 / 1-2")
+                             "synthetic-50k / -250k: the suite's clean sets, seeds 1-3 / 1-2; "
+                             "noisy-190k: the noisy set's kind at 4,800 queries, --seeds")
     parser.add_argument("--reference", default="base", help="the candidate the others are paired against")
     parser.add_argument("--cache", default="benchmarks/results/gradient_probes_r7.json")
     args = parser.parse_args()
     cache = json.loads(open(args.cache).read()) if os.path.exists(args.cache) else {}
     splits = (noisy_splits(args.seeds) if "noisy" in args.datasets else []) + quality.load_suite(
         [d for d in ("mq2008", "synthetic-50k") if d in args.datasets]) + (
-        quality.load_suite(["synthetic-250k"], folds=2) if "synthetic-250k" in args.datasets else [])
+        quality.load_suite(["synthetic-250k"], folds=2) if "synthetic-250k" in args.datasets else []) + (
+        noisy_large_splits(args.seeds) if "noisy-190k" in args.datasets else [])
     for split in splits:
         for cand in args.candidates:
             # a YetiRank system is the same model whatever the judged metric: one fit serves them all

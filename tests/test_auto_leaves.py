@@ -12,10 +12,10 @@ from metricrank.learners._gbdt import auto_extra_trees, auto_num_leaves
 
 
 def expected_leaves(n_docs):
-    # the documented rule, written out: a full binary tree with ~2,000 documents per leaf, 7..63 leaves
+    # the documented rule, written out: a full binary tree with ~2,000 documents per leaf, 7..31 leaves
     for depth in range(10, -1, -1):
         if n_docs >= 2000 * (2 ** depth - 1):
-            return min(63, max(7, 2 ** depth - 1))
+            return min(31, max(7, 2 ** depth - 1))
     return 7
 
 

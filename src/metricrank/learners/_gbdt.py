@@ -14,23 +14,22 @@ __all__ = ["AUTO_DOCS_PER_LEAF", "EXTRA_TREES_MAX_DOCS", "GBDTBase", "auto_extra
 #: ``num_leaves="auto"`` aims at this many training documents per leaf (BENCHMARKS.md, "Leaves by data size").
 AUTO_DOCS_PER_LEAF = 2000
 #: ``num_leaves="auto"`` stays within these bounds: 7 leaves won on the LETOR sets (2,400-9,600
-#: training documents); 63 beat 31 on the 254,000-document suite set (NDCG@10 +0.0025, p 0.0005;
-#: BENCHMARKS.md, "Capacity for the YetiRank gradient"); nothing larger was measured.
-AUTO_MIN_LEAVES, AUTO_MAX_LEAVES = 7, 63
+#: training documents); 63 beat 31 on the clean 254,000-document suite set but lost on a noisy
+#: 190,000-document set (BENCHMARKS.md, "Capacity for the YetiRank gradient").
+AUTO_MIN_LEAVES, AUTO_MAX_LEAVES = 7, 31
 
 
 def auto_num_leaves(n_docs: int) -> int:
     """Leaves per tree for ``num_leaves="auto"``: a full binary tree for the data's size.
 
     ``2**d - 1`` leaves with ``d = floor(log2(n_docs / AUTO_DOCS_PER_LEAF + 1))``, kept
-    between 7 and 63: about 2,000 training documents per leaf, one more level for every
-    doubling of the data. 7 leaves up to 29,999 documents, 15 up to 61,999, 31 up to
-    125,999, then 63.
+    between 7 and 31: about 2,000 training documents per leaf, one more level for every
+    doubling of the data. 7 leaves up to 29,999 documents, 15 up to 61,999, then 31.
 
     Examples
     --------
     >>> [auto_num_leaves(n) for n in (1_000, 29_999, 30_000, 61_999, 62_000, 125_999, 126_000, 10**7)]
-    [7, 7, 15, 15, 31, 31, 63, 63]
+    [7, 7, 15, 15, 31, 31, 31, 31]
     """
     depth = int(np.floor(np.log2(max(int(n_docs), 0) / AUTO_DOCS_PER_LEAF + 1)))
     return int(min(AUTO_MAX_LEAVES, max(AUTO_MIN_LEAVES, 2 ** depth - 1)))

@@ -68,7 +68,7 @@ class LambdaMART(GBRanker):
         Shrinkage η of every leaf value.
     num_leaves : int or "auto", default "auto"
         Leaves per tree. ``"auto"`` grows with the training data: 7 leaves
-        below 30,000 documents, 15 below 62,000, 31 below 126,000, 63 from there
+        below 30,000 documents, 15 below 62,000, 31 from there
         (:func:`metricrank.learners._gbdt.auto_num_leaves`: about 2,000
         documents per leaf, as a full binary tree); the fitted value is
         ``num_leaves_``. Measured (BENCHMARKS.md, "Leaves by data size"): 7
