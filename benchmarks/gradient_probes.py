@@ -19,6 +19,10 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   splits (stop 19; ``--datasets noisy synthetic-50k``); ``yeti-63``: 63 leaves, one level more than
   ``num_leaves="auto"`` gives from 62,000 documents (``--datasets synthetic-250k``, and ``noisy-190k``:
   the noisy set's kind at 4,800 queries, ``--reference yeti-31``).
+* ``yeti-check``: YetiRank with ``num_leaves="auto"``'s capacity check (stop 20): from 30,000 training
+  documents a fifth of the training queries decides whether one or two levels more than the size rule's
+  trees win significantly (``metricrank.learners._capacity``). ``yeti`` is the size rule alone (its
+  values were measured before the check existed; ``--reference yeti``).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -195,6 +199,7 @@ CANDIDATES = {
     "yeti-63-d6-noextra": lambda m: quality.gbranker("YetiRank", num_leaves=63, max_depth=6, extra_trees=False),
     "yeti-31-mdl50": lambda m: quality.gbranker("YetiRank", num_leaves=31, min_data_in_leaf=50),
     "yeti-63": lambda m: quality.gbranker("YetiRank", num_leaves=63),
+    "yeti-check": lambda m: quality.gbranker("YetiRank"),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
     "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
     "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),
@@ -273,6 +278,8 @@ def main() -> None:
                 for m, key in keys.items():
                     cache[key] = {"test": r[m]["test"], "trees": r[m]["trees"],
                                   "per_query": r[m]["per_query"], "seconds": r["seconds"]}
+                    if "capacity_check" in r:
+                        cache[key]["capacity_check"] = r["capacity_check"]
                     print(key, f"{r[m]['test']:.4f}", flush=True)
                 with atomic_write(args.cache) as fh:
                     fh.write(json.dumps(cache).encode())

@@ -48,10 +48,18 @@ def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
     full = estimator(n_estimators=2, min_data_in_leaf=5, extra_trees=False, n_jobs=1, random_state=0).fit(big)
     assert full.num_leaves_ == 31
     assert max(tree_leaves(full)) == 31
-    # and extra_trees="auto" is off there: the same trees as extra_trees=False
+    # with both "auto" the rule's trees (31 leaves, extra_trees off) are the capacity check's first trial,
+    # and the final trees are those of the capacity it chose
     auto = estimator(n_estimators=2, min_data_in_leaf=5, n_jobs=1, random_state=0).fit(big)
-    assert auto.extra_trees_ is False
-    np.testing.assert_array_equal(auto.predict(big.X[:500]), full.predict(big.X[:500]))
+    first = auto.capacity_check_.trials[0]
+    assert (first["num_leaves"], first["extra_trees"]) == (31, False)
+    chosen = estimator(n_estimators=2, min_data_in_leaf=5, num_leaves=auto.num_leaves_,
+                       extra_trees=auto.extra_trees_, n_jobs=1, random_state=0).fit(big)
+    np.testing.assert_array_equal(auto.predict(big.X[:500]), chosen.predict(big.X[:500]))
+    # extra_trees="auto" alone is off there: the same trees as extra_trees=False (no check)
+    rule = estimator(n_estimators=2, min_data_in_leaf=5, num_leaves=31, n_jobs=1, random_state=0).fit(big)
+    assert rule.extra_trees_ is False and rule.capacity_check_ is None
+    np.testing.assert_array_equal(rule.predict(big.X[:500]), full.predict(big.X[:500]))
     # an explicit integer is kept
     model = estimator(n_estimators=2, num_leaves=4, extra_trees=False, n_jobs=1, random_state=0).fit(big)
     assert model.num_leaves_ == 4 and max(tree_leaves(model)) == 4

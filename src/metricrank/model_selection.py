@@ -302,8 +302,9 @@ def improvement_pvalue(candidate, reference, higher_is_better=True) -> float:
 def _values_in_space(estimator, space, n_train_docs: int) -> dict:
     """The estimator's values of the searched parameters that the space contains.
 
-    ``num_leaves="auto"`` and ``extra_trees="auto"`` count as what they resolve to for
-    ``n_train_docs``.
+    ``num_leaves="auto"`` and ``extra_trees="auto"`` count as what the size rule gives
+    ``n_train_docs``: the search over leaves is the capacity check's job done by trials, so the
+    first trial is the rule's trees, without the check's extra fits in every fold.
     """
     from .learners._gbdt import auto_extra_trees, auto_num_leaves
 

@@ -192,7 +192,8 @@ def _metricrank(make_model: Callable[[float, int, int, int], object]):
         model = make_model(lr, trees, threads, seed)
         model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
         curves = {m: model.evals_result_["vali"][m] for m in metrics}
-        return curves, lambda k: model.predict(split.test.X, num_iteration=k)
+        check = getattr(model, "capacity_check_", None)
+        return curves, lambda k: model.predict(split.test.X, num_iteration=k), None if check is None else str(check)
 
     return fit
 
@@ -267,7 +268,8 @@ ANCHORS = {
 
 
 def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: int, seed: int = 0) -> dict:
-    """Fit one system on one split: ``{"seconds", metric: {"trees", "vali", "test", "per_query"}}``.
+    """Fit one system on one split: ``{"seconds", metric: {"trees", "vali", "test", "per_query"}}``, and
+    ``"capacity_check"`` (its text) when ``num_leaves="auto"``'s capacity check ran.
 
     ``seconds`` covers the fit and the per-tree validation evaluation that every system pays alike.
     """
@@ -277,8 +279,10 @@ def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: in
     # the per-tree metric evaluation runs on ``threads`` numba threads too: every system pays alike,
     # and on a busy machine a parallel region per tree costs more than the metric itself
     with numba_threads(threads):
-        curves, predict_test = fit(split, metrics, lr, trees, threads, seed)
+        curves, predict_test, *details = fit(split, metrics, lr, trees, threads, seed)
     out = {"seconds": time.perf_counter() - start}
+    if details and details[0]:
+        out["capacity_check"] = details[0]  # what num_leaves="auto"'s check saw, when it ran
     for metric in metrics:
         k = int(np.nanargmax(curves[metric])) + 1
         scores = predict_test(k)

@@ -98,11 +98,21 @@ class GBDTBase(BaseEstimator):
         self.extra_trees_ = auto_extra_trees(n_docs) if isinstance(value, str) else bool(value)
         return self.extra_trees_
 
-    def _tree_params(self, n_docs: int) -> dict:
+    def _sizes_by_rule(self) -> bool:
+        """Both ``num_leaves`` and ``extra_trees`` are "auto": the capacity is the library's to choose."""
+        return isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str)
+
+    def _tree_params(self, n_docs: int, capacity: tuple[int, bool] | None = None) -> dict:
+        """LightGBM's parameters for ``n_docs`` training rows; ``capacity`` (leaves, extra_trees)
+        overrides the "auto" resolution (the capacity check's choice)."""
+        if capacity is None:
+            leaves, extra = self._resolve_num_leaves(n_docs), self._resolve_extra_trees(n_docs)
+        else:
+            (leaves, extra), self.num_leaves_, self.extra_trees_ = capacity, int(capacity[0]), bool(capacity[1])
         return tree_params(
-            num_leaves=self._resolve_num_leaves(n_docs), learning_rate=self.learning_rate,
+            num_leaves=leaves, learning_rate=self.learning_rate,
             min_data_in_leaf=self.min_data_in_leaf, min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf,
-            lambda_l2=self.lambda_l2, path_smooth=self.path_smooth, extra_trees=self._resolve_extra_trees(n_docs),
+            lambda_l2=self.lambda_l2, path_smooth=self.path_smooth, extra_trees=extra,
             max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=self.n_jobs,
             random_state=self.random_state, extra=self.lgb_params,

@@ -14,6 +14,7 @@ from ..model_selection import RankerScoreMixin
 from ..metrics.evaluate import evaluate_many
 from ..objectives._base import Objective, as_training_data
 from ._boosting import EvalSet, IterationInfo, boost, numba_threads
+from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema
 from ._gbdt import GBDTBase, positive_int
@@ -51,8 +52,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     learning_rate : float, default 0.1
     num_leaves : int or "auto", default "auto"
         Leaves per tree; ``"auto"`` grows with the training data (7, 15 or 31
-        leaves; fitted ``num_leaves_``). As :class:`~metricrank.LambdaMART`,
-        which gives the rule and the measurements.
+        leaves; fitted ``num_leaves_``) and, with ``extra_trees="auto"``, from
+        30,000 training documents a capacity check on held-out training queries
+        may add one or two levels (judged by the first ``eval_metrics``). As
+        :class:`~metricrank.LambdaMART`, which gives the rule and the measurements.
     min_data_in_leaf : int, default 20
     min_sum_hessian_in_leaf : float, default 1e-3
     lambda_l2 : float, default 10.0
@@ -101,6 +104,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         The leaves per tree used (``num_leaves`` with ``"auto"`` resolved).
     extra_trees_ : bool
         Whether splits were randomised (``extra_trees`` with ``"auto"`` resolved).
+    capacity_check_ : CapacityCheck or None
+        What the capacity check of ``num_leaves="auto"`` saw and chose; None when it did not run.
     stop_reason_ : str
     init_model_ : estimator or None
         The base model whose scores the trees start from (warm start).
@@ -274,8 +279,16 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                                                   or early_stopping_rounds < 1):
             raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
 
-        params = self._tree_params(ds.n_docs)
         base_train = self._base_scores(init_model, init_score, ds)
+        self.capacity_check_ = None
+        if self._sizes_by_rule() and ds.n_docs >= _capacity.CHECK_MIN_DOCS:
+            start = (self._resolve_num_leaves(ds.n_docs), self._resolve_extra_trees(ds.n_docs))
+            self.capacity_check_ = _capacity.check_capacity(
+                self, ds, eval_metrics[0], start, init_scores=base_train, categorical_feature=schema.categorical or None)
+            if self.capacity_check_ is not None and self.verbose:
+                print(self.capacity_check_, flush=True)
+        check = self.capacity_check_
+        params = self._tree_params(ds.n_docs, None if check is None else (check.num_leaves, check.extra_trees))
         eval_bases = [None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
                       for _, eds in evals]
         tracker = None

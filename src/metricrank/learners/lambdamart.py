@@ -76,6 +76,19 @@ class LambdaMART(GBRanker):
         documents), where 31 leaves without a penalty lose 0.006-0.009 NDCG@10
         to CatBoost; on 52,000 nonlinear synthetic documents 15 or 31 leaves
         score 0.01-0.02 higher than 7 on NDCG@10, MAP and MAUC.
+        With ``num_leaves`` and ``extra_trees`` both "auto", from 30,000
+        training documents a capacity check asks the data whether bigger trees
+        pay (:mod:`metricrank.learners._capacity`): a fifth of the training
+        queries is held out, the rule's trees and one level more (twice the
+        leaves plus one, splits not randomised) are trained on the rest and
+        stopped early by ``metric`` on the held-out queries, and the bigger
+        trees are kept when they win query by query (one-sided Wilcoxon
+        p < 0.05), then the next level is tried (at most two above the rule).
+        Size alone cannot tell noisy data, where bigger trees lose, from clean
+        data, where the rule's trees underfit (BENCHMARKS.md, "Capacity
+        check"). The check costs two or three fits on 80 % of the data
+        before the final one; ``capacity_check_`` says what it saw. Set
+        either parameter to skip it.
     min_data_in_leaf : int, default 20
     min_sum_hessian_in_leaf : float, default 1e-3
     lambda_l2 : float, default 10.0
@@ -152,6 +165,8 @@ class LambdaMART(GBRanker):
         The leaves per tree used (``num_leaves`` with ``"auto"`` resolved).
     extra_trees_ : bool
         Whether splits were randomised (``extra_trees`` with ``"auto"`` resolved).
+    capacity_check_ : CapacityCheck or None
+        The capacity check's trials, p-values and choice; None when it did not run.
     stop_reason_ : str
     target_ : str
         The target trained on (``target`` with ``"auto"`` resolved).

@@ -1,0 +1,120 @@
+"""num_leaves="auto"'s capacity check: bigger trees only where held-out training queries prove they win.
+
+The oracle is the check done by hand: the same fifth of the queries held out, the same estimators
+fitted on the rest with early stopping, the per-query metric and scipy's one-sided Wilcoxon.
+"""
+
+import numpy as np
+import pytest
+from scipy.stats import wilcoxon
+
+from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
+from metricrank.learners import _capacity
+from metricrank.learners._gbdt import auto_extra_trees, auto_num_leaves
+
+NDCG = "NDCG:top=10"
+
+
+@pytest.fixture
+def low_threshold(monkeypatch):
+    """The check from 1,000 documents, so that small data exercise it (7 randomised leaves first)."""
+    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
+
+
+def clean_data(seed=0, n_queries=300):
+    """Nonlinear relevance with little label noise: 7 randomised leaves underfit it."""
+    return make_ltr(n_queries, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear",
+                    noise=0.1, random_state=seed)
+
+
+def by_hand(ds, estimator, capacity, metric=NDCG, init=None):
+    """The check's trial: fit on the kept queries, stop early on the held-out ones, per-query metric."""
+    rng = np.random.default_rng(estimator.random_state)
+    order = rng.permutation(ds.n_queries)
+    n_hold = int(round(0.2 * ds.n_queries))
+    keep, hold = np.sort(order[n_hold:]), np.sort(order[:n_hold])
+    fit_ds, hold_ds = ds.subset_queries(keep), ds.subset_queries(hold)
+    model = estimator.__class__(**{**estimator.get_params(), "num_leaves": capacity[0], "extra_trees": capacity[1]})
+    init_fit = init_hold = None
+    if init is not None:
+        row_of = lambda qs: np.concatenate([np.arange(ds.group_ptr[q], ds.group_ptr[q + 1]) for q in qs])  # noqa
+        init_fit, init_hold = init[row_of(keep)], init[row_of(hold)]
+    model.fit(fit_ds, eval_set=[hold_ds], eval_metrics=[metric], early_stopping_rounds=30, init_score=init_fit)
+    scores = model.predict(hold_ds.X) + (0.0 if init_hold is None else init_hold)
+    return np.asarray(evaluate(hold_ds, scores, metric=metric, per_query=True)), hold.size
+
+
+def one_sided_p(a, b):
+    d = a - b
+    return wilcoxon(d[d != 0], alternative="greater").pvalue
+
+
+def test_bigger_trees_are_kept_when_the_held_out_queries_prefer_them(low_threshold):
+    ds = clean_data()
+    model = GBRanker("YetiRank", n_estimators=60, random_state=3).fit(ds)
+    check = model.capacity_check_
+    start = (auto_num_leaves(ds.n_docs), auto_extra_trees(ds.n_docs))
+    assert start == (7, True)
+    assert [(t["num_leaves"], t["extra_trees"]) for t in check.trials][:2] == [(7, True), (15, False)]
+    rule, n_hold = by_hand(ds, model, start)
+    bigger, _ = by_hand(ds, model, (15, False))
+    assert check.holdout_queries == n_hold == 60
+    assert check.trials[0]["value"] == pytest.approx(rule.mean(), abs=1e-12)
+    assert check.trials[1]["value"] == pytest.approx(bigger.mean(), abs=1e-12)
+    assert check.pvalues[0] == pytest.approx(one_sided_p(bigger, rule), rel=1e-9)
+    assert check.pvalues[0] < 0.05  # clean data: the bigger trees win
+    chosen = (check.num_leaves, check.extra_trees)
+    assert (model.num_leaves_, model.extra_trees_) == chosen != start
+    # a level is kept exactly when it won, and the ladder stops at the first loss
+    wins = [p < 0.05 for p in check.pvalues]
+    assert len(check.trials) == 1 + (wins.index(False) + 1 if False in wins else len(wins))
+    assert chosen == (check.trials[sum(wins)]["num_leaves"], check.trials[sum(wins)]["extra_trees"])
+    # the final model is the chosen capacity trained on every training query
+    explicit = GBRanker("YetiRank", n_estimators=60, random_state=3, num_leaves=chosen[0],
+                        extra_trees=chosen[1]).fit(ds)
+    np.testing.assert_array_equal(model.predict(ds.X), explicit.predict(ds.X))
+    assert explicit.capacity_check_ is None
+
+
+def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):
+    # labels unrelated to the features: no capacity can win on held-out queries
+    ds = clean_data(seed=1)
+    ds = type(ds)(ds.X, np.random.default_rng(0).permutation(ds.y), group_ptr=ds.group_ptr)
+    model = LambdaMART(NDCG, n_estimators=40, random_state=0).fit(ds)
+    check = model.capacity_check_
+    assert len(check.trials) == 2 and not check.pvalues[0] < 0.05
+    assert (model.num_leaves_, model.extra_trees_) == (check.num_leaves, check.extra_trees) == (7, True)
+
+
+def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):
+    ds = clean_data(seed=2)
+    base = GBRanker("YetiRank", n_estimators=5, num_leaves=3, random_state=0).fit(ds)
+    model = LambdaMART("MAP", n_estimators=40, random_state=4).fit(ds, init_model=base)
+    check = model.capacity_check_
+    assert check.metric == "MAP"
+    values, _ = by_hand(ds, model, (7, True), metric="MAP", init=base.predict(ds.X))
+    assert check.trials[0]["value"] == pytest.approx(values.mean(), abs=1e-12)
+
+
+@pytest.mark.parametrize("params", [{"num_leaves": 7}, {"extra_trees": True}, {"num_leaves": 7, "extra_trees": True}])
+def test_explicit_capacity_skips_the_check(low_threshold, params):
+    ds = clean_data(n_queries=80)
+    model = GBRanker("YetiRank", n_estimators=5, random_state=0, **params).fit(ds)
+    assert model.capacity_check_ is None
+
+
+def test_small_data_and_few_queries_skip_the_check(monkeypatch):
+    ds = clean_data(n_queries=80)  # about 2,400 documents: below CHECK_MIN_DOCS
+    model = GBRanker("YetiRank", n_estimators=5, random_state=0).fit(ds)
+    assert model.capacity_check_ is None and model.num_leaves_ == 7
+    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
+    few = clean_data(n_queries=200)  # 40 held-out queries: fewer than CHECK_MIN_HOLDOUT_QUERIES
+    assert GBRanker("YetiRank", n_estimators=5, random_state=0).fit(few).capacity_check_ is None
+
+
+def test_verbose_reports_the_check(low_threshold, capsys):
+    ds = clean_data(n_queries=260)
+    GBRanker("YetiRank", n_estimators=10, random_state=0, verbose=100).fit(ds)
+    out = capsys.readouterr().out
+    assert "capacity check on 52 held-out training queries by NDCG:top=10" in out
+    assert "7 leaves randomised" in out
