@@ -118,3 +118,18 @@ def test_verbose_reports_the_check(low_threshold, capsys):
     out = capsys.readouterr().out
     assert "capacity check on 52 held-out training queries by NDCG:top=10" in out
     assert "7 leaves randomised" in out
+
+
+def test_cli_train_says_it_checks_and_what_it_chose(low_threshold, tmp_path, capsys):
+    from metricrank import save_letor
+    from metricrank.cli import main
+
+    path = tmp_path / "train.txt"
+    save_letor(clean_data(n_queries=260), path)
+    out = tmp_path / "m.json"
+    assert main(["train", "--train", str(path), "--trees", "5", "--seed", "0", "--quiet", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "--leaves auto: checking first whether bigger trees win" in err
+    assert "capacity check on 52 held-out training queries" in err
+    assert main(["train", "--train", str(path), "--trees", "5", "--leaves", "7", "--quiet", "--out", str(out)]) == 0
+    assert "capacity check" not in capsys.readouterr().err

@@ -198,6 +198,7 @@ def cmd_train(args) -> int:
 def _train(args, model, objective, console, client) -> int:
     """Read the data, fit (on ``client``'s cluster when given), save and report."""
     from .data import load_letor, load_pairs
+    from .learners import _capacity
     from .metrics import evaluate_many
 
     train = load_letor(args.train, query_file=args.train_query_file)
@@ -210,6 +211,9 @@ def _train(args, model, objective, console, client) -> int:
     console.print(f"training {type(model).__name__} on {args.train}: {train.n_queries} queries, {train.n_docs} "
                   f"documents, {train.n_features} features; objective {objective.spec}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
+    if args.dask is None and model._sizes_by_rule() and train.n_docs >= _capacity.CHECK_MIN_DOCS:
+        console.print("--leaves auto: checking first whether bigger trees win on held-out training queries "
+                      "(two or three fits on 80 % of the queries; --leaves N skips it)")
     progress = _Progress(args.trees, enabled=not args.quiet)
     try:
         if args.dask is not None:
@@ -225,6 +229,8 @@ def _train(args, model, objective, console, client) -> int:
         console.print(f"interrupted after {progress.done} of {args.trees} trees; nothing was written to {args.out}")
         return 130
     model.save(args.out)
+    if getattr(model, "capacity_check_", None) is not None:
+        console.print(str(model.capacity_check_))
     print_target(console, model)
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
@@ -275,7 +281,8 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--trees", type=int, default=100, help="number of trees")
     tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage of every tree")
     tr.add_argument("--leaves", type=_leaves, default="auto",
-                    help="leaves per tree, or 'auto' (7 to 31 by training size; see the estimators' num_leaves)")
+                    help="leaves per tree, or 'auto' (7 to 31 by training size, and from 30,000 documents a capacity "
+                         "check on held-out training queries may add one or two levels; see the estimators' num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
     tr.add_argument("--l2", type=float, default=10.0, help="L2 penalty on leaf values")
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")

@@ -1,0 +1,52 @@
+"""Fit again the quality suite's default metricrank systems on some splits, after a change of defaults.
+
+Copies the suite's cache to ``--out``, drops there the entries of the default systems
+(``LambdaMART(M)`` for every judged metric, ``GBRanker`` YetiRank, QuerySoftMax and PairLogit) for
+the chosen splits, and fits them again with ``quality.run(threads=1)``; anchors and tuned systems
+keep their entries. Merge the part back with ``benchmarks/quality_report.py --merge
+OUT/results.json:DATASET``. Run one process per part on a 2-core machine:
+
+    .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part1 --dataset synthetic-250k --folds 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from metricrank._io import atomic_write
+from metricrank.experiments import quality
+from metricrank.experiments.quality import JUDGED
+
+
+def default_systems() -> dict:
+    """The suite's metricrank systems that use every default (``quality.run``'s names)."""
+    systems = {f"LambdaMART({m})": ((m,), quality.lambdamart(m)) for m in JUDGED}
+    for objective in ("YetiRank", "QuerySoftMax", "PairLogit"):
+        systems[f"GBRanker({objective})"] = (JUDGED, quality.gbranker(objective))
+    return systems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True, help="the part's directory (the suite's cache is copied there)")
+    parser.add_argument("--dataset", required=True, choices=quality.SUITE)
+    parser.add_argument("--folds", nargs="+", type=int, help="folds/seeds to fit again (default: all cached)")
+    parser.add_argument("--cache", default="benchmarks/results/quality/results.json")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = json.loads(Path(args.cache).read_text())
+    systems = default_systems()
+    splits = [s for s in quality.load_suite([args.dataset]) if args.folds is None or s.fold in args.folds]
+    for split in splits:
+        for name in systems:
+            cache.pop(quality._key(name, split, 0.1, 300), None)
+    with atomic_write(out / "results.json") as fh:
+        fh.write(json.dumps(cache).encode())
+    quality.run(out_dir=out, splits=splits, metricrank_systems=systems, threads=1)
+
+
+if __name__ == "__main__":
+    main()
