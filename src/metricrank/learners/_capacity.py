@@ -98,6 +98,13 @@ def _holdout(ds: RankingDataset, seed) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(order[n_hold:]), np.sort(order[:n_hold])
 
 
+def _rows(group_ptr: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Row indices of ``queries`` (sorted query positions), in order: as ``subset_queries`` lays them out."""
+    starts, sizes = group_ptr[:-1][queries], np.diff(group_ptr)[queries]
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
+    return offsets + np.arange(int(sizes.sum()))
+
+
 def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int, bool], *, init_scores=None,
                    categorical_feature=None) -> CapacityCheck | None:
     """Run the check for ``estimator`` (unfitted, its ``num_leaves`` and ``extra_trees`` "auto") on ``ds``.
@@ -106,32 +113,27 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     every training row (a warm start), or None. Returns None when there are too few queries to hold
     out :data:`CHECK_MIN_HOLDOUT_QUERIES`.
     """
+    from ..metrics import get_metric
     from ..model_selection import improvement_pvalue
 
     keep, hold = _holdout(ds, estimator.random_state)
     if hold.size < CHECK_MIN_HOLDOUT_QUERIES:
         return None
     fit_ds, hold_ds = ds.subset_queries(keep), ds.subset_queries(hold)
-    rows = lambda q: np.concatenate([np.arange(ds.group_ptr[i], ds.group_ptr[i + 1]) for i in q])  # noqa: E731
-    fit_init = None if init_scores is None else init_scores[rows(keep)]
-    hold_init = None if init_scores is None else init_scores[rows(hold)]
+    fit_init = None if init_scores is None else init_scores[_rows(ds.group_ptr, keep)]
+    hold_init = None if init_scores is None else init_scores[_rows(ds.group_ptr, hold)]
     preset = getattr(estimator, "preset", None)
-    higher = None
+    higher = get_metric(metric, preset=preset).higher_is_better
     report = CapacityCheck(metric=metric, holdout_queries=int(hold.size))
 
     def trial(num_leaves, extra_trees):
-        nonlocal higher
         model = clone(estimator).set_params(num_leaves=num_leaves, extra_trees=extra_trees, verbose=0)
         model.fit(fit_ds, eval_set=[hold_ds], eval_metrics=[metric], early_stopping_rounds=CHECK_EARLY_STOPPING,
                   init_score=fit_init, categorical_feature=categorical_feature)
         scores = model.predict(hold_ds.X)
-        if hold_init is not None:
+        if hold_init is not None:  # init_score is not added back at predict
             scores = scores + hold_init
         per_query = np.asarray(evaluate(hold_ds, scores, metric=metric, preset=preset, per_query=True), dtype=float)
-        if higher is None:
-            from ..metrics import get_metric
-
-            higher = get_metric(metric, preset=preset).higher_is_better
         report.trials.append({"num_leaves": int(num_leaves), "extra_trees": bool(extra_trees),
                               "value": float(np.nanmean(per_query)),
                               "trees": int(model.best_iteration_ or model.n_estimators_)})

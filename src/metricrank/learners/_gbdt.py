@@ -15,7 +15,8 @@ __all__ = ["AUTO_DOCS_PER_LEAF", "EXTRA_TREES_MAX_DOCS", "GBDTBase", "auto_extra
 AUTO_DOCS_PER_LEAF = 2000
 #: ``num_leaves="auto"`` stays within these bounds: 7 leaves won on the LETOR sets (2,400-9,600
 #: training documents); 63 beat 31 on the clean 254,000-document suite set but lost on a noisy
-#: 190,000-document set (BENCHMARKS.md, "Capacity for the YetiRank gradient").
+#: 190,000-document set (BENCHMARKS.md, "Capacity for the YetiRank gradient"). Beyond the rule, the
+#: capacity check (:mod:`metricrank.learners._capacity`) adds levels where held-out queries show they win.
 AUTO_MIN_LEAVES, AUTO_MAX_LEAVES = 7, 31
 
 
@@ -24,7 +25,9 @@ def auto_num_leaves(n_docs: int) -> int:
 
     ``2**d - 1`` leaves with ``d = floor(log2(n_docs / AUTO_DOCS_PER_LEAF + 1))``, kept
     between 7 and 31: about 2,000 training documents per leaf, one more level for every
-    doubling of the data. 7 leaves up to 29,999 documents, 15 up to 61,999, then 31.
+    doubling of the data. 7 leaves up to 29,999 documents, 15 up to 61,999, then 31. This is
+    the size rule; from 30,000 documents ``fit`` then runs the capacity check
+    (:mod:`metricrank.learners._capacity`) unless ``num_leaves`` or ``extra_trees`` is set.
 
     Examples
     --------
