@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metricrank import LambdaMART, evaluate, make_ltr
+from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
 from metricrank.experiments import quality
 
 
@@ -161,3 +161,22 @@ def test_noisy_set_is_one_draw_split_by_query_with_letor_like_labels():
     corr = np.array([[np.corrcoef(p.X[:, j], p.y)[0, 1] for j in range(12)] for p in (split.train, split.test)])
     clear = np.abs(corr[0]) > 0.03
     assert clear.sum() >= 6 and np.all(np.sign(corr[1, clear]) == np.sign(corr[0, clear]))
+
+
+def test_run_system_records_the_capacity_check_when_it_runs(monkeypatch):
+    from metricrank.learners import _capacity
+
+    data = make_ltr(400, docs_per_query=(5, 15), n_features=8, relevance="nonlinear", random_state=1)
+    split = quality.Split("small", 1, data.subset_queries(np.arange(300)), data.subset_queries(np.arange(300, 350)),
+                          data.subset_queries(np.arange(350, 400)))
+    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
+    out = quality.run_system(quality.gbranker("YetiRank", min_data_in_leaf=3), split, ["MAP"], lr=0.3, trees=5,
+                             threads=1)
+    # the same system fitted by hand: its check's text is recorded
+    model = GBRanker("YetiRank", n_estimators=5, learning_rate=0.3, min_data_in_leaf=3, n_jobs=1,
+                     random_state=0).fit(split.train, eval_set=[split.vali], eval_metrics=["MAP"])
+    assert out["capacity_check"] == str(model.capacity_check_)
+    assert out["capacity_check"].startswith("capacity check on 60 held-out training queries by MAP")
+    # without the check (explicit leaves) nothing is recorded
+    fixed = quality.run_system(quality.gbranker("YetiRank", num_leaves=7), split, ["MAP"], lr=0.3, trees=5, threads=1)
+    assert "capacity_check" not in fixed

@@ -275,14 +275,16 @@ def add_parsers(sub, preset_choices) -> None:
                          "MAUC), ranknet, or YetiRank, PairLogit, StochasticRank:metric=NDCG, QuerySoftMax, ... "
                          "with CatBoost-style parameters (see `metricrank objectives`)")
     tr.add_argument("--pairs", metavar="FILE",
-                    help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for PairLogit(Pairwise)")
+                    help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for "
+                         "PairLogit(Pairwise)")
     tr.add_argument("--metric", action="append", metavar="SPEC",
                     help="evaluation metric (repeatable; the first drives early stopping; default: the objective's)")
     tr.add_argument("--trees", type=int, default=100, help="number of trees")
     tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage of every tree")
     tr.add_argument("--leaves", type=_leaves, default="auto",
-                    help="leaves per tree, or 'auto' (7 to 31 by training size, and from 30,000 documents a capacity "
-                         "check on held-out training queries may add one or two levels; see the estimators' num_leaves)")
+                    help="leaves per tree, or 'auto' (7 to 31 by training size, and from 30,000 documents a "
+                         "capacity check on held-out training queries may add one or two levels; see the estimators' "
+                         "num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
     tr.add_argument("--l2", type=float, default=10.0, help="L2 penalty on leaf values")
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")

@@ -388,7 +388,8 @@ def _report(cache, splits, jobs, lr, trees, out: Path) -> str:
             if not anchor_rows:
                 continue
             best = max(anchor_rows, key=lambda k: anchor_rows[k][0])
-            lines += [f"### {metric}", "", "| system | test | Δ best anchor | W/L, p | seconds |", "|---|---|---|---|---|"]
+            lines += [f"### {metric}", "", "| system | test | Δ best anchor | W/L, p | seconds |",
+                      "|---|---|---|---|---|"]
             for name, (mean, _, per_query, seconds) in sorted(rows.items(), key=lambda kv: -kv[1][0]):
                 cmp = _compare(per_query, anchor_rows[best][2]) if name != best else None
                 lines.append(f"| {name}{' (best anchor)' if name == best else ''} | {mean:.4f} | "

@@ -283,8 +283,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         self.capacity_check_ = None
         if self._sizes_by_rule() and ds.n_docs >= _capacity.CHECK_MIN_DOCS:
             start = (self._resolve_num_leaves(ds.n_docs), self._resolve_extra_trees(ds.n_docs))
-            self.capacity_check_ = _capacity.check_capacity(
-                self, ds, eval_metrics[0], start, init_scores=base_train, categorical_feature=schema.categorical or None)
+            self.capacity_check_ = _capacity.check_capacity(self, ds, eval_metrics[0], start, init_scores=base_train,
+                                                            categorical_feature=schema.categorical or None)
             if self.capacity_check_ is not None and self.verbose:
                 print(self.capacity_check_, flush=True)
         check = self.capacity_check_
