@@ -27,21 +27,29 @@ def clean_data(seed=0, n_queries=300):
                     noise=0.1, random_state=seed)
 
 
-def by_hand(ds, estimator, capacity, metric=NDCG, init=None):
-    """The check's trial: fit on the kept queries, stop early on the held-out ones, per-query metric."""
+def by_hand(ds, estimator, capacity, metric=NDCG, init_model=None, early_stopping_rounds=None):
+    """The check's trial: fit on the kept queries, read at the best tree count on the held-out ones."""
     rng = np.random.default_rng(estimator.random_state)
     order = rng.permutation(ds.n_queries)
     n_hold = int(round(0.2 * ds.n_queries))
     keep, hold = np.sort(order[n_hold:]), np.sort(order[:n_hold])
     fit_ds, hold_ds = ds.subset_queries(keep), ds.subset_queries(hold)
     model = estimator.__class__(**{**estimator.get_params(), "num_leaves": capacity[0], "extra_trees": capacity[1]})
-    init_fit = init_hold = None
-    if init is not None:
-        row_of = lambda qs: np.concatenate([np.arange(ds.group_ptr[q], ds.group_ptr[q + 1]) for q in qs])  # noqa
-        init_fit, init_hold = init[row_of(keep)], init[row_of(hold)]
-    model.fit(fit_ds, eval_set=[hold_ds], eval_metrics=[metric], early_stopping_rounds=30, init_score=init_fit)
-    scores = model.predict(hold_ds.X) + (0.0 if init_hold is None else init_hold)
-    return np.asarray(evaluate(hold_ds, scores, metric=metric, per_query=True)), hold.size
+    model.fit(fit_ds, init_model=init_model)
+    # every tree count, evaluated on the held-out queries from scratch; the first best one
+    curve = [evaluate(hold_ds, model.predict(hold_ds.X, num_iteration=k), metric=metric)
+             for k in range(1, model.n_estimators_ + 1)]
+    if early_stopping_rounds is not None:  # the trees the patience lets grow
+        best = 0
+        for k in range(1, len(curve)):
+            if curve[k] > curve[best]:
+                best = k
+            elif k - best >= early_stopping_rounds:
+                curve = curve[:k + 1]
+                break
+    k = int(np.argmax(curve)) + 1
+    values = evaluate(hold_ds, model.predict(hold_ds.X, num_iteration=k), metric=metric, per_query=True)
+    return np.asarray(values), hold.size, k
 
 
 def one_sided_p(a, b):
@@ -56,8 +64,9 @@ def test_bigger_trees_are_kept_when_the_held_out_queries_prefer_them(low_thresho
     start = (auto_num_leaves(ds.n_docs), auto_extra_trees(ds.n_docs))
     assert start == (7, True)
     assert [(t["num_leaves"], t["extra_trees"]) for t in check.trials][:2] == [(7, True), (15, False)]
-    rule, n_hold = by_hand(ds, model, start)
-    bigger, _ = by_hand(ds, model, (15, False))
+    rule, n_hold, rule_trees = by_hand(ds, model, start)
+    bigger, _, bigger_trees = by_hand(ds, model, (15, False))
+    assert [t["trees"] for t in check.trials[:2]] == [rule_trees, bigger_trees]
     assert check.holdout_queries == n_hold == 60
     assert check.trials[0]["value"] == pytest.approx(rule.mean(), abs=1e-12)
     assert check.trials[1]["value"] == pytest.approx(bigger.mean(), abs=1e-12)
@@ -92,8 +101,25 @@ def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):
     model = LambdaMART("MAP", n_estimators=40, random_state=4).fit(ds, init_model=base)
     check = model.capacity_check_
     assert check.metric == "MAP"
-    values, _ = by_hand(ds, model, (7, True), metric="MAP", init=base.predict(ds.X))
+    values, _, trees = by_hand(ds, model, (7, True), metric="MAP", init_model=base)
     assert check.trials[0]["value"] == pytest.approx(values.mean(), abs=1e-12)
+    assert check.trials[0]["trees"] == trees
+
+
+def test_trials_stop_with_the_fits_patience(low_threshold):
+    ds = clean_data(seed=5)
+    model = GBRanker("YetiRank", n_estimators=60, random_state=1)
+    vali = clean_data(seed=6, n_queries=40)
+    model.fit(ds, eval_set=[vali], early_stopping_rounds=3)
+    values, _, trees = by_hand(ds, model, (7, True), early_stopping_rounds=3)
+    assert model.capacity_check_.trials[0]["trees"] == trees
+    assert model.capacity_check_.trials[0]["value"] == pytest.approx(values.mean(), abs=1e-12)
+
+
+def test_raw_init_scores_keep_the_rule(low_threshold):
+    ds = clean_data(n_queries=260)
+    model = GBRanker("YetiRank", n_estimators=5, random_state=0).fit(ds, init_score=np.zeros(ds.n_docs))
+    assert model.capacity_check_ is None and (model.num_leaves_, model.extra_trees_) == (7, True)
 
 
 @pytest.mark.parametrize("params", [{"num_leaves": 7}, {"extra_trees": True}, {"num_leaves": 7, "extra_trees": True}])
