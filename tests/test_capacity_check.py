@@ -92,6 +92,12 @@ def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):
     model = LambdaMART(NDCG, n_estimators=40, random_state=0).fit(ds)
     check = model.capacity_check_
     assert len(check.trials) == 2 and not check.pvalues[0] < 0.05
+    # each trial is read at its best tree count on the held-out queries, not after its last tree
+    for trial in check.trials:
+        values, _, trees = by_hand(ds, model, (trial["num_leaves"], trial["extra_trees"]))
+        assert trial["trees"] == trees
+        assert trial["value"] == pytest.approx(values.mean(), abs=1e-12)
+    assert min(t["trees"] for t in check.trials) < 40
     assert (model.num_leaves_, model.extra_trees_) == (check.num_leaves, check.extra_trees) == (7, True)
 
 
