@@ -9,9 +9,10 @@ data are asked instead: a fifth of the training queries is held out, the
 rule's trees and one level more (twice the leaves plus one, without randomised
 splits) are grown on the rest, each read at its best tree count on the held-out
 queries by the judged metric, and the bigger trees are kept only if they beat
-the smaller ones there query by query (one-sided Wilcoxon, p < :data:`CHECK_ALPHA`). A win tries
-the next level, up to :data:`CHECK_MAX_STEPS` levels above the rule. The
-final model then trains on all the training queries.
+the smaller ones there query by query (one-sided Wilcoxon, p <
+:data:`CHECK_ALPHA`). A win tries the next level, up to
+:data:`CHECK_MAX_STEPS` levels above the rule. The final model then trains
+on all the training queries.
 """
 
 from __future__ import annotations

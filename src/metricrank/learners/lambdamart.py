@@ -81,14 +81,16 @@ class LambdaMART(GBRanker):
         pay (:mod:`metricrank.learners._capacity`): a fifth of the training
         queries is held out, the rule's trees and one level more (twice the
         leaves plus one, splits not randomised) are trained on the rest and
-        stopped early by ``metric`` on the held-out queries, and the bigger
-        trees are kept when they win query by query (one-sided Wilcoxon
-        p < 0.05), then the next level is tried (at most two above the rule).
+        read at their best tree count on the held-out queries by ``metric``
+        (the trials stop as the fit does: ``early_stopping_rounds``, or all
+        ``n_estimators``), and the bigger trees are kept when they win query
+        by query (one-sided Wilcoxon p < 0.05), then the next level is tried
+        (at most two above the rule).
         Size alone cannot tell noisy data, where bigger trees lose, from clean
         data, where the rule's trees underfit (BENCHMARKS.md, "Capacity
-        check"). The check costs two or three fits on 80 % of the data
+        check"). The check costs two to four fits on 80 % of the data
         before the final one; ``capacity_check_`` says what it saw. Set
-        either parameter to skip it.
+        either parameter to skip it (a raw ``init_score`` keeps the rule too).
     min_data_in_leaf : int, default 20
     min_sum_hessian_in_leaf : float, default 1e-3
     lambda_l2 : float, default 10.0
