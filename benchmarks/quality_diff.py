@@ -1,0 +1,65 @@
+"""What a change did to the quality suite: every refitted system's test values in two caches, paired per query.
+
+For each data set, system and judged metric whose entries differ between the caches (fitted again), prints the
+mean test value in the old cache, the difference new − old (mean over splits) and the two-sided
+Wilcoxon p-value over the test queries of all splits (NaN-valued queries left out), and, when the new
+entries recorded it, what ``num_leaves="auto"``'s capacity check chose on each split. Entries whose
+values are identical on every query are reported as such.
+
+    git show HEAD~1:benchmarks/results/quality/results.json > /tmp/old.json
+    .venv/bin/python benchmarks/quality_diff.py /tmp/old.json benchmarks/results/quality/results.json \\
+        --datasets synthetic-50k
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+
+import numpy as np
+from scipy.stats import wilcoxon
+
+
+def _chose(text: str) -> str:
+    """``"31 leaves"`` from a capacity check's text (what follows its arrow)."""
+    found = re.search(r"-> (.*)$", text)
+    return found.group(1) if found else "?"
+
+
+def compare(old: dict, new: dict, dataset: str) -> list[str]:
+    systems: dict[str, list[str]] = {}
+    for key in new:
+        name, ds = key.split("|")[:2]
+        if ds == dataset and key in old and new[key] != old[key] and "error" not in new[key]:  # fitted again
+            systems.setdefault(name, []).append(key)
+    lines = []
+    for name, keys in systems.items():
+        keys = sorted(keys, key=lambda k: int(k.split("|")[2]))
+        metrics = [m for m in new[keys[0]] if m not in ("seconds", "capacity_check") and m in old[keys[0]]]
+        checks = [_chose(new[k]["capacity_check"]) if "capacity_check" in new[k] else "no check" for k in keys]
+        lines.append(f"{name} ({len(keys)} splits; check kept: {'; '.join(checks)})")
+        for metric in metrics:
+            d = np.concatenate([np.subtract(new[k][metric]["per_query"], old[k][metric]["per_query"]) for k in keys])
+            d = d[~np.isnan(d)]
+            base = np.mean([old[k][metric]["test"] for k in keys])
+            diff = np.mean([new[k][metric]["test"] - old[k][metric]["test"] for k in keys])
+            p = "identical" if not np.any(d) else f"p {wilcoxon(d).pvalue:.2g}"
+            lines.append(f"  {metric:28s} old {base:.4f}  new − old {diff:+.4f} ({p})")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("--datasets", nargs="+", required=True)
+    args = parser.parse_args()
+    old, new = (json.loads(open(path).read()) for path in (args.old, args.new))
+    for dataset in args.datasets:
+        print(f"\n{dataset}")
+        print("\n".join(compare(old, new, dataset)))
+
+
+if __name__ == "__main__":
+    main()
