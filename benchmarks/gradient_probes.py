@@ -243,8 +243,10 @@ def _report_one(cache, metric, candidates, dataset, reference):
         if cand != reference and common:
             d = np.concatenate([np.subtract(runs[f]["per_query"], base[f]["per_query"]) for f in common])
             d = d[~np.isnan(d)]
-            line += (f"  vs {reference} {np.mean([runs[f]['test'] - base[f]['test'] for f in common]):+.4f} "
-                     f"(SE {d.std() / np.sqrt(d.size):.4f}, Wilcoxon p {wilcoxon(d).pvalue:.2g})")
+            mean = np.mean([runs[f]['test'] - base[f]['test'] for f in common])
+            line += (f"  vs {reference} identical on every query" if not np.any(d) else
+                     f"  vs {reference} {mean:+.4f} (SE {d.std() / np.sqrt(d.size):.4f}, "
+                     f"Wilcoxon p {wilcoxon(d).pvalue:.2g})")
         print(line)
 
 
