@@ -2,13 +2,16 @@
 
 Parts of the suite run in separate processes, each with ``quality.run(out_dir=PART, splits=...,
 metricrank_systems=..., threads=1)`` on a copy of the cache; ``--merge PART/results.json:DATASETS``
-takes from such a part the entries of those data sets (comma-separated), replacing the cache's. The
+takes from such a part the entries of those data sets (comma-separated; ``DATASET/FOLD`` for one
+fold or seed), replacing the cache's. The
 report (``report.md`` and plots) is then regenerated for the splits present in the cache, and the
 difference of each metricrank system to the best of the seven anchors is printed per data set and
 judged metric, with the per-query Wilcoxon p-value (the tables of "Quality suite").
 
     .venv/bin/python benchmarks/quality_report.py
     .venv/bin/python benchmarks/quality_report.py --merge /tmp/part/results.json:synthetic-250k
+    .venv/bin/python benchmarks/quality_report.py --merge /tmp/p1/results.json:synthetic-250k/1 \
+        /tmp/p2/results.json:synthetic-250k/2
 """
 
 from __future__ import annotations
@@ -27,10 +30,12 @@ LR, TREES = 0.1, 300
 
 
 def merge(cache: dict, part: str) -> None:
+    """Take from ``PATH:DATASETS`` the entries of those data sets; ``DATASET/FOLD`` takes one fold/seed."""
     path, datasets = part.rsplit(":", 1)
     wanted = set(datasets.split(","))
     for key, value in json.loads(Path(path).read_text()).items():
-        if key.split("|")[1] in wanted:
+        dataset, fold = key.split("|")[1:3]
+        if dataset in wanted or f"{dataset}/{fold}" in wanted:
             cache[key] = value
 
 

@@ -4,7 +4,8 @@ Copies the suite's cache to ``--out``, drops there the entries of the default sy
 (``LambdaMART(M)`` for every judged metric, ``GBRanker`` YetiRank, QuerySoftMax and PairLogit) for
 the chosen splits, and fits them again with ``quality.run(threads=1)``; anchors and tuned systems
 keep their entries. Merge the part back with ``benchmarks/quality_report.py --merge
-OUT/results.json:DATASET``. Run one process per part on a 2-core machine:
+OUT/results.json:DATASET`` (``DATASET/FOLD`` with ``--folds``: the part holds the other folds'
+old entries too). Run one process per part on a 2-core machine:
 
     .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part1 --dataset synthetic-250k --folds 1
 """
