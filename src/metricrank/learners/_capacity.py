@@ -107,7 +107,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     its value is read at its best tree count on them. Without a patience of its own a noisy metric
     stops a trial at a chance peak: on the noisy suite set, stopped after 30 trees without
     improvement, the rule's trees peaked at 11 trees by MRR and lost to bigger trees that went on
-    to 143 (BENCHMARKS.md, "The capacity check"). Returns None when there are too few queries to
+    to 143 (BENCHMARKS.md, "The capacity check of num_leaves="auto""). Returns None when there are too few queries to
     hold out :data:`CHECK_MIN_HOLDOUT_QUERIES`.
     """
     from ..metrics import get_metric

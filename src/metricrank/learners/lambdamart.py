@@ -87,8 +87,8 @@ class LambdaMART(GBRanker):
         by query (one-sided Wilcoxon p < 0.05), then the next level is tried
         (at most two above the rule).
         Size alone cannot tell noisy data, where bigger trees lose, from clean
-        data, where the rule's trees underfit (BENCHMARKS.md, "Capacity
-        check"). The check costs two to four fits on 80 % of the data
+        data, where the rule's trees underfit (BENCHMARKS.md, "The capacity
+        check of num_leaves="auto""). The check costs two to four fits on 80 % of the data
         before the final one; ``capacity_check_`` says what it saw. Set
         either parameter to skip it (a raw ``init_score`` keeps the rule too).
     min_data_in_leaf : int, default 20
