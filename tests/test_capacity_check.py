@@ -130,15 +130,19 @@ def test_raw_init_scores_keep_the_rule(low_threshold):
 
 @pytest.mark.parametrize("params", [{"num_leaves": 7}, {"extra_trees": True}, {"num_leaves": 7, "extra_trees": True}])
 def test_explicit_capacity_skips_the_check(low_threshold, params):
-    ds = clean_data(n_queries=80)
+    ds = clean_data(n_queries=260)  # enough documents and queries for the check: only the parameters skip it
+    assert GBRanker("YetiRank", n_estimators=5, random_state=0).fit(ds).capacity_check_ is not None
     model = GBRanker("YetiRank", n_estimators=5, random_state=0, **params).fit(ds)
     assert model.capacity_check_ is None
 
 
 def test_small_data_and_few_queries_skip_the_check(monkeypatch):
-    ds = clean_data(n_queries=80)  # about 2,400 documents: below CHECK_MIN_DOCS
+    ds = clean_data(n_queries=300)  # about 9,000 documents (below CHECK_MIN_DOCS), 60 queries to hold out
+    assert ds.n_docs < _capacity.CHECK_MIN_DOCS
     model = GBRanker("YetiRank", n_estimators=5, random_state=0).fit(ds)
     assert model.capacity_check_ is None and model.num_leaves_ == 7
+    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", ds.n_docs)  # from exactly this size: the check runs
+    assert GBRanker("YetiRank", n_estimators=5, random_state=0).fit(ds).capacity_check_ is not None
     monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
     few = clean_data(n_queries=200)  # 40 held-out queries: fewer than CHECK_MIN_HOLDOUT_QUERIES
     assert GBRanker("YetiRank", n_estimators=5, random_state=0).fit(few).capacity_check_ is None
