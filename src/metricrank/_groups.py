@@ -16,8 +16,10 @@ __all__ = [
     "as_pair_array",
     "check_group_ptr",
     "check_pairs",
+    "first_reappearance",
     "group_ptr_from_qid",
     "group_ptr_from_sizes",
+    "query_runs",
     "resolve_groups",
 ]
 
@@ -63,6 +65,37 @@ def group_ptr_from_sizes(sizes, *, n_rows=None) -> np.ndarray:
     return ptr
 
 
+def query_runs(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First row and query id of each run of equal consecutive ids in a non-empty ``qid``.
+
+    Examples
+    --------
+    >>> bounds, ids = query_runs(np.array([7, 7, 3, 7]))
+    >>> bounds.tolist(), ids.tolist()
+    ([0, 2, 3], [7, 3, 7])
+    """
+    bounds = np.concatenate(([0], np.flatnonzero(qid[1:] != qid[:-1]) + 1)).astype(np.int64)
+    return bounds, qid[bounds]
+
+
+def first_reappearance(bounds: np.ndarray, run_ids: np.ndarray):
+    """``(query id, row)`` of the first run whose id an earlier run had, or None when every query is contiguous.
+
+    Examples
+    --------
+    >>> first_reappearance(*query_runs(np.array([7, 7, 3, 7])))
+    (7, 3)
+    """
+    if np.unique(run_ids).size == run_ids.size:
+        return None
+    seen = set()
+    for run, row in zip(run_ids.tolist(), bounds.tolist()):
+        if run in seen:
+            return run, row
+        seen.add(run)
+    return None  # unreachable: a repeated id has a first reappearance
+
+
 def group_ptr_from_qid(qid, *, stable_sort=False, source=None):
     """Offsets from per-row query ids.
 
@@ -97,25 +130,19 @@ def group_ptr_from_qid(qid, *, stable_sort=False, source=None):
     n = qid.shape[0]
     if n == 0:
         return np.zeros(1, dtype=np.int64), None
-    starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
-    run_ids = qid[np.concatenate(([0], starts))]
-    uniq, first_run = np.unique(run_ids, return_index=True)
-    if uniq.size == run_ids.size:
-        return np.concatenate(([0], starts, [n])).astype(np.int64), None
+    bounds, run_ids = query_runs(qid)
+    repeat = first_reappearance(bounds, run_ids)
+    if repeat is None:
+        return np.append(bounds, n).astype(np.int64), None
     if not stable_sort:
-        # First run that repeats an earlier query id: report it precisely.
-        seen = set()
-        bounds = np.concatenate(([0], starts))
-        for run, row in zip(run_ids.tolist(), bounds.tolist()):
-            if run in seen:
-                where = f" in {source}" if source else ""
-                raise NonContiguousQueryError(
-                    f"query id {run!r} reappears at row {row} (line {row + 1}){where} after rows "
-                    "of other queries; rows of a query must be contiguous. Sort the rows by query id first "
-                    "(a stable sort, e.g. order = numpy.argsort(qid, kind='stable'), keeps each query's rows "
-                    "in their order)."
-                )
-            seen.add(run)
+        run, row = repeat
+        where = f" in {source}" if source else ""
+        raise NonContiguousQueryError(
+            f"query id {run!r} reappears at row {row} (line {row + 1}){where} after rows "
+            "of other queries; rows of a query must be contiguous. Sort the rows by query id first "
+            "(a stable sort, e.g. order = numpy.argsort(qid, kind='stable'), keeps each query's rows "
+            "in their order)."
+        )
     # Stable sort by order of first appearance.
     _, first_row, inverse = np.unique(qid, return_index=True, return_inverse=True)
     rank_of_query = np.argsort(np.argsort(first_row, kind="stable"), kind="stable")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._groups import group_ptr_from_qid
+from .._groups import first_reappearance, group_ptr_from_qid, query_runs
 
 __all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "partition_by_query",
            "scatter_by_query"]
@@ -156,18 +156,14 @@ def _summarise(qid, y, index: int, objective):
     qid = np.asarray(qid)
     if qid.size == 0:
         return qid[:0], np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
-    bounds = np.concatenate(([0], starts))
-    run_ids = qid[bounds]
-    if np.unique(run_ids).size != run_ids.size:
-        seen = set()
-        for run, row in zip(run_ids.tolist(), bounds.tolist()):
-            if run in seen:
-                raise QuerySplitError(
-                    f"query id {run!r} reappears at row {row} of partition {index} after rows of other queries; "
-                    f"rows of a query must be contiguous within a partition (as for metricrank.GBRanker); "
-                    f"{_ADVICE} (both sort them)")
-            seen.add(run)
+    bounds, run_ids = query_runs(qid)
+    repeat = first_reappearance(bounds, run_ids)
+    if repeat is not None:
+        run, row = repeat
+        raise QuerySplitError(
+            f"query id {run!r} reappears at row {row} of partition {index} after rows of other queries; "
+            f"rows of a query must be contiguous within a partition (as for metricrank.GBRanker); "
+            f"{_ADVICE} (both sort them)")
     y = np.asarray(y, dtype=np.float64)
     if not np.all(np.isfinite(y)):
         raise ValueError(f"labels must be finite; row {int(np.flatnonzero(~np.isfinite(y))[0])} of partition "
