@@ -116,3 +116,32 @@ def test_real_time_limit_is_reported():
     K, y, pairs = problem(0, m=120, overlap=0.2)
     with pytest.raises(LPSolveError, match="Time limit reached"):
         solve_pair_lp(K, y, pairs, C=1.0, epsilon=1.0, time_limit=1e-9)
+
+
+def test_each_solve_gets_the_whole_time_limit_after_earlier_runs():
+    # HiGHS's time_limit bounds the object's run time summed over all runs, so a limit set once would
+    # leave later rounds of chunking less time each; PairLP extends it by the run time so far.
+    from metricrank.learners._lp_highs import PairLP
+
+    class Clock:
+        """The real model, with 1,000 s of earlier runs on its clock and the options it is given kept."""
+
+        def __init__(self, real):
+            self.real, self.options = real, {}
+
+        def getRunTime(self):
+            return 1000.0 + self.real.getRunTime()
+
+        def setOptionValue(self, name, value):
+            self.options[name] = value
+            return self.real.setOptionValue(name, value if name != "time_limit" else 60.0)
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+
+    K, y, pairs = problem(0, m=30)
+    lp = PairLP(y[None, :] * K, C=1.0, epsilon=1.0, time_limit=5.0)
+    lp._h = Clock(lp._h)
+    lp.add_pairs(pairs)
+    lp.solve()
+    assert lp._h.options["time_limit"] == pytest.approx(1005.0, abs=1.0)
