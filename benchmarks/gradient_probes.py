@@ -43,7 +43,6 @@ import numpy as np
 from numba import njit, prange
 from scipy.stats import wilcoxon
 
-from metricrank import make_ltr
 from metricrank._io import atomic_write
 from metricrank.experiments import quality
 from metricrank.experiments.quality import Split
@@ -217,12 +216,8 @@ def noisy_splits(seeds):
 def noisy_large_splits(seeds):
     """The noisy set's kind of data at 4,800 queries (about 190,000 documents; 3,200 training queries, about
     128,000 documents: 63 leaves under ``num_leaves="auto"``), split 3,200/800/800 queries."""
-    out = []
-    for seed in seeds:
-        data = make_ltr(4800, docs_per_query=(10, 70), n_features=46, n_informative=12, n_labels=3,
-                        label_probs=[0.74, 0.19, 0.07], noise=5.0, relevance="nonlinear", random_state=200 + seed)
-        out.append(Split("synthetic-noisy-190k", seed, *quality._split_queries(data, [3200, 4000], seed)))
-    return out
+    return [Split("synthetic-noisy-190k", seed, *quality._synthetic_noisy(seed, n_queries=4800, seed_offset=200))
+            for seed in seeds]
 
 
 def report(cache, metrics, candidates, datasets, reference="base"):

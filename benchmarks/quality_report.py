@@ -62,9 +62,7 @@ def main() -> None:
         merge(cache, part)
     splits = present_splits(cache)
     # the systems in quality.run's order (it breaks ties in the report's tables)
-    names = list(quality.ANCHORS) + [f"LambdaMART({m})" for m in JUDGED] + \
-        [f"GBRanker({o})" for o in ("YetiRank", "QuerySoftMax", "PairLogit")] + \
-        [f"{t}LambdaMART({m})" for m in JUDGED[:2] for t in ("tuned ", "tuned (3-fold CV) ")]
+    names = list(quality.ANCHORS) + list(quality.default_systems()) + list(quality.tuned_systems())
     report = quality._report(cache, splits, [(n, None, None) for n in names], LR, TREES, out)
     if args.merge:
         with atomic_write(out / "results.json") as fh:

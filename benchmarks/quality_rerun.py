@@ -18,15 +18,6 @@ from pathlib import Path
 
 from metricrank._io import atomic_write
 from metricrank.experiments import quality
-from metricrank.experiments.quality import JUDGED
-
-
-def default_systems() -> dict:
-    """The suite's metricrank systems that use every default (``quality.run``'s names)."""
-    systems = {f"LambdaMART({m})": ((m,), quality.lambdamart(m)) for m in JUDGED}
-    for objective in ("YetiRank", "QuerySoftMax", "PairLogit"):
-        systems[f"GBRanker({objective})"] = (JUDGED, quality.gbranker(objective))
-    return systems
 
 
 def main() -> None:
@@ -39,7 +30,7 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cache = json.loads(Path(args.cache).read_text())
-    systems = default_systems()
+    systems = quality.default_systems()
     splits = [s for s in quality.load_suite([args.dataset]) if args.folds is None or s.fold in args.folds]
     for split in splits:
         for name in systems:

@@ -73,13 +73,14 @@ def _synthetic(n_queries: int, seed: int, n_features: int = 40):
     return _split_queries(data, [n_queries, n_queries + n_small], 1000 * seed + 1)
 
 
-def _synthetic_noisy(seed: int):
+def _synthetic_noisy(seed: int, n_queries: int = 1500, seed_offset: int = 100):
     """An MQ2007-sized, noisy nonlinear set: 1,500 queries of 10-70 documents (about 60,000), 46
     features, labels 0-2 (74/19/7 %), label noise 5 (NDCG@10 about 0.44, as LETOR's MQ2007), split
-    1,000/250/250 queries."""
-    data = make_ltr(1500, docs_per_query=(10, 70), n_features=46, n_informative=12, n_labels=3,
-                    label_probs=[0.74, 0.19, 0.07], noise=5.0, relevance="nonlinear", random_state=100 + seed)
-    return _split_queries(data, [1000, 1250], seed)
+    2/3, 1/6, 1/6 by query (1,000/250/250). ``n_queries`` draws the same kind of data at another size
+    (drawn with ``random_state=seed_offset + seed``)."""
+    data = make_ltr(n_queries, docs_per_query=(10, 70), n_features=46, n_informative=12, n_labels=3,
+                    label_probs=[0.74, 0.19, 0.07], noise=5.0, relevance="nonlinear", random_state=seed_offset + seed)
+    return _split_queries(data, [2 * n_queries // 3, 5 * n_queries // 6], seed)
 
 
 #: Version of each suite data set whose content changed; cache keys carry it, so stale entries are
@@ -297,6 +298,27 @@ def _key(system: str, split: Split, lr: float, trees: int) -> str:
     return f"{system}|{split.dataset}|{split.fold}|{lr}|{trees}" + (f"|data=v{version}" if version > 1 else "")
 
 
+def default_systems() -> dict:
+    """The metricrank systems with every default: ``{name: (judged metrics, fit)}``, in report order.
+
+    ``LambdaMART(metric=M)`` for each judged metric M, then ``GBRanker`` YetiRank, QuerySoftMax and
+    PairLogit (judged by all of them).
+    """
+    systems = {f"LambdaMART({m})": ((m,), lambdamart(m)) for m in JUDGED}
+    for objective in ("YetiRank", "QuerySoftMax", "PairLogit"):
+        systems[f"GBRanker({objective})"] = (JUDGED, gbranker(objective))
+    return systems
+
+
+def tuned_systems() -> dict:
+    """LambdaMART tuned by :func:`tuned` for NDCG@10 and MAP, on the validation queries and by 3-fold CV."""
+    systems = {}
+    for m in JUDGED[:2]:
+        systems[f"tuned LambdaMART({m})"] = ((m,), tuned(m))
+        systems[f"tuned (3-fold CV) LambdaMART({m})"] = ((m,), tuned(m, cv=3))
+    return systems
+
+
 def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=None, lr: float = 0.1,
         trees: int = 300, threads: int = 2, folds: int | None = None, metricrank_systems=None,
         anchors=None, progress: bool = True, splits=None) -> str:
@@ -315,13 +337,7 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
         splits = load_suite(datasets or SUITE, data_dir, folds)
     anchors = ANCHORS if anchors is None else {k: ANCHORS[k] for k in anchors}
     if metricrank_systems is None:
-        metricrank_systems = {f"LambdaMART({m})": ((m,), lambdamart(m)) for m in JUDGED}
-        metricrank_systems["GBRanker(YetiRank)"] = (JUDGED, gbranker("YetiRank"))
-        metricrank_systems["GBRanker(QuerySoftMax)"] = (JUDGED, gbranker("QuerySoftMax"))
-        metricrank_systems["GBRanker(PairLogit)"] = (JUDGED, gbranker("PairLogit"))
-        for m in JUDGED[:2]:
-            metricrank_systems[f"tuned LambdaMART({m})"] = ((m,), tuned(m))
-            metricrank_systems[f"tuned (3-fold CV) LambdaMART({m})"] = ((m,), tuned(m, cv=3))
+        metricrank_systems = {**default_systems(), **tuned_systems()}
     jobs = [(name, JUDGED, fit) for name, fit in anchors.items()]
     jobs += [(name, metrics, fit) for name, (metrics, fit) in metricrank_systems.items()]
     for split in splits:

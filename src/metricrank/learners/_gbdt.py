@@ -111,7 +111,8 @@ class GBDTBase(BaseEstimator):
         if capacity is None:
             leaves, extra = self._resolve_num_leaves(n_docs), self._resolve_extra_trees(n_docs)
         else:
-            (leaves, extra), self.num_leaves_, self.extra_trees_ = capacity, int(capacity[0]), bool(capacity[1])
+            leaves, extra = int(capacity[0]), bool(capacity[1])
+            self.num_leaves_, self.extra_trees_ = leaves, extra
         return tree_params(
             num_leaves=leaves, learning_rate=self.learning_rate,
             min_data_in_leaf=self.min_data_in_leaf, min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf,
