@@ -22,7 +22,9 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
 * ``yeti-check``: YetiRank with ``num_leaves="auto"``'s capacity check (stop 20): from 30,000 training
   documents a fifth of the training queries decides whether one or two levels more than the size rule's
   trees win significantly (``metricrank.learners._capacity``). ``yeti`` is the size rule alone (its
-  values were measured before the check existed; ``--reference yeti``).
+  values were measured before the check existed; ``--reference yeti``). ``yeti-check-folds``: the same
+  system since stop 21, whose check holds out query folds one at a time until 500 queries are judged
+  (``yeti-check``'s values are stop 20's single fifth).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -199,6 +201,7 @@ CANDIDATES = {
     "yeti-31-mdl50": lambda m: quality.gbranker("YetiRank", num_leaves=31, min_data_in_leaf=50),
     "yeti-63": lambda m: quality.gbranker("YetiRank", num_leaves=63),
     "yeti-check": lambda m: quality.gbranker("YetiRank"),
+    "yeti-check-folds": lambda m: quality.gbranker("YetiRank"),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
     "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
     "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),

@@ -72,8 +72,25 @@ def test_auto_survives_save_and_load(tmp_path):
     model.save(path)
     loaded = LambdaMART.load(path)
     assert loaded.num_leaves == "auto"
+    assert (loaded.num_leaves_, loaded.extra_trees_, loaded.capacity_check_) == (7, True, None)
     np.testing.assert_array_equal(loaded.predict(data.X), model.predict(data.X))
     json.loads(path.read_text())  # still plain JSON
+
+
+def test_files_without_the_fitted_capacity_read_it_from_the_booster(tmp_path):
+    from metricrank.learners._persistence import state_digest
+
+    data = make_ltr(30, docs_per_query=(10, 20), n_features=5, random_state=0)
+    path = tmp_path / "m.json"
+    LambdaMART(n_estimators=3, num_leaves=5, extra_trees=True, n_jobs=1, random_state=0).fit(data).save(path)
+    doc = json.loads(path.read_text())
+    for key in ("num_leaves", "extra_trees", "capacity_check"):  # as written before stop 21
+        del doc["state"][key]
+    doc["state"]["params"]["num_leaves"] = doc["state"]["params"]["extra_trees"] = "auto"
+    doc["state_sha256"] = state_digest(doc["state"])
+    path.write_text(json.dumps(doc))
+    loaded = LambdaMART.load(path)
+    assert (loaded.num_leaves, loaded.num_leaves_, loaded.extra_trees_, loaded.capacity_check_) == ("auto", 5, True, None)
 
 
 def test_cli_default_leaves_is_auto(tmp_path):

@@ -228,3 +228,13 @@ def test_fewer_folds_when_they_hold_enough_queries(low_threshold, monkeypatch):
     assert n_held == 120 and [t["trees"] for t in check.trials[:2]] == [trees, bigger_trees]
     assert check.trials[0]["value"] == pytest.approx(np.nanmean(values), abs=1e-12)
     assert check.pvalues[0] == pytest.approx(one_sided_p(bigger, values), rel=1e-9)
+
+
+def test_the_check_survives_save_and_load(low_threshold, tmp_path):
+    ds = clean_data(n_queries=120)
+    model = LambdaMART("MAP", n_estimators=8, random_state=2).fit(ds)
+    model.save(tmp_path / "m.json")
+    loaded = LambdaMART.load(tmp_path / "m.json")
+    assert loaded.capacity_check_ == model.capacity_check_ and loaded.capacity_check_.trials
+    assert str(loaded.capacity_check_) == str(model.capacity_check_)
+    assert (loaded.num_leaves_, loaded.extra_trees_) == (model.num_leaves_, model.extra_trees_)

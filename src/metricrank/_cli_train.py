@@ -213,7 +213,8 @@ def _train(args, model, objective, console, client) -> int:
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     if args.dask is None and model._sizes_by_rule() and train.n_docs >= _capacity.CHECK_MIN_DOCS:
         console.print("--leaves auto: checking first whether bigger trees win on held-out training queries "
-                      "(two to four fits on 80 % of the queries; --leaves N skips it)")
+                      "(for each of two to four capacities, one fit on 80 % of the queries per held-out fold, "
+                      "one to five folds; --leaves N skips it)")
     progress = _Progress(args.trees, enabled=not args.quiet)
     try:
         if args.dask is not None:

@@ -289,6 +289,7 @@ max_query_size, random_state, importance_type, lgb_params
         curves, directions = per_tree_curves(booster, evals, specs, self.preset) if evals else ({}, {})
         result = select_iteration(booster, curves, directions, early_stopping_rounds, int(self.n_estimators))
         twin._set_fitted(result, X.shape[1])
+        twin.capacity_check_ = None  # Dask keeps the size rule
         twin.objective_ = objective
         twin._set_schema(FeatureSchema(names))
         self._local = twin

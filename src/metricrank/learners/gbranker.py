@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from dataclasses import asdict
 from typing import Callable, Sequence
 
 import lightgbm as lgb
@@ -405,6 +406,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                              "GBRanker or LambdaMART base model is saved with it (use pickle/joblib for others)")
         params = self.get_params()
         params["lgb_params"] = dict(self.lgb_params) if self.lgb_params else None
+        check = getattr(self, "capacity_check_", None)  # a Dask-trained twin never runs the check
         return {
             "params": params,
             "booster": self.booster_.model_to_string(),
@@ -415,6 +417,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             "stop_reason": self.stop_reason_,
             "init_model": None if base is None else {"model": type(base).__name__, "state": base._state()},
             "features": self._schema().to_dict(),
+            "num_leaves": self.num_leaves_,
+            "extra_trees": self.extra_trees_,
+            "capacity_check": None if check is None else asdict(check),
         }
 
     @classmethod
@@ -431,6 +436,12 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         model.stop_reason_ = state["stop_reason"]
         model.init_model_ = _base_from_state(state["init_model"], cls)
         model._set_schema(FeatureSchema.from_dict(state.get("features")))
+        # files written before stop 21 lack the capacity: the booster's own parameters say what it trained with
+        trained = model.booster_.params
+        model.num_leaves_ = int(state.get("num_leaves", trained.get("num_leaves", 31)))
+        model.extra_trees_ = bool(state.get("extra_trees", trained.get("extra_trees", False)))
+        check = state.get("capacity_check")
+        model.capacity_check_ = None if check is None else _capacity.CapacityCheck(**check)
         return model
 
     def to_lightgbm(self, path: str | os.PathLike) -> None:
