@@ -55,35 +55,79 @@ def patience_cut(curve, rounds):
     return len(curve)
 
 
-def by_hand(ds, estimator, capacity, metric=NDCG, init_model=None, early_stopping_rounds=None, enough=500):
-    """The check's trial: a model per held-out fold trained on the others, read at the tree count that is
-    best over all the held-out queries together. Returns (per-query values, held-out queries, trees)."""
-    folds = folds_by_hand(ds.n_queries, estimator.random_state, enough=enough)
-    held = [ds.subset_queries(f) for f in folds]
-    models, n_trees = [], []
-    for fold, hold_ds in zip(folds, held):
-        model = estimator.__class__(**{**estimator.get_params(), "num_leaves": capacity[0],
-                                       "extra_trees": capacity[1]})
-        model.fit(ds.subset_queries(np.setdiff1d(np.arange(ds.n_queries), fold)), init_model=init_model)
-        own = [evaluate(hold_ds, model.predict(hold_ds.X, num_iteration=k), metric=metric)
-               for k in range(1, model.n_estimators_ + 1)]
-        models.append(model)
-        n_trees.append(patience_cut(own, early_stopping_rounds))
-    all_held = ds.subset_queries(np.concatenate(folds))
+class ByHand:
+    """The check done by hand for one fitted ``estimator`` on ``ds``: fold models trained on the other queries,
+    the metric over the held-out queries evaluated from scratch at every tree count."""
 
-    def scores(k):
-        return np.concatenate([m.predict(h.X, num_iteration=min(k, n)) for m, h, n in zip(models, held, n_trees)])
+    def __init__(self, ds, estimator, metric=NDCG, init_model=None, early_stopping_rounds=None, enough=500):
+        self.ds, self.estimator, self.metric = ds, estimator, metric
+        self.init_model, self.rounds = init_model, early_stopping_rounds
+        self.folds = folds_by_hand(ds.n_queries, estimator.random_state, enough=enough)
+        self.models = {}  # (capacity, fold) -> (model, trees it grew)
 
-    curve = [evaluate(all_held, scores(k), metric=metric) for k in range(1, max(n_trees) + 1)]
-    k = int(np.argmax(curve)) + 1
-    values = evaluate(all_held, scores(k), metric=metric, per_query=True)
-    return np.asarray(values), all_held.n_queries, k
+    def fold_model(self, capacity, i):
+        if (capacity, i) not in self.models:
+            fold = self.folds[i]
+            params = {**self.estimator.get_params(), "num_leaves": capacity[0], "extra_trees": capacity[1]}
+            model = self.estimator.__class__(**params)
+            model.fit(self.ds.subset_queries(np.setdiff1d(np.arange(self.ds.n_queries), fold)),
+                      init_model=self.init_model)
+            hold = self.ds.subset_queries(fold)
+            own = [evaluate(hold, model.predict(hold.X, num_iteration=k), metric=self.metric)
+                   for k in range(1, model.n_estimators_ + 1)]
+            self.models[capacity, i] = model, patience_cut(own, self.rounds)
+        return self.models[capacity, i]
+
+    def judged(self, capacity, looks):
+        """Per-query values, held-out queries and tree count of ``capacity`` at look ``looks``."""
+        fitted = [self.fold_model(capacity, i) for i in range(looks)]
+        held = [self.ds.subset_queries(f) for f in self.folds[:looks]]
+        pooled = self.ds.subset_queries(np.concatenate(self.folds[:looks]))
+
+        def scores(k):
+            return np.concatenate([m.predict(h.X, num_iteration=min(k, n)) for (m, n), h in zip(fitted, held)])
+
+        curve = [evaluate(pooled, scores(k), metric=self.metric) for k in range(1, max(n for _, n in fitted) + 1)]
+        k = int(np.nanargmax(curve)) + 1
+        return np.asarray(evaluate(pooled, scores(k), metric=self.metric, per_query=True)), pooled.n_queries, k
+
+    def check(self, start):
+        """The sequential steps: ``(looks' p-values per step, [(capacity, values, queries, trees)], chosen)``."""
+        level, kept, steps, trials = 0.05 / len(self.folds), start, [], []
+        for _ in range(2):
+            candidate, steps = (2 * kept[0] + 1, False), steps + [[]]
+            for looks in range(1, len(self.folds) + 1):
+                a, b = self.judged(kept, looks), self.judged(candidate, looks)
+                steps[-1].append(one_sided_p(b[0], a[0]))
+                if steps[-1][-1] < level or steps[-1][-1] >= 0.5:
+                    break
+            trials[-1:] = [(kept, *a), (candidate, *b)]
+            if not steps[-1][-1] < level:
+                break
+            kept = candidate
+        return steps, trials, kept
 
 
 def one_sided_p(a, b):
     d = a - b
     d = d[np.isfinite(d)]
-    return wilcoxon(d[d != 0], alternative="greater").pvalue
+    return wilcoxon(d[d != 0], alternative="greater").pvalue if np.any(d != 0) else 1.0
+
+
+def assert_as_by_hand(check, hand, start):
+    """Every look's p-value, every trial's value, queries and tree count, and the choice, as done by hand."""
+    steps, trials, chosen = hand.check(start)
+    assert check.level == pytest.approx(0.05 / len(hand.folds), rel=1e-12)
+    assert len(check.looks) == len(steps) and all(len(a) == len(b) for a, b in zip(check.looks, steps))
+    for got, expected in zip(check.looks, steps):
+        assert got == pytest.approx(expected, rel=1e-9)
+    assert len(check.trials) == len(trials)
+    for trial, (capacity, values, queries, trees) in zip(check.trials, trials):
+        assert (trial["num_leaves"], trial["extra_trees"]) == capacity
+        assert (trial["queries"], trial["trees"]) == (queries, trees)
+        assert trial["value"] == pytest.approx(np.nanmean(values), abs=1e-12)
+    assert (check.num_leaves, check.extra_trees) == chosen
+    return steps, trials, chosen
 
 
 def test_bigger_trees_are_kept_when_the_held_out_queries_prefer_them(low_threshold):
@@ -92,21 +136,10 @@ def test_bigger_trees_are_kept_when_the_held_out_queries_prefer_them(low_thresho
     check = model.capacity_check_
     start = (auto_num_leaves(ds.n_docs), auto_extra_trees(ds.n_docs))
     assert start == (7, True)
-    assert [(t["num_leaves"], t["extra_trees"]) for t in check.trials][:2] == [(7, True), (15, False)]
-    rule, n_hold, rule_trees = by_hand(ds, model, start)
-    bigger, _, bigger_trees = by_hand(ds, model, (15, False))
-    assert [t["trees"] for t in check.trials[:2]] == [rule_trees, bigger_trees]
-    assert check.holdout_queries == n_hold == 300 and check.folds == 5
-    assert check.trials[0]["value"] == pytest.approx(rule.mean(), abs=1e-12)
-    assert check.trials[1]["value"] == pytest.approx(bigger.mean(), abs=1e-12)
-    assert check.pvalues[0] == pytest.approx(one_sided_p(bigger, rule), rel=1e-9)
-    assert check.pvalues[0] < 0.05  # clean data: the bigger trees win
-    chosen = (check.num_leaves, check.extra_trees)
-    assert (model.num_leaves_, model.extra_trees_) == chosen != start
-    # a level is kept exactly when it won, and the ladder stops at the first loss
-    wins = [p < 0.05 for p in check.pvalues]
-    assert len(check.trials) == 1 + (wins.index(False) + 1 if False in wins else len(wins))
-    assert chosen == (check.trials[sum(wins)]["num_leaves"], check.trials[sum(wins)]["extra_trees"])
+    steps, _, chosen = assert_as_by_hand(check, ByHand(ds, model), start)
+    assert check.max_looks == 5 and check.fold_queries == 60
+    assert steps[0][-1] < 0.01 and chosen != start  # clean data: the bigger trees win
+    assert (model.num_leaves_, model.extra_trees_) == chosen
     # the final model is the chosen capacity trained on every training query
     explicit = GBRanker("YetiRank", n_estimators=60, random_state=3, num_leaves=chosen[0],
                         extra_trees=chosen[1]).fit(ds)
@@ -115,21 +148,28 @@ def test_bigger_trees_are_kept_when_the_held_out_queries_prefer_them(low_thresho
 
 
 def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):
-    # labels unrelated to the features: no capacity can win on held-out queries. (A p-value under 0.05
-    # is a 5 % chance here; on 40 such permutations, seeds 0-39, the check kept the rule on all 40:
-    # BENCHMARKS.md, "The capacity check of num_leaves="auto"".)
+    # labels unrelated to the features: no capacity can win on held-out queries (BENCHMARKS.md, "The
+    # capacity check of num_leaves="auto"", counts how often chance makes one win)
     ds = clean_data(seed=0)
     ds = type(ds)(ds.X, np.random.default_rng(0).permutation(ds.y), group_ptr=ds.group_ptr)
     model = LambdaMART(NDCG, n_estimators=40, random_state=0).fit(ds)
     check = model.capacity_check_
-    assert len(check.trials) == 2 and not check.pvalues[0] < 0.05
+    assert_as_by_hand(check, ByHand(ds, model), (7, True))
+    assert len(check.trials) == 2 and not check.pvalues[0] < check.level
     # each trial is read at its best tree count on the held-out queries, not after its last tree
-    for trial in check.trials:
-        values, _, trees = by_hand(ds, model, (trial["num_leaves"], trial["extra_trees"]))
-        assert trial["trees"] == trees
-        assert trial["value"] == pytest.approx(values.mean(), abs=1e-12)
     assert min(t["trees"] for t in check.trials) < 40
     assert (model.num_leaves_, model.extra_trees_) == (check.num_leaves, check.extra_trees) == (7, True)
+
+
+def test_a_close_step_looks_at_more_folds(low_threshold):
+    # noisier labels: the first fold does not decide the first step, a later look does; the second step
+    # looks at every fold without reaching the level, and loses
+    ds = make_ltr(300, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear", noise=2.0,
+                  random_state=1)
+    model = LambdaMART(NDCG, n_estimators=30, random_state=1).fit(ds)
+    steps, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True))
+    assert len(steps[0]) > 1 and 0.01 <= steps[0][0] < 0.5 and steps[0][-1] < 0.01
+    assert len(steps[1]) == 5 and 0.01 <= min(steps[1]) and max(steps[1]) < 0.5 and chosen == (15, False)
 
 
 def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):
@@ -137,13 +177,8 @@ def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):
     # a strong base (it has seen every query): whether its scores are counted moves the best tree count
     base = GBRanker("YetiRank", n_estimators=60, num_leaves=15, random_state=0).fit(ds)
     model = LambdaMART("MAP", n_estimators=40, random_state=4).fit(ds, init_model=base)
-    check = model.capacity_check_
-    assert check.metric == "MAP"
-    for trial in check.trials:
-        values, _, trees = by_hand(ds, model, (trial["num_leaves"], trial["extra_trees"]), metric="MAP",
-                                   init_model=base)
-        assert trial["value"] == pytest.approx(np.nanmean(values), abs=1e-12)
-        assert trial["trees"] == trees
+    assert model.capacity_check_.metric == "MAP"
+    assert_as_by_hand(model.capacity_check_, ByHand(ds, model, metric="MAP", init_model=base), (7, True))
 
 
 def test_trials_stop_with_the_fits_patience(low_threshold):
@@ -151,9 +186,7 @@ def test_trials_stop_with_the_fits_patience(low_threshold):
     model = GBRanker("YetiRank", n_estimators=60, random_state=1)
     vali = clean_data(seed=6, n_queries=40)
     model.fit(ds, eval_set=[vali], early_stopping_rounds=3)
-    values, _, trees = by_hand(ds, model, (7, True), early_stopping_rounds=3)
-    assert model.capacity_check_.trials[0]["trees"] == trees
-    assert model.capacity_check_.trials[0]["value"] == pytest.approx(values.mean(), abs=1e-12)
+    assert_as_by_hand(model.capacity_check_, ByHand(ds, model, early_stopping_rounds=3), (7, True))
 
 
 def test_raw_init_scores_keep_the_rule(low_threshold):
@@ -182,14 +215,15 @@ def test_small_data_and_few_queries_skip_the_check(monkeypatch):
     assert _capacity.CHECK_MIN_QUERIES == 100
     assert GBRanker("YetiRank", n_estimators=5, random_state=0).fit(few).capacity_check_ is None
     enough = clean_data(n_queries=100)
-    assert GBRanker("YetiRank", n_estimators=5, random_state=0).fit(enough).capacity_check_.holdout_queries == 100
+    assert GBRanker("YetiRank", n_estimators=5, random_state=0).fit(enough).capacity_check_.fold_queries == 20
 
 
 def test_verbose_reports_the_check(low_threshold, capsys):
     ds = clean_data(n_queries=260)
     GBRanker("YetiRank", n_estimators=10, random_state=0, verbose=100).fit(ds)
     out = capsys.readouterr().out
-    assert "capacity check on 260 held-out training queries (5 of 5 folds) by NDCG:top=10" in out
+    assert ("capacity check by NDCG:top=10 on held-out training queries (up to 5 looks of 52 more queries, "
+            "level 0.01 per look)") in out
     assert "7 leaves randomised" in out
 
 
@@ -203,7 +237,7 @@ def test_cli_train_says_it_checks_and_what_it_chose(low_threshold, tmp_path, cap
     assert main(["train", "--train", str(path), "--trees", "5", "--seed", "0", "--quiet", "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "--leaves auto: checking first whether bigger trees win" in err
-    assert "capacity check on 260 held-out training queries" in err
+    assert "capacity check by NDCG:top=10 on held-out training queries" in err
     assert main(["train", "--train", str(path), "--trees", "5", "--leaves", "7", "--quiet", "--out", str(out)]) == 0
     assert "capacity check" not in capsys.readouterr().err
 
@@ -225,12 +259,8 @@ def test_fewer_folds_when_they_hold_enough_queries(low_threshold, monkeypatch):
     ds = clean_data(seed=7)  # 300 queries: folds of 60, two reach 100
     model = LambdaMART("MAP", n_estimators=30, random_state=5).fit(ds)
     check = model.capacity_check_
-    assert (check.folds, check.holdout_queries) == (2, 120)
-    values, n_held, trees = by_hand(ds, model, (7, True), metric="MAP", enough=100)
-    bigger, _, bigger_trees = by_hand(ds, model, (15, False), metric="MAP", enough=100)
-    assert n_held == 120 and [t["trees"] for t in check.trials[:2]] == [trees, bigger_trees]
-    assert check.trials[0]["value"] == pytest.approx(np.nanmean(values), abs=1e-12)
-    assert check.pvalues[0] == pytest.approx(one_sided_p(bigger, values), rel=1e-9)
+    assert (check.max_looks, check.fold_queries) == (2, 60) and check.level == 0.025
+    assert_as_by_hand(check, ByHand(ds, model, metric="MAP", enough=100), (7, True))
 
 
 def test_the_check_survives_save_and_load(low_threshold, tmp_path):

@@ -176,7 +176,7 @@ def test_run_system_records_the_capacity_check_when_it_runs(monkeypatch):
     model = GBRanker("YetiRank", n_estimators=5, learning_rate=0.3, min_data_in_leaf=3, n_jobs=1,
                      random_state=0).fit(split.train, eval_set=[split.vali], eval_metrics=["MAP"])
     assert out["capacity_check"] == str(model.capacity_check_)
-    assert out["capacity_check"].startswith("capacity check on 300 held-out training queries (5 of 5 folds) by MAP")
+    assert out["capacity_check"].startswith("capacity check by MAP on held-out training queries (up to 5 looks of 60 more queries")
     # without the check (explicit leaves) nothing is recorded
     fixed = quality.run_system(quality.gbranker("YetiRank", num_leaves=7), split, ["MAP"], lr=0.3, trees=5, threads=1)
     assert "capacity_check" not in fixed

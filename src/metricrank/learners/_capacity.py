@@ -5,16 +5,22 @@ The size rule (:func:`~metricrank.learners._gbdt.auto_num_leaves`,
 size alone cannot tell a noisy collection, where bigger trees fit the noise,
 from a clean one, where the rule's trees underfit (BENCHMARKS.md, "Capacity
 for the YetiRank gradient"). From :data:`CHECK_MIN_DOCS` training documents the
-data are asked instead. The training queries are split into
-:data:`CHECK_FOLDS` folds; one fold at a time is held out, as many folds as it
-takes to judge on :data:`CHECK_QUERIES` queries (all of them on smaller data).
-The rule's trees and one level more (twice the leaves plus one, without
-randomised splits) are grown on the other folds, and each capacity is read at
-the tree count that is best on all its held-out queries together, by the judged
-metric. The bigger trees are kept only if they beat the smaller ones there query
-by query (one-sided Wilcoxon, p < :data:`CHECK_ALPHA`). A win tries the next
-level, up to :data:`CHECK_MAX_STEPS` levels above the rule. The final model then
-trains on all the training queries.
+data are asked instead, one step at a time: the rule's trees against one level
+more (twice the leaves plus one, without randomised splits).
+
+A step is a sequential test on held-out training queries. The queries are split
+into :data:`CHECK_FOLDS` random folds; at look ``k`` each capacity has one model
+per held-out fold ``1..k``, trained on the other folds, and is read at the tree
+count that is best by the judged metric over all those held-out queries together.
+The bigger trees win when they beat the smaller ones query by query (one-sided
+Wilcoxon) at p < :data:`CHECK_ALPHA` / (number of looks): Bonferroni over the
+looks, so a step keeps bigger trees that do not help with probability at most
+:data:`CHECK_ALPHA`. The step stops as a loss as soon as the bigger trees are
+not ahead (p >= :data:`CHECK_FUTILITY`), and otherwise holds out the next fold,
+until :data:`CHECK_QUERIES` queries are judged (all of them on smaller data). Clear
+cases, either way, cost one fold per capacity; only close ones pay for more
+folds. A win tries the next level, up to :data:`CHECK_MAX_STEPS` levels above
+the rule. The final model then trains on all the training queries.
 """
 
 from __future__ import annotations
@@ -27,24 +33,27 @@ from sklearn.base import clone
 from ..data import RankingDataset
 from ..metrics.evaluate import evaluate_many
 
-__all__ = ["CHECK_ALPHA", "CHECK_FOLDS", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS", "CHECK_MIN_QUERIES", "CHECK_QUERIES",
-           "CapacityCheck", "check_capacity", "next_capacity"]
+__all__ = ["CHECK_ALPHA", "CHECK_FOLDS", "CHECK_FUTILITY", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS", "CHECK_MIN_QUERIES",
+           "CHECK_QUERIES", "CapacityCheck", "check_capacity", "held_out_folds", "next_capacity"]
 
 #: The check runs from this many training documents, where the size rule gives 15 leaves or
 #: more; below it the LETOR sets (2,400-9,600 documents) lost with more leaves.
 CHECK_MIN_DOCS = 30_000
-#: The training queries are split into this many folds (each trial trains on the others).
+#: The training queries are split into this many folds; each model trains on all but one.
 CHECK_FOLDS = 5
-#: Folds are held out one at a time until this many queries are judged. With a per-query
+#: Folds are held out, one more per look, until this many queries are judged. With a per-query
 #: standard deviation of about 0.12 in NDCG@10 differences (the suite's clean sets), 500
 #: queries detect a gain of 0.015 with 80 % power at one-sided p < 0.05
-#: (``((1.645 + 0.84) * 0.12 / 0.015) ** 2`` ≈ 400); a single fifth of 500 queries (stop 20's
-#: check) missed one of 0.019 (p 0.18).
+#: (``((1.645 + 0.84) * 0.12 / 0.015) ** 2`` ≈ 400); one fold of 100 queries (stop 20's check,
+#: a single look) missed a gain of 0.019 (p 0.18).
 CHECK_QUERIES = 500
 #: Fewer training queries than this: the check is skipped (the size rule stands).
 CHECK_MIN_QUERIES = 100
-#: One-sided p-value below which the bigger trees are kept.
+#: Probability, per step, of keeping bigger trees that do not help (split among the looks).
 CHECK_ALPHA = 0.05
+#: A step ends as a loss at a look where the bigger trees' one-sided p-value is at least this:
+#: they are not ahead. (Stopping for futility only lowers the chance of a false win.)
+CHECK_FUTILITY = 0.5
 #: At most this many levels above the size rule.
 CHECK_MAX_STEPS = 2
 
@@ -60,49 +69,8 @@ def next_capacity(num_leaves: int, extra_trees: bool) -> tuple[int, bool]:
     return 2 * int(num_leaves) + 1, False
 
 
-@dataclass
-class CapacityCheck:
-    """What the check saw (the fitted ``capacity_check_``).
-
-    Attributes
-    ----------
-    metric : str
-        The judged metric of the trials.
-    holdout_queries : int
-        Training queries held out, each once (the trials trained on the other folds).
-    folds : int
-        Folds held out, one at a time, of :data:`CHECK_FOLDS`.
-    trials : list of dict
-        ``{"num_leaves", "extra_trees", "value", "trees"}`` of each trial, in order: the size
-        rule's trees first. ``value`` is ``metric`` over all the held-out queries at the tree count
-        ``trees`` that is best there (each fold's model capped at its own number of trees).
-    pvalues : list of float
-        One-sided Wilcoxon p-value of trial ``i + 1`` beating the kept trial before it.
-    num_leaves, extra_trees
-        What the final model used.
-    """
-
-    metric: str
-    holdout_queries: int
-    folds: int = 1
-    trials: list = field(default_factory=list)
-    pvalues: list = field(default_factory=list)
-    num_leaves: int = 0
-    extra_trees: bool = False
-
-    def __str__(self) -> str:
-        parts = []
-        for i, t in enumerate(self.trials):
-            p = f", p {self.pvalues[i - 1]:.2g}" if i else ""
-            parts.append(f"{t['num_leaves']} leaves{' randomised' if t['extra_trees'] else ''}: "
-                         f"{t['value']:.4f} ({t['trees']} trees{p})")
-        return (f"capacity check on {self.holdout_queries} held-out training queries ({self.folds} of "
-                f"{CHECK_FOLDS} folds) by {self.metric}: " + "; ".join(parts) + f" -> {self.num_leaves} leaves"
-                + (", randomised splits" if self.extra_trees else ""))
-
-
 def held_out_folds(n_queries: int, seed) -> list[np.ndarray]:
-    """The query folds the check holds out, one at a time: the first of :data:`CHECK_FOLDS` random folds that
+    """The query folds a step can hold out, in order: the first of :data:`CHECK_FOLDS` random folds that
     together reach :data:`CHECK_QUERIES` queries (all of them when there are fewer).
 
     Examples
@@ -115,6 +83,60 @@ def held_out_folds(n_queries: int, seed) -> list[np.ndarray]:
     used = np.cumsum([f.size for f in folds])
     n_used = min(int(np.searchsorted(used, CHECK_QUERIES)) + 1, CHECK_FOLDS)
     return [np.sort(f) for f in folds[:n_used]]
+
+
+@dataclass
+class CapacityCheck:
+    """What the check saw (the fitted ``capacity_check_``).
+
+    Attributes
+    ----------
+    metric : str
+        The judged metric.
+    level : float
+        The p-value a step's bigger trees had to beat at a look (:data:`CHECK_ALPHA` / number of looks).
+    max_looks : int
+        Looks a step could take (folds available, each of ``fold_queries`` or so queries).
+    fold_queries : int
+        Queries of the first held-out fold.
+    trials : list of dict
+        ``{"num_leaves", "extra_trees", "value", "trees", "queries"}`` of each capacity tried, the size
+        rule's first, at its last look: ``metric`` over ``queries`` held-out queries at the tree count
+        ``trees`` that is best there (each fold's model capped at its own number of trees).
+    looks : list of list of float
+        The one-sided p-values of each step's looks (step ``i``: trial ``i + 1`` against the kept one).
+    num_leaves, extra_trees
+        What the final model used.
+    """
+
+    metric: str
+    level: float
+    max_looks: int
+    fold_queries: int
+    trials: list = field(default_factory=list)
+    looks: list = field(default_factory=list)
+    num_leaves: int = 0
+    extra_trees: bool = False
+
+    @property
+    def pvalues(self) -> list:
+        """Each step's p-value at its last look."""
+        return [step[-1] for step in self.looks]
+
+    @property
+    def holdout_queries(self) -> int:
+        """The most held-out queries any trial was judged on."""
+        return max(t["queries"] for t in self.trials)
+
+    def __str__(self) -> str:
+        parts = []
+        for i, t in enumerate(self.trials):
+            p = "; p " + ", ".join(f"{v:.2g}" for v in self.looks[i - 1]) if i else ""
+            parts.append(f"{t['num_leaves']} leaves{' randomised' if t['extra_trees'] else ''}: {t['value']:.4f} "
+                         f"({t['trees']} trees, {t['queries']} queries{p})")
+        return (f"capacity check by {self.metric} on held-out training queries (up to {self.max_looks} looks of "
+                f"{self.fold_queries} more queries, level {self.level:.2g} per look): " + "; ".join(parts)
+                + f" -> {self.num_leaves} leaves" + (", randomised splits" if self.extra_trees else ""))
 
 
 def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int, bool], *, init_model=None,
@@ -139,43 +161,53 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     preset = getattr(estimator, "preset", None)
     higher = get_metric(metric, preset=preset).higher_is_better
     held = [ds.subset_queries(f) for f in folds]
-    rest = [ds.subset_queries(np.setdiff1d(np.arange(ds.n_queries), f)) for f in folds]
-    all_held = ds.subset_queries(np.concatenate(folds))
-    report = CapacityCheck(metric=metric, holdout_queries=all_held.n_queries, folds=len(folds))
+    report = CapacityCheck(metric=metric, level=CHECK_ALPHA / len(folds), max_looks=len(folds),
+                           fold_queries=int(folds[0].size))
+    models: dict = {}  # capacity -> one model per held-out fold, grown as the looks need them
 
-    def trial(num_leaves, extra_trees):
-        models = []
-        for fit_ds, hold_ds in zip(rest, held):
-            model = clone(estimator).set_params(num_leaves=num_leaves, extra_trees=extra_trees, verbose=0)
+    def judged(capacity, looks):
+        fitted = models.setdefault(capacity, [])
+        for fold, hold_ds in zip(folds[len(fitted):looks], held[len(fitted):looks]):
+            model = clone(estimator).set_params(num_leaves=capacity[0], extra_trees=capacity[1], verbose=0)
             watch = {} if early_stopping_rounds is None else {
                 "eval_set": [hold_ds], "eval_names": ["held_out"], "eval_metrics": [metric],
                 "early_stopping_rounds": early_stopping_rounds}
-            model.fit(fit_ds, init_model=init_model, categorical_feature=categorical_feature, **watch)
-            models.append(model)
-        trees = _best_common_tree_count(models, held, all_held, metric, preset, higher)
+            model.fit(ds.subset_queries(np.setdiff1d(np.arange(ds.n_queries), fold)), init_model=init_model,
+                      categorical_feature=categorical_feature, **watch)
+            fitted.append(model)
+        pooled = ds.subset_queries(np.concatenate(folds[:looks]))
+        trees = _best_common_tree_count(fitted[:looks], held[:looks], pooled, metric, preset, higher)
         scores = np.concatenate([m.predict(h.X, num_iteration=min(trees, m.n_estimators_))
-                                 for m, h in zip(models, held)])
-        (result,) = evaluate_many(all_held, scores, [metric], preset=preset)
-        report.trials.append({"num_leaves": int(num_leaves), "extra_trees": bool(extra_trees),
-                              "value": float(result.value), "trees": trees})
-        return np.asarray(result.per_query, dtype=np.float64)
+                                 for m, h in zip(fitted[:looks], held[:looks])])
+        (result,) = evaluate_many(pooled, scores, [metric], preset=preset)
+        summary = {"num_leaves": int(capacity[0]), "extra_trees": bool(capacity[1]), "value": float(result.value),
+                   "trees": trees, "queries": pooled.n_queries}
+        return np.asarray(result.per_query, dtype=np.float64), summary
 
-    kept, kept_values = start, trial(*start)
+    kept = start
+    report.trials.append(None)  # the rule's entry, filled at its last look
     for _ in range(CHECK_MAX_STEPS):
         candidate = next_capacity(*kept)
-        values = trial(*candidate)
-        p = improvement_pvalue(values, kept_values, higher)
-        report.pvalues.append(p)
-        if not p < CHECK_ALPHA:
+        report.looks.append([])
+        for looks in range(1, len(folds) + 1):
+            kept_values, kept_summary = judged(kept, looks)
+            values, summary = judged(candidate, looks)
+            p = improvement_pvalue(values, kept_values, higher)
+            report.looks[-1].append(p)
+            if p < report.level or p >= CHECK_FUTILITY:
+                break
+        report.trials[-1] = kept_summary
+        report.trials.append(summary)
+        if not p < report.level:
             break
-        kept, kept_values = candidate, values
+        kept = candidate
     report.num_leaves, report.extra_trees = int(kept[0]), bool(kept[1])
     return report
 
 
-def _best_common_tree_count(models, held, all_held, metric, preset, higher) -> int:
-    """The first tree count at which ``metric`` over every held-out query is best (the fold models' scores
-    summed tree by tree; a model with fewer trees keeps its last score)."""
+def _best_common_tree_count(models, held, pooled, metric, preset, higher) -> int:
+    """The first tree count at which ``metric`` over the held-out queries of every model is best (the models'
+    scores summed tree by tree; a model with fewer trees keeps its last score)."""
     scores = [np.zeros(h.n_docs) if m.init_model_ is None else np.asarray(m.init_model_.predict(h.X), np.float64)
               for m, h in zip(models, held)]
     curve = []
@@ -183,7 +215,9 @@ def _best_common_tree_count(models, held, all_held, metric, preset, higher) -> i
         for m, h, s in zip(models, held, scores):
             if tree < m.n_estimators_:
                 s += m.booster_.predict(h.X, start_iteration=tree, num_iteration=1, raw_score=True)
-        (result,) = evaluate_many(all_held, np.concatenate(scores), [metric], preset=preset)
+        (result,) = evaluate_many(pooled, np.concatenate(scores), [metric], preset=preset)
         curve.append(result.value)
     curve = np.asarray(curve, dtype=np.float64)
+    if np.all(np.isnan(curve)):  # the metric is undefined on every held-out query: nothing to choose
+        return len(curve)
     return int(np.nanargmax(curve) if higher else np.nanargmin(curve)) + 1
