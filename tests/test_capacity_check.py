@@ -101,7 +101,7 @@ class ByHand:
                 steps[-1].append(one_sided_p(b[0], a[0]))
                 if steps[-1][-1] < level or steps[-1][-1] >= 0.5:
                     break
-            trials[-1:] = [(kept, *a), (candidate, *b)]
+            trials += ([(kept, *a)] if not trials else []) + [(candidate, *b)]
             if not steps[-1][-1] < level:
                 break
             kept = candidate

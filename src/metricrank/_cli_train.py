@@ -213,8 +213,7 @@ def _train(args, model, objective, console, client) -> int:
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     if args.dask is None and model._sizes_by_rule() and train.n_docs >= _capacity.CHECK_MIN_DOCS:
         console.print("--leaves auto: checking first whether bigger trees win on held-out training queries "
-                      "(for each of two to four capacities, one fit on 80 % of the queries per held-out fold, "
-                      "one to five folds; --leaves N skips it)")
+                      "(one fit on 80 % of the queries per capacity and held-out fold; --leaves N skips it)")
     progress = _Progress(args.trees, enabled=not args.quiet)
     try:
         if args.dask is not None:

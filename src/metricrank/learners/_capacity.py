@@ -101,8 +101,9 @@ class CapacityCheck:
         Queries of the first held-out fold.
     trials : list of dict
         ``{"num_leaves", "extra_trees", "value", "trees", "queries"}`` of each capacity tried, the size
-        rule's first, at its last look: ``metric`` over ``queries`` held-out queries at the tree count
-        ``trees`` that is best there (each fold's model capped at its own number of trees).
+        rule's first, at the last look of the step that tried it (the rule: of the first step):
+        ``metric`` over ``queries`` held-out queries at the tree count ``trees`` that is best there (each
+        fold's model capped at its own number of trees).
     looks : list of list of float
         The one-sided p-values of each step's looks (step ``i``: trial ``i + 1`` against the kept one).
     num_leaves, extra_trees
@@ -185,7 +186,6 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
         return np.asarray(result.per_query, dtype=np.float64), summary
 
     kept = start
-    report.trials.append(None)  # the rule's entry, filled at its last look
     for _ in range(CHECK_MAX_STEPS):
         candidate = next_capacity(*kept)
         report.looks.append([])
@@ -196,7 +196,8 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
             report.looks[-1].append(p)
             if p < report.level or p >= CHECK_FUTILITY:
                 break
-        report.trials[-1] = kept_summary
+        if not report.trials:  # the rule, at the first step's last look
+            report.trials.append(kept_summary)
         report.trials.append(summary)
         if not p < report.level:
             break

@@ -78,21 +78,22 @@ class LambdaMART(GBRanker):
         score 0.01-0.02 higher than 7 on NDCG@10, MAP and MAUC.
         With ``num_leaves`` and ``extra_trees`` both "auto", from 30,000
         training documents a capacity check asks the data whether bigger trees
-        pay (:mod:`metricrank.learners._capacity`): the training queries are
-        split into five folds, held out one at a time until 500 queries are
-        judged (all five up to 500 training queries, one from 2,500); for
-        each held-out fold the rule's trees and one level more (twice the
-        leaves plus one, splits not randomised) are trained on the other folds
-        (stopped as the fit is: ``early_stopping_rounds``, or all
-        ``n_estimators``), each capacity is read at the tree count best over
-        all the held-out queries by ``metric``, and the bigger trees are kept
-        when they win query by query (one-sided Wilcoxon p < 0.05), then the
-        next level is tried (at most two above the rule).
+        pay (:mod:`metricrank.learners._capacity`): the rule's trees and one
+        level more (twice the leaves plus one, splits not randomised) are
+        trained on all but one fold of the training queries and read at their
+        best tree count on the held-out fold by ``metric`` (stopped as the fit
+        is: ``early_stopping_rounds``, or all ``n_estimators``). The bigger
+        trees are kept when they win query by query (one-sided Wilcoxon) at
+        p < 0.05 / L, with L (at most five) the folds it takes to hold out
+        500 queries (all of them on smaller data); when they are not ahead
+        (p >= 0.5) the rule stays; in between the next fold is held out and
+        the test repeated on all the held-out queries. A win tries the next
+        level (at most two above the rule).
         Size alone cannot tell noisy data, where bigger trees lose, from clean
         data, where the rule's trees underfit (BENCHMARKS.md, "The capacity
-        check of num_leaves="auto""). Before the final fit the check costs, for
-        each capacity it tries (two to four), one fit on 80 % of the data per
-        held-out fold; ``capacity_check_`` says what it saw. Set
+        check of num_leaves="auto""). Before the final fit the check costs one
+        fit on 80 % of the data per capacity and look (two when the case is
+        clear); ``capacity_check_`` says what it saw. Set
         either parameter to skip it (a raw ``init_score`` keeps the rule too).
     min_data_in_leaf : int, default 20
     min_sum_hessian_in_leaf : float, default 1e-3
