@@ -25,6 +25,7 @@ the rule. The final model then trains on all the training queries.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -166,6 +167,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
                            fold_queries=int(folds[0].size))
     models: dict = {}  # capacity -> one model per held-out fold, grown as the looks need them
 
+    @functools.cache  # the kept capacity is judged again at the next step's first looks
     def judged(capacity, looks):
         fitted = models.setdefault(capacity, [])
         for fold, hold_ds in zip(folds[len(fitted):looks], held[len(fitted):looks]):
