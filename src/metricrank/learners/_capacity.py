@@ -13,13 +13,13 @@ into :data:`CHECK_FOLDS` random folds; at look ``k`` each capacity has one model
 per held-out fold ``1..k``, trained on the other folds, and is read at the tree
 count that is best by the judged metric over all those held-out queries together.
 The bigger trees win when they beat the smaller ones query by query (one-sided
-Wilcoxon) at p < :data:`CHECK_ALPHA` / (number of looks): Bonferroni over the
-looks, so a step keeps bigger trees that do not help with probability at most
-:data:`CHECK_ALPHA`. The step stops as a loss as soon as the bigger trees are
-not ahead (p >= :data:`CHECK_FUTILITY`), and otherwise holds out the next fold,
-until :data:`CHECK_QUERIES` queries are judged (all of them on smaller data). Clear
-cases, either way, cost one fold per capacity; only close ones pay for more
-folds. A win tries the next level, up to :data:`CHECK_MAX_STEPS` levels above
+Wilcoxon) at p < :data:`CHECK_ALPHA` / L, L the looks the step may take:
+Bonferroni over the looks (with permuted labels: 1 false win in 40 sets, where
+stop 20's single look at p < 0.05 made 4; BENCHMARKS.md). The step stops as a
+loss as soon as the bigger trees are not ahead (p >= :data:`CHECK_FUTILITY`), and
+otherwise holds out the next fold, until :data:`CHECK_QUERIES` queries are judged
+(all of them on smaller data). Clear cases, either way, cost one fold per
+capacity; only close ones pay for more folds. A win tries the next level, up to :data:`CHECK_MAX_STEPS` levels above
 the rule. The final model then trains on all the training queries.
 """
 
@@ -50,7 +50,7 @@ CHECK_FOLDS = 5
 CHECK_QUERIES = 500
 #: Fewer training queries than this: the check is skipped (the size rule stands).
 CHECK_MIN_QUERIES = 100
-#: Probability, per step, of keeping bigger trees that do not help (split among the looks).
+#: A step's level, split evenly among the looks it may take.
 CHECK_ALPHA = 0.05
 #: A step ends as a loss at a look where the bigger trees' one-sided p-value is at least this:
 #: they are not ahead. (Stopping for futility only lowers the chance of a false win.)
@@ -95,7 +95,7 @@ class CapacityCheck:
     metric : str
         The judged metric.
     level : float
-        The p-value a step's bigger trees had to beat at a look (:data:`CHECK_ALPHA` / number of looks).
+        The p-value a step's bigger trees had to beat at a look (:data:`CHECK_ALPHA` / ``max_looks``).
     max_looks : int
         Looks a step could take (folds available, each of ``fold_queries`` or so queries).
     fold_queries : int

@@ -92,8 +92,8 @@ class LambdaMART(GBRanker):
         Size alone cannot tell noisy data, where bigger trees lose, from clean
         data, where the rule's trees underfit (BENCHMARKS.md, "The capacity
         check of num_leaves="auto""). Before the final fit the check costs one
-        fit on 80 % of the data per capacity and look (two when the case is
-        clear); ``capacity_check_`` says what it saw. Set
+        fit on 80 % of the data per capacity and look (two or three when the
+        first looks decide); ``capacity_check_`` says what it saw. Set
         either parameter to skip it (a raw ``init_score`` keeps the rule too).
     min_data_in_leaf : int, default 20
     min_sum_hessian_in_leaf : float, default 1e-3
