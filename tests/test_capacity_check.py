@@ -272,3 +272,14 @@ def test_the_check_survives_save_and_load(low_threshold, tmp_path):
     assert loaded.capacity_check_ == model.capacity_check_ and loaded.capacity_check_.trials
     assert str(loaded.capacity_check_) == str(model.capacity_check_)
     assert (loaded.num_leaves_, loaded.extra_trees_) == (model.num_leaves_, model.extra_trees_)
+
+
+def test_a_metric_of_all_rows_together_keeps_the_rule(low_threshold):
+    # CatBoost's AUC is one value over every row: there are no per-query values to pair
+    ds = clean_data(n_queries=150)
+    binary = type(ds)(ds.X, (ds.y > 1).astype(float), group_ptr=ds.group_ptr)
+    model = GBRanker("YetiRank", n_estimators=5, random_state=0).fit(binary, eval_set=[binary], eval_metrics=["AUC"])
+    assert model.capacity_check_ is None and (model.num_leaves_, model.extra_trees_) == (7, True)
+    by_query = GBRanker("YetiRank", n_estimators=5, random_state=0).fit(binary, eval_set=[binary],
+                                                                        eval_metrics=["QueryAUC"])
+    assert by_query.capacity_check_ is not None

@@ -151,17 +151,19 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     without, all ``n_estimators`` trees. A shorter patience of the check's own stops a noisy metric at
     a chance peak: on the noisy suite set, stopped after 30 trees without improvement, the rule's
     trees peaked at 11 trees by MRR and lost to bigger trees that went on to 143 (BENCHMARKS.md, "The
-    capacity check of num_leaves="auto""). Returns None with fewer than :data:`CHECK_MIN_QUERIES`
-    training queries.
+    capacity check of num_leaves="auto""). Returns None (the rule stands) with fewer than
+    :data:`CHECK_MIN_QUERIES` training queries, or when ``metric`` is computed over all rows together
+    (CatBoost's global ``AUC``, ``RMSE``...): it has no per-query values to compare.
     """
     from ..metrics import get_metric
     from ..model_selection import improvement_pvalue
 
-    if ds.n_queries < CHECK_MIN_QUERIES:
+    preset = getattr(estimator, "preset", None)
+    spec = get_metric(metric, preset=preset)
+    if ds.n_queries < CHECK_MIN_QUERIES or not spec.definition.per_query:
         return None
     folds = held_out_folds(ds.n_queries, estimator.random_state)
-    preset = getattr(estimator, "preset", None)
-    higher = get_metric(metric, preset=preset).higher_is_better
+    higher = spec.higher_is_better
     held = [ds.subset_queries(f) for f in folds]
     report = CapacityCheck(metric=metric, level=CHECK_ALPHA / len(folds), max_looks=len(folds),
                            fold_queries=int(folds[0].size))
