@@ -20,8 +20,9 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   ``num_leaves="auto"`` gives from 62,000 documents (``--datasets synthetic-250k``, and ``noisy-190k``:
   the noisy set's kind at 4,800 queries, ``--reference yeti-31``). ``yeti-31-noextra-l2_1``,
   ``yeti-31-noextra-l2_0``: 31 leaves without randomised splits (what the capacity check keeps on the
-  clean 50k set) with ``lambda_l2`` 1 and 0 instead of 10, and ``yeti-63-l2_1``: 63 leaves with
-  ``lambda_l2`` 1 (``--datasets synthetic-250k``, against ``yeti-63``) (stop 21).
+  clean 50k set) with ``lambda_l2`` 1, 0 and 3 (``-l2_3``) instead of 10, and ``yeti-63-l2_1``,
+  ``yeti-63-l2_0``: 63 leaves with ``lambda_l2`` 1 and 0 (``--datasets synthetic-250k`` and
+  ``noisy-190k``, against ``yeti-63``) (stop 21).
 * ``yeti-check``: YetiRank with ``num_leaves="auto"``'s capacity check (stop 20): from 30,000 training
   documents a fifth of the training queries decides whether one or two levels more than the size rule's
   trees win significantly (``metricrank.learners._capacity``). ``yeti`` is the size rule alone (its
@@ -206,6 +207,8 @@ CANDIDATES = {
     "yeti-31-noextra-l2_1": lambda m: quality.gbranker("YetiRank", num_leaves=31, extra_trees=False, lambda_l2=1.0),
     "yeti-31-noextra-l2_0": lambda m: quality.gbranker("YetiRank", num_leaves=31, extra_trees=False, lambda_l2=0.0),
     "yeti-63-l2_1": lambda m: quality.gbranker("YetiRank", num_leaves=63, lambda_l2=1.0),
+    "yeti-31-noextra-l2_3": lambda m: quality.gbranker("YetiRank", num_leaves=31, extra_trees=False, lambda_l2=3.0),
+    "yeti-63-l2_0": lambda m: quality.gbranker("YetiRank", num_leaves=63, lambda_l2=0.0),
     "yeti-check": lambda m: quality.gbranker("YetiRank"),
     "yeti-check-folds": lambda m: quality.gbranker("YetiRank"),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
