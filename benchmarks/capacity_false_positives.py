@@ -29,7 +29,7 @@ def first_step(seed: int) -> tuple[list, bool]:
     ds = type(ds)(ds.X, np.random.default_rng(seed).permutation(ds.y), group_ptr=ds.group_ptr)
     model = LambdaMART("NDCG:top=10", n_estimators=40, random_state=seed, n_jobs=1).fit(ds)
     check = model.capacity_check_
-    # stop 20's check (commit d9022c0: PYTHONPATH=its src) made one look and recorded ``pvalues`` only
+    # stop 20's check (commit d9022c0: PYTHONPATH=its src) made one look and recorded its p-values as ``pvalues``
     looks = check.looks[0] if hasattr(check, "looks") else check.pvalues[:1]
     return looks, check.num_leaves != check.trials[0]["num_leaves"]
 

@@ -6,7 +6,8 @@ the chosen splits, and fits them again with ``quality.run(threads=1)``; anchors 
 keep their entries. Merge the part back with ``benchmarks/quality_report.py --merge
 OUT/results.json:DATASET`` (``DATASET/FOLD`` with ``--folds``: the part holds the other folds'
 old entries too). With ``--systems`` the part fits only those; the other default systems' entries of
-its splits are left out of it, so parts of one split merge without overwriting each other. Run one process per part on a 2-core machine:
+its splits are left out of it, so parts of one split merge without overwriting each other. Run one
+process per part on a 2-core machine:
 
     .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part1 --dataset synthetic-250k --folds 1
     .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part2 --dataset synthetic-250k --folds 2 \

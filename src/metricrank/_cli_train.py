@@ -211,7 +211,8 @@ def _train(args, model, objective, console, client) -> int:
     console.print(f"training {type(model).__name__} on {args.train}: {train.n_queries} queries, {train.n_docs} "
                   f"documents, {train.n_features} features; objective {objective.spec}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
-    if args.dask is None and model._sizes_by_rule() and train.n_docs >= _capacity.CHECK_MIN_DOCS:
+    specs = args.metric or [objective.eval_spec]
+    if args.dask is None and _capacity.applies(model, train, specs[0]):
         console.print("--leaves auto: checking first whether bigger trees win on held-out training queries "
                       "(one fit on 80 % of the queries per capacity and held-out fold; --leaves N skips it)")
     progress = _Progress(args.trees, enabled=not args.quiet)
@@ -234,7 +235,6 @@ def _train(args, model, objective, console, client) -> int:
     print_target(console, model)
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
-    specs = args.metric or [objective.eval_spec]
     for label, data in [("train", train)] + list(zip(names, valid)):
         results = evaluate_many(data, model.predict(data.X), specs, preset=args.preset)
         console.print(f"{label}: " + "  ".join(f"{r.spec}={r.value:.6f}" for r in results))

@@ -19,8 +19,9 @@ stop 20's single look at p < 0.05 made 4; BENCHMARKS.md). The step stops as a
 loss as soon as the bigger trees are not ahead (p >= :data:`CHECK_FUTILITY`), and
 otherwise holds out the next fold, until :data:`CHECK_QUERIES` queries are judged
 (all of them on smaller data). Clear cases, either way, cost one fold per
-capacity; only close ones pay for more folds. A win tries the next level, up to :data:`CHECK_MAX_STEPS` levels above
-the rule. The final model then trains on all the training queries.
+capacity; only close ones pay for more folds. A win tries the next level, up to
+:data:`CHECK_MAX_STEPS` levels above the rule. The final model then trains on all
+the training queries.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ..data import RankingDataset
 from ..metrics.evaluate import evaluate_many
 
 __all__ = ["CHECK_ALPHA", "CHECK_FOLDS", "CHECK_FUTILITY", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS", "CHECK_MIN_QUERIES",
-           "CHECK_QUERIES", "CapacityCheck", "check_capacity", "held_out_folds", "next_capacity"]
+           "CHECK_QUERIES", "CapacityCheck", "applies", "check_capacity", "held_out_folds", "next_capacity"]
 
 #: The check runs from this many training documents, where the size rule gives 15 leaves or
 #: more; below it the LETOR sets (2,400-9,600 documents) lost with more leaves.
@@ -120,16 +121,6 @@ class CapacityCheck:
     num_leaves: int = 0
     extra_trees: bool = False
 
-    @property
-    def pvalues(self) -> list:
-        """Each step's p-value at its last look."""
-        return [step[-1] for step in self.looks]
-
-    @property
-    def holdout_queries(self) -> int:
-        """The most held-out queries any trial was judged on."""
-        return max(t["queries"] for t in self.trials)
-
     def __str__(self) -> str:
         parts = []
         for i, t in enumerate(self.trials):
@@ -141,8 +132,20 @@ class CapacityCheck:
                 + f" -> {self.num_leaves} leaves" + (", randomised splits" if self.extra_trees else ""))
 
 
+def applies(estimator, ds: RankingDataset, metric: str) -> bool:
+    """Whether ``fit`` runs the check: ``num_leaves`` and ``extra_trees`` both "auto", at least
+    :data:`CHECK_MIN_DOCS` training documents and :data:`CHECK_MIN_QUERIES` training queries, and a judged
+    ``metric`` with per-query values to compare (not one value over all rows, as CatBoost's global
+    ``AUC`` or ``RMSE``). Otherwise the size rule stands.
+    """
+    from ..metrics import get_metric
+
+    return (estimator._sizes_by_rule() and ds.n_docs >= CHECK_MIN_DOCS and ds.n_queries >= CHECK_MIN_QUERIES
+            and get_metric(metric, preset=getattr(estimator, "preset", None)).definition.per_query)
+
+
 def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int, bool], *, init_model=None,
-                   early_stopping_rounds=None, categorical_feature=None) -> CapacityCheck | None:
+                   early_stopping_rounds=None, categorical_feature=None) -> CapacityCheck:
     """Run the check for ``estimator`` (unfitted, its ``num_leaves`` and ``extra_trees`` "auto") on ``ds``.
 
     ``start`` is the size rule's ``(num_leaves, extra_trees)``; ``init_model`` the warm start's base
@@ -151,19 +154,14 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     without, all ``n_estimators`` trees. A shorter patience of the check's own stops a noisy metric at
     a chance peak: on the noisy suite set, stopped after 30 trees without improvement, the rule's
     trees peaked at 11 trees by MRR and lost to bigger trees that went on to 143 (BENCHMARKS.md, "The
-    capacity check of num_leaves="auto""). Returns None (the rule stands) with fewer than
-    :data:`CHECK_MIN_QUERIES` training queries, or when ``metric`` is computed over all rows together
-    (CatBoost's global ``AUC``, ``RMSE``...): it has no per-query values to compare.
+    capacity check of num_leaves="auto""). Call it where :func:`applies`.
     """
     from ..metrics import get_metric
     from ..model_selection import improvement_pvalue
 
     preset = getattr(estimator, "preset", None)
-    spec = get_metric(metric, preset=preset)
-    if ds.n_queries < CHECK_MIN_QUERIES or not spec.definition.per_query:
-        return None
     folds = held_out_folds(ds.n_queries, estimator.random_state)
-    higher = spec.higher_is_better
+    higher = get_metric(metric, preset=preset).higher_is_better
     held = [ds.subset_queries(f) for f in folds]
     report = CapacityCheck(metric=metric, level=CHECK_ALPHA / len(folds), max_looks=len(folds),
                            fold_queries=int(folds[0].size))

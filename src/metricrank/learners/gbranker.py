@@ -283,12 +283,12 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         base_train = self._base_scores(init_model, init_score, ds)
         self.capacity_check_ = None
         # raw init_score has no counterpart for the held-out queries' evaluation: the rule then
-        if self._sizes_by_rule() and ds.n_docs >= _capacity.CHECK_MIN_DOCS and init_score is None:
+        if init_score is None and _capacity.applies(self, ds, eval_metrics[0]):
             start = (self._resolve_num_leaves(ds.n_docs), self._resolve_extra_trees(ds.n_docs))
             self.capacity_check_ = _capacity.check_capacity(
                 self, ds, eval_metrics[0], start, init_model=init_model, early_stopping_rounds=early_stopping_rounds,
                 categorical_feature=schema.categorical or None)
-            if self.capacity_check_ is not None and self.verbose:
+            if self.verbose:
                 print(self.capacity_check_, flush=True)
         check = self.capacity_check_
         params = self._tree_params(ds.n_docs, None if check is None else (check.num_leaves, check.extra_trees))
