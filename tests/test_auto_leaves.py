@@ -40,6 +40,7 @@ def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
     model = estimator(n_estimators=3, n_jobs=1, random_state=0).fit(small)
     assert model.num_leaves == "auto" and model.num_leaves_ == 7
     assert model.extra_trees == "auto" and model.extra_trees_ is True
+    assert model.lambda_l2 == "auto" and model.lambda_l2_ == 10.0 and model.booster_.params["lambda_l2"] == 10.0
     assert max(tree_leaves(model)) <= 7
     # 62,000+ documents: 31 leaves, and the trees use them
     big = make_ltr(625, docs_per_query=100, n_features=5, relevance="nonlinear", random_state=0)
@@ -54,7 +55,7 @@ def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
     first = auto.capacity_check_.trials[0]
     assert (first["num_leaves"], first["extra_trees"]) == (31, False)
     chosen = estimator(n_estimators=2, min_data_in_leaf=5, num_leaves=auto.num_leaves_,
-                       extra_trees=auto.extra_trees_, n_jobs=1, random_state=0).fit(big)
+                       extra_trees=auto.extra_trees_, lambda_l2=auto.lambda_l2_, n_jobs=1, random_state=0).fit(big)
     np.testing.assert_array_equal(auto.predict(big.X[:500]), chosen.predict(big.X[:500]))
     # extra_trees="auto" alone is off there: the same trees as extra_trees=False (no check)
     rule = estimator(n_estimators=2, min_data_in_leaf=5, num_leaves=31, n_jobs=1, random_state=0).fit(big)
@@ -72,7 +73,7 @@ def test_auto_survives_save_and_load(tmp_path):
     model.save(path)
     loaded = LambdaMART.load(path)
     assert loaded.num_leaves == "auto"
-    assert (loaded.num_leaves_, loaded.extra_trees_, loaded.capacity_check_) == (7, True, None)
+    assert (loaded.num_leaves_, loaded.extra_trees_, loaded.lambda_l2_, loaded.capacity_check_) == (7, True, 10.0, None)
     np.testing.assert_array_equal(loaded.predict(data.X), model.predict(data.X))
     json.loads(path.read_text())  # still plain JSON
 
@@ -82,15 +83,18 @@ def test_files_without_the_fitted_capacity_read_it_from_the_booster(tmp_path):
 
     data = make_ltr(30, docs_per_query=(10, 20), n_features=5, random_state=0)
     path = tmp_path / "m.json"
-    LambdaMART(n_estimators=3, num_leaves=5, extra_trees=True, n_jobs=1, random_state=0).fit(data).save(path)
+    LambdaMART(n_estimators=3, num_leaves=5, extra_trees=True, lambda_l2=2.5, n_jobs=1,
+               random_state=0).fit(data).save(path)
     doc = json.loads(path.read_text())
     for key in ("num_leaves", "extra_trees", "capacity_check"):  # as written before stop 21
         del doc["state"][key]
     doc["state"]["params"]["num_leaves"] = doc["state"]["params"]["extra_trees"] = "auto"
+    doc["state"]["params"]["lambda_l2"] = "auto"
     doc["state_sha256"] = state_digest(doc["state"])
     path.write_text(json.dumps(doc))
     loaded = LambdaMART.load(path)
     assert (loaded.num_leaves, loaded.num_leaves_, loaded.extra_trees_, loaded.capacity_check_) == ("auto", 5, True, None)
+    assert (loaded.lambda_l2, loaded.lambda_l2_) == ("auto", 2.5)
 
 
 def test_cli_default_leaves_is_auto(tmp_path):
@@ -102,7 +106,8 @@ def test_cli_default_leaves_is_auto(tmp_path):
     assert main(["train", "--train", str(tmp_path / "train.txt"), "--trees", "3", "--quiet", "--threads", "1",
                  "--out", str(tmp_path / "m.json")]) == 0
     model = LambdaMART.load(tmp_path / "m.json")
-    assert model.num_leaves == "auto"
+    assert model.num_leaves == model.lambda_l2 == "auto" and model.lambda_l2_ == 10.0
     assert main(["train", "--train", str(tmp_path / "train.txt"), "--trees", "3", "--quiet", "--threads", "1",
-                 "--leaves", "5", "--out", str(tmp_path / "m5.json")]) == 0
-    assert LambdaMART.load(tmp_path / "m5.json").num_leaves == 5
+                 "--leaves", "5", "--l2", "2.5", "--out", str(tmp_path / "m5.json")]) == 0
+    model = LambdaMART.load(tmp_path / "m5.json")
+    assert (model.num_leaves, model.lambda_l2, model.lambda_l2_) == (5, 2.5, 2.5)

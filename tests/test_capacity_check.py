@@ -2,7 +2,8 @@
 
 The oracle is the check done by hand: the same query folds held out one at a time, the same
 estimators fitted on the other folds, the metric over every held-out query evaluated from scratch at
-every tree count, and scipy's one-sided Wilcoxon.
+every tree count, and scipy's one-sided Wilcoxon. A capacity is ``(num_leaves, extra_trees, lambda_l2)``:
+with ``lambda_l2="auto"`` the size rule's trees take an L2 penalty of 10 and the levels the check adds 1.
 """
 
 import numpy as np
@@ -68,7 +69,8 @@ class ByHand:
     def fold_model(self, capacity, i):
         if (capacity, i) not in self.models:
             fold = self.folds[i]
-            params = {**self.estimator.get_params(), "num_leaves": capacity[0], "extra_trees": capacity[1]}
+            params = {**self.estimator.get_params(), "num_leaves": capacity[0], "extra_trees": capacity[1],
+                      "lambda_l2": capacity[2]}
             model = self.estimator.__class__(**params)
             model.fit(self.ds.subset_queries(np.setdiff1d(np.arange(self.ds.n_queries), fold)),
                       init_model=self.init_model)
@@ -94,8 +96,10 @@ class ByHand:
     def check(self, start):
         """The sequential steps: ``(looks' p-values per step, [(capacity, values, queries, trees)], chosen)``."""
         level, kept, steps, trials = 0.05 / len(self.folds), start, [], []
+        chosen_l2 = self.estimator.lambda_l2
+        added_l2 = 1.0 if chosen_l2 == "auto" else chosen_l2
         for _ in range(2):
-            candidate, steps = (2 * kept[0] + 1, False), steps + [[]]
+            candidate, steps = (2 * kept[0] + 1, False, added_l2), steps + [[]]
             for looks in range(1, len(self.folds) + 1):
                 a, b = self.judged(kept, looks), self.judged(candidate, looks)
                 steps[-1].append(one_sided_p(b[0], a[0]))
@@ -109,9 +113,11 @@ class ByHand:
 
 
 def one_sided_p(a, b):
+    """SciPy's one-sided Wilcoxon, zero differences dropped from the ranks (``zero_method="wilcox"``; SciPy
+    then takes the normal approximation); queries where either value is undefined left out."""
     d = a - b
     d = d[np.isfinite(d)]
-    return wilcoxon(d[d != 0], alternative="greater").pvalue if np.any(d != 0) else 1.0
+    return wilcoxon(d, alternative="greater", zero_method="wilcox").pvalue if np.any(d != 0) else 1.0
 
 
 def assert_as_by_hand(check, hand, start):
@@ -123,10 +129,10 @@ def assert_as_by_hand(check, hand, start):
         assert got == pytest.approx(expected, rel=1e-9)
     assert len(check.trials) == len(trials)
     for trial, (capacity, values, queries, trees) in zip(check.trials, trials):
-        assert (trial["num_leaves"], trial["extra_trees"]) == capacity
+        assert (trial["num_leaves"], trial["extra_trees"], trial["lambda_l2"]) == capacity
         assert (trial["queries"], trial["trees"]) == (queries, trees)
         assert trial["value"] == pytest.approx(np.nanmean(values), abs=1e-12)
-    assert (check.num_leaves, check.extra_trees) == chosen
+    assert (check.num_leaves, check.extra_trees, check.lambda_l2) == chosen
     return steps, trials, chosen
 
 
@@ -134,15 +140,15 @@ def test_bigger_trees_are_kept_when_the_held_out_queries_prefer_them(low_thresho
     ds = clean_data()
     model = GBRanker("YetiRank", n_estimators=60, random_state=3).fit(ds)
     check = model.capacity_check_
-    start = (auto_num_leaves(ds.n_docs), auto_extra_trees(ds.n_docs))
-    assert start == (7, True)
+    start = (auto_num_leaves(ds.n_docs), auto_extra_trees(ds.n_docs), 10.0)
+    assert start == (7, True, 10.0)
     steps, _, chosen = assert_as_by_hand(check, ByHand(ds, model), start)
     assert check.max_looks == 5 and check.fold_queries == 60
     assert steps[0][-1] < 0.01 and chosen != start  # clean data: the bigger trees win
-    assert (model.num_leaves_, model.extra_trees_) == chosen
+    assert (model.num_leaves_, model.extra_trees_, model.lambda_l2_) == chosen
     # the final model is the chosen capacity trained on every training query
     explicit = GBRanker("YetiRank", n_estimators=60, random_state=3, num_leaves=chosen[0],
-                        extra_trees=chosen[1]).fit(ds)
+                        extra_trees=chosen[1], lambda_l2=chosen[2]).fit(ds)
     np.testing.assert_array_equal(model.predict(ds.X), explicit.predict(ds.X))
     assert explicit.capacity_check_ is None
 
@@ -150,16 +156,18 @@ def test_bigger_trees_are_kept_when_the_held_out_queries_prefer_them(low_thresho
 def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):
     # labels unrelated to the features: no capacity can win on held-out queries (BENCHMARKS.md, "The
     # capacity check of num_leaves="auto"", counts how often chance makes one win). Here the bigger
-    # trees are behind at the first look, so the step ends there.
+    # trees are not ahead by the second look, so the step ends there, before all five folds.
     ds = clean_data(seed=1)
     ds = type(ds)(ds.X, np.random.default_rng(1).permutation(ds.y), group_ptr=ds.group_ptr)
     model = LambdaMART(NDCG, n_estimators=40, random_state=1).fit(ds)
     check = model.capacity_check_
-    steps, _, _ = assert_as_by_hand(check, ByHand(ds, model), (7, True))
-    assert len(check.trials) == 2 and steps == [[pytest.approx(check.looks[0][0])]] and steps[0][0] >= 0.5
+    steps, _, _ = assert_as_by_hand(check, ByHand(ds, model), (7, True, 10.0))
+    assert len(check.trials) == 2 and len(steps) == 1 and len(steps[0]) == 2
+    assert check.level <= steps[0][0] < 0.5 <= steps[0][1]
     # each trial is read at its best tree count on the held-out queries, not after its last tree
     assert min(t["trees"] for t in check.trials) < 40
-    assert (model.num_leaves_, model.extra_trees_) == (check.num_leaves, check.extra_trees) == (7, True)
+    assert (model.num_leaves_, model.extra_trees_, model.lambda_l2_) == (check.num_leaves, check.extra_trees,
+                                                                          check.lambda_l2) == (7, True, 10.0)
 
 
 def test_a_close_step_looks_at_more_folds(low_threshold):
@@ -168,9 +176,9 @@ def test_a_close_step_looks_at_more_folds(low_threshold):
     ds = make_ltr(300, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear", noise=2.0,
                   random_state=1)
     model = LambdaMART(NDCG, n_estimators=30, random_state=1).fit(ds)
-    steps, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True))
+    steps, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, 10.0))
     assert len(steps[0]) > 1 and 0.01 <= steps[0][0] < 0.5 and steps[0][-1] < 0.01
-    assert len(steps[1]) == 5 and 0.01 <= min(steps[1]) and max(steps[1]) < 0.5 and chosen == (15, False)
+    assert len(steps[1]) == 5 and 0.01 <= min(steps[1]) and max(steps[1]) < 0.5 and chosen == (15, False, 1.0)
 
 
 def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):
@@ -179,7 +187,7 @@ def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):
     base = GBRanker("YetiRank", n_estimators=60, num_leaves=15, random_state=0).fit(ds)
     model = LambdaMART("MAP", n_estimators=40, random_state=4).fit(ds, init_model=base)
     assert model.capacity_check_.metric == "MAP"
-    assert_as_by_hand(model.capacity_check_, ByHand(ds, model, metric="MAP", init_model=base), (7, True))
+    assert_as_by_hand(model.capacity_check_, ByHand(ds, model, metric="MAP", init_model=base), (7, True, 10.0))
 
 
 def test_trials_stop_with_the_fits_patience(low_threshold):
@@ -187,7 +195,16 @@ def test_trials_stop_with_the_fits_patience(low_threshold):
     model = GBRanker("YetiRank", n_estimators=60, random_state=1)
     vali = clean_data(seed=6, n_queries=40)
     model.fit(ds, eval_set=[vali], early_stopping_rounds=3)
-    assert_as_by_hand(model.capacity_check_, ByHand(ds, model, early_stopping_rounds=3), (7, True))
+    assert_as_by_hand(model.capacity_check_, ByHand(ds, model, early_stopping_rounds=3), (7, True, 10.0))
+
+
+def test_a_penalty_set_by_hand_holds_at_every_capacity(low_threshold):
+    # lambda_l2 given: the check still chooses the capacity, and every trial and the final trees keep the penalty
+    ds = clean_data()
+    model = GBRanker("YetiRank", n_estimators=60, random_state=3, lambda_l2=3.0).fit(ds)
+    _, trials, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, 3.0))
+    assert {t[0][2] for t in trials} == {3.0} and chosen[0] > 7 and model.lambda_l2_ == 3.0
+    assert model.booster_.params["lambda_l2"] == 3.0
 
 
 def test_raw_init_scores_keep_the_rule(low_threshold):
@@ -261,7 +278,7 @@ def test_fewer_folds_when_they_hold_enough_queries(low_threshold, monkeypatch):
     model = LambdaMART("MAP", n_estimators=30, random_state=5).fit(ds)
     check = model.capacity_check_
     assert (check.max_looks, check.fold_queries) == (2, 60) and check.level == 0.025
-    assert_as_by_hand(check, ByHand(ds, model, metric="MAP", enough=100), (7, True))
+    assert_as_by_hand(check, ByHand(ds, model, metric="MAP", enough=100), (7, True, 10.0))
 
 
 def test_the_check_survives_save_and_load(low_threshold, tmp_path):
@@ -271,7 +288,8 @@ def test_the_check_survives_save_and_load(low_threshold, tmp_path):
     loaded = LambdaMART.load(tmp_path / "m.json")
     assert loaded.capacity_check_ == model.capacity_check_ and loaded.capacity_check_.trials
     assert str(loaded.capacity_check_) == str(model.capacity_check_)
-    assert (loaded.num_leaves_, loaded.extra_trees_) == (model.num_leaves_, model.extra_trees_)
+    assert (loaded.num_leaves_, loaded.extra_trees_, loaded.lambda_l2_) == (model.num_leaves_, model.extra_trees_,
+                                                                            model.lambda_l2_)
 
 
 def test_a_metric_of_all_rows_together_keeps_the_rule(low_threshold):

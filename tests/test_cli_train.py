@@ -130,6 +130,8 @@ def test_objectives_lists_every_objective_with_defaults(capsys):
     (["--trees", "0"], "--trees must be an integer >= 1; got 0"),
     (["--learning-rate", "-1"], "--learning-rate must be a positive number"),
     (["--leaves", "1"], "--leaves must be 'auto' or an integer >= 2; got 1"),
+    (["--l2", "-1"], "--l2 must be 'auto' or a number >= 0; got -1.0"),
+    (["--l2", "nan"], "--l2 must be 'auto' or a number >= 0; got nan"),
     (["--valid", "nope.txt"], "--valid nope.txt: no such file"),
     (["--valid-query-file", "a.query"], "--valid-query-file a.query: no such file"),
 ])
@@ -147,6 +149,9 @@ def test_leaves_takes_auto_or_an_integer(files, capsys):
         main(["train", "--train", str(root / "train.txt"), "--leaves", "many", "--out", str(root / "never.json")])
     assert exit_.value.code == 2
     assert "argument --leaves: must be 'auto' or an integer >= 2; got 'many'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", "--train", str(root / "train.txt"), "--l2", "lots", "--out", str(root / "never.json")])
+    assert "argument --l2: must be 'auto' or a number >= 0; got 'lots'" in capsys.readouterr().err
 
 
 def test_train_checks_the_output_directory_before_training(files, capsys, tmp_path):

@@ -387,6 +387,8 @@ def test_tune_starts_from_the_estimators_own_values(data):
     # and extra_trees="auto" from what it resolves to: on and off by the training folds' size
     for docs, expected in ((EXTRA_TREES_MAX_DOCS - 1, True), (EXTRA_TREES_MAX_DOCS, False)):
         assert _values_in_space(LambdaMART(METRIC), default_param_space(docs), docs)["extra_trees"] is expected
+    # and lambda_l2="auto" from the size rule's penalty (the capacity check, which may lower it, does not run)
+    assert _values_in_space(LambdaMART(METRIC), default_param_space(1000), 1000)["lambda_l2"] == 10.0
     on = tune(LambdaMART(METRIC, n_estimators=30, n_jobs=1), X, y, qid=qid, metric=METRIC, n_trials=1, cv=3,
               early_stopping_rounds=3, random_state=0, show_progress=False)
     assert on.study_.trials[0].params["extra_trees"] is True and on.best_estimator_.extra_trees is True

@@ -130,6 +130,16 @@ def _leaves(text: str):
         raise argparse.ArgumentTypeError(f"must be 'auto' or an integer >= 2; got {text!r}") from None
 
 
+def _l2(text: str):
+    """``--l2``: ``auto`` or a number (its range is checked with the other options)."""
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or a number >= 0; got {text!r}") from None
+
+
 _POSITIVE = {"trees": 1, "leaves": 2, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1, "threads": 1}
 
 
@@ -144,8 +154,8 @@ def _check_options(args) -> None:
         value = getattr(args, name, None)
         if value is not None and not (np.isfinite(value) and value > 0):
             raise ValueError(f"--{name.replace('_', '-')} must be a positive number; got {value}")
-    if not (np.isfinite(args.l2) and args.l2 >= 0):
-        raise ValueError(f"--l2 must be a number >= 0; got {args.l2}")
+    if args.l2 != "auto" and not (np.isfinite(args.l2) and args.l2 >= 0):
+        raise ValueError(f"--l2 must be 'auto' or a number >= 0; got {args.l2}")
     inputs = [("--train", args.train), ("--train-query-file", args.train_query_file), ("--pairs", args.pairs)]
     inputs += [("--valid", v) for v in args.valid or []] + [("--valid-query-file", v)
                                                              for v in args.valid_query_file or []]
@@ -286,7 +296,9 @@ def add_parsers(sub, preset_choices) -> None:
                          "capacity check on held-out training queries may add one or two levels; see the estimators' "
                          "num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
-    tr.add_argument("--l2", type=float, default=10.0, help="L2 penalty on leaf values")
+    tr.add_argument("--l2", type=_l2, default="auto",
+                    help="L2 penalty on leaf values, or 'auto' (10, and 1 at the levels the capacity check adds; "
+                         "see the estimators' lambda_l2)")
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")
     tr.add_argument("--truncation", type=int, default=None,
                     help="λ objectives: only pairs with a document in the top T (default: all pairs)")

@@ -303,10 +303,11 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
     """The estimator's values of the searched parameters that the space contains.
 
     ``num_leaves="auto"`` and ``extra_trees="auto"`` count as what the size rule gives
-    ``n_train_docs``: the search over leaves is the capacity check's job done by trials, so the
-    first trial is the rule's trees, without the check's extra fits in every fold.
+    ``n_train_docs`` (and ``lambda_l2="auto"`` as the rule's penalty): the search over leaves is the
+    capacity check's job done by trials, so the first trial is the rule's trees, without the check's
+    extra fits in every fold.
     """
-    from .learners._gbdt import auto_extra_trees, auto_num_leaves
+    from .learners._gbdt import AUTO_LAMBDA_L2, auto_extra_trees, auto_num_leaves
 
     optuna = _optuna()
     d = optuna.distributions
@@ -315,6 +316,8 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
         params["num_leaves"] = auto_num_leaves(n_train_docs)
     if params.get("extra_trees") == "auto":
         params["extra_trees"] = auto_extra_trees(n_train_docs)
+    if params.get("lambda_l2") == "auto":
+        params["lambda_l2"] = AUTO_LAMBDA_L2
     out = {}
     for name, dist in space.items():
         value = params[name]

@@ -92,7 +92,7 @@ max_query_size, random_state, importance_type, lgb_params
         Stochastic*) seeds each worker from ``random_state`` and the worker's
         own rows (see :func:`metricrank.dask._objective.worker_seed`).
         ``num_leaves="auto"`` and ``extra_trees="auto"`` follow the size rule
-        only: GBRanker's capacity check (extra fits on held-out training
+        only (so ``lambda_l2="auto"`` is the rule's 10): GBRanker's capacity check (extra fits on held-out training
         queries, :mod:`metricrank.learners._capacity`) does not run on a cluster.
     repartition_by_query : bool, default False
         Repartition the training data with :func:`partition_by_query` (query
@@ -269,7 +269,7 @@ max_query_size, random_state, importance_type, lgb_params
         # the single-machine twin's parameters ("auto" resolved for the whole training set; it has no
         # n_jobs, so LightGBM's threads are the workers' own)
         params = twin._tree_params(int(sizes.sum()))
-        self.num_leaves_, self.extra_trees_ = twin.num_leaves_, twin.extra_trees_
+        self.num_leaves_, self.extra_trees_, self.lambda_l2_ = twin.num_leaves_, twin.extra_trees_, twin.lambda_l2_
         del params["objective"]  # ours, below
         engine = DaskLGBMRanker(objective=WorkerObjective(objective, self.random_state),
                                 n_estimators=int(self.n_estimators), client=client, **params)

@@ -6,7 +6,9 @@ size alone cannot tell a noisy collection, where bigger trees fit the noise,
 from a clean one, where the rule's trees underfit (BENCHMARKS.md, "Capacity
 for the YetiRank gradient"). From :data:`CHECK_MIN_DOCS` training documents the
 data are asked instead, one step at a time: the rule's trees against one level
-more (twice the leaves plus one, without randomised splits).
+more (twice the leaves plus one, without randomised splits; with ``lambda_l2="auto"``, a
+penalty of :data:`~metricrank.learners._gbdt.ADDED_LEVEL_LAMBDA_L2` instead of the rule's
+:data:`~metricrank.learners._gbdt.AUTO_LAMBDA_L2`).
 
 A step is a sequential test on held-out training queries. The queries are split
 into :data:`CHECK_FOLDS` random folds; at look ``k`` each capacity has one model
@@ -102,14 +104,14 @@ class CapacityCheck:
     fold_queries : int
         Queries of the first held-out fold.
     trials : list of dict
-        ``{"num_leaves", "extra_trees", "value", "trees", "queries"}`` of each capacity tried, the size
+        ``{"num_leaves", "extra_trees", "lambda_l2", "value", "trees", "queries"}`` of each capacity tried, the size
         rule's first, at the last look of the step that tried it (the rule: of the first step):
         ``metric`` over ``queries`` held-out queries at the tree count ``trees`` that is best there (each
         fold's model capped at its own number of trees).
     looks : list of list of float
         The one-sided p-values of each step's looks (step ``i``: trial ``i + 1`` against the kept one).
-    num_leaves, extra_trees
-        What the final model used.
+    num_leaves, extra_trees, lambda_l2
+        What the final model used (``lambda_l2`` None in files written before it was recorded).
     """
 
     metric: str
@@ -120,16 +122,19 @@ class CapacityCheck:
     looks: list = field(default_factory=list)
     num_leaves: int = 0
     extra_trees: bool = False
+    lambda_l2: float | None = None
 
     def __str__(self) -> str:
         parts = []
         for i, t in enumerate(self.trials):
             p = "; p " + ", ".join(f"{v:.2g}" for v in self.looks[i - 1]) if i else ""
-            parts.append(f"{t['num_leaves']} leaves{' randomised' if t['extra_trees'] else ''}: {t['value']:.4f} "
+            l2 = f" L2 {t['lambda_l2']:g}" if t.get("lambda_l2") is not None else ""
+            parts.append(f"{t['num_leaves']} leaves{' randomised' if t['extra_trees'] else ''}{l2}: {t['value']:.4f} "
                          f"({t['trees']} trees, {t['queries']} queries{p})")
         return (f"capacity check by {self.metric} on held-out training queries (up to {self.max_looks} looks of "
                 f"{self.fold_queries} more queries, level {self.level:.2g} per look): " + "; ".join(parts)
-                + f" -> {self.num_leaves} leaves" + (", randomised splits" if self.extra_trees else ""))
+                + f" -> {self.num_leaves} leaves" + (", randomised splits" if self.extra_trees else "")
+                + ("" if self.lambda_l2 is None else f", lambda_l2 {self.lambda_l2:g}"))
 
 
 def applies(estimator, ds: RankingDataset, metric: str) -> bool:
@@ -144,11 +149,11 @@ def applies(estimator, ds: RankingDataset, metric: str) -> bool:
             and get_metric(metric, preset=getattr(estimator, "preset", None)).definition.per_query)
 
 
-def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int, bool], *, init_model=None,
+def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int, bool, float], *, init_model=None,
                    early_stopping_rounds=None, categorical_feature=None) -> CapacityCheck:
     """Run the check for ``estimator`` (unfitted, its ``num_leaves`` and ``extra_trees`` "auto") on ``ds``.
 
-    ``start`` is the size rule's ``(num_leaves, extra_trees)``; ``init_model`` the warm start's base
+    ``start`` is the size rule's ``(num_leaves, extra_trees, lambda_l2)``; ``init_model`` the warm start's base
     model, or None. Each fold's model is grown as the final model will be: with
     ``early_stopping_rounds``, until that many trees bring no improvement on its held-out fold;
     without, all ``n_estimators`` trees. A shorter patience of the check's own stops a noisy metric at
@@ -171,7 +176,8 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     def judged(capacity, looks):
         fitted = models.setdefault(capacity, [])
         for fold, hold_ds in zip(folds[len(fitted):looks], held[len(fitted):looks]):
-            model = clone(estimator).set_params(num_leaves=capacity[0], extra_trees=capacity[1], verbose=0)
+            model = clone(estimator).set_params(num_leaves=capacity[0], extra_trees=capacity[1],
+                                                lambda_l2=capacity[2], verbose=0)
             watch = {} if early_stopping_rounds is None else {
                 "eval_set": [hold_ds], "eval_names": ["held_out"], "eval_metrics": [metric],
                 "early_stopping_rounds": early_stopping_rounds}
@@ -183,13 +189,15 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
         scores = np.concatenate([m.predict(h.X, num_iteration=min(trees, m.n_estimators_))
                                  for m, h in zip(fitted[:looks], held[:looks])])
         (result,) = evaluate_many(pooled, scores, [metric], preset=preset)
-        summary = {"num_leaves": int(capacity[0]), "extra_trees": bool(capacity[1]), "value": float(result.value),
+        summary = {"num_leaves": int(capacity[0]), "extra_trees": bool(capacity[1]),
+                   "lambda_l2": float(capacity[2]), "value": float(result.value),
                    "trees": trees, "queries": pooled.n_queries}
         return np.asarray(result.per_query, dtype=np.float64), summary
 
     kept = start
+    added_l2 = estimator._lambda_l2_for(added_level=True)
     for _ in range(CHECK_MAX_STEPS):
-        candidate = next_capacity(*kept)
+        candidate = (*next_capacity(*kept[:2]), added_l2)
         report.looks.append([])
         for looks in range(1, len(folds) + 1):
             kept_values, kept_summary = judged(kept, looks)
@@ -204,7 +212,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
         if not p < report.level:
             break
         kept = candidate
-    report.num_leaves, report.extra_trees = int(kept[0]), bool(kept[1])
+    report.num_leaves, report.extra_trees, report.lambda_l2 = int(kept[0]), bool(kept[1]), float(kept[2])
     return report
 
 

@@ -8,8 +8,8 @@ from sklearn.exceptions import NotFittedError
 
 from ._boosting import BoostResult, tree_params
 
-__all__ = ["AUTO_DOCS_PER_LEAF", "EXTRA_TREES_MAX_DOCS", "GBDTBase", "auto_extra_trees", "auto_num_leaves",
-           "positive_int"]
+__all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS", "GBDTBase",
+           "auto_extra_trees", "auto_num_leaves", "positive_int"]
 
 #: ``num_leaves="auto"`` aims at this many training documents per leaf (BENCHMARKS.md, "Leaves by data size").
 AUTO_DOCS_PER_LEAF = 2000
@@ -54,6 +54,16 @@ def auto_extra_trees(n_docs: int) -> bool:
     return int(n_docs) < EXTRA_TREES_MAX_DOCS
 
 
+#: ``lambda_l2="auto"``: the L2 penalty on leaf values of the size rule's trees and of any capacity
+#: set by hand. 10 against 0 won on the LETOR sets (BENCHMARKS.md, "Defaults for LambdaMART and GBRanker").
+AUTO_LAMBDA_L2 = 10.0
+#: ``lambda_l2="auto"`` at the levels the capacity check adds above the size rule, which it adds only
+#: where held-out queries show the data support bigger trees. There, YetiRank with 1 beat the same trees
+#: with 10 on the clean 52,000- and 254,000-document suite sets (NDCG@10 +0.0072 and +0.0030) and lost
+#: by no significant margin on the noisy ones (BENCHMARKS.md, "Stop 22: the penalty of added levels").
+ADDED_LEVEL_LAMBDA_L2 = 1.0
+
+
 def positive_int(est, name: str, minimum: int = 1) -> None:
     """Raise ValueError unless ``est.<name>`` is an integer >= ``minimum``."""
     value = getattr(est, name)
@@ -82,7 +92,11 @@ class GBDTBase(BaseEstimator):
             value = getattr(self, name)
             if not 0 < value <= 1:
                 raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
-        for name in ("lambda_l2", "min_sum_hessian_in_leaf", "path_smooth"):
+        if not (isinstance(self.lambda_l2, str) and self.lambda_l2 == "auto"):
+            if isinstance(self.lambda_l2, (bool, np.bool_)) or not isinstance(self.lambda_l2, (int, float, np.number)) \
+                    or not self.lambda_l2 >= 0 or not np.isfinite(self.lambda_l2):
+                raise ValueError(f"lambda_l2 must be 'auto' or a finite number >= 0; got {self.lambda_l2!r}")
+        for name in ("min_sum_hessian_in_leaf", "path_smooth"):
             if not getattr(self, name) >= 0:
                 raise ValueError(f"{name} must be >= 0; got {getattr(self, name)!r}")
         if not (isinstance(self.extra_trees, (bool, np.bool_)) or self.extra_trees == "auto"):
@@ -101,22 +115,31 @@ class GBDTBase(BaseEstimator):
         self.extra_trees_ = auto_extra_trees(n_docs) if isinstance(value, str) else bool(value)
         return self.extra_trees_
 
+    def _lambda_l2_for(self, added_level: bool) -> float:
+        """``lambda_l2`` with "auto" resolved: :data:`ADDED_LEVEL_LAMBDA_L2` at a level the capacity check
+        adds above the size rule, :data:`AUTO_LAMBDA_L2` otherwise."""
+        if isinstance(self.lambda_l2, str):
+            return ADDED_LEVEL_LAMBDA_L2 if added_level else AUTO_LAMBDA_L2
+        return float(self.lambda_l2)
+
     def _sizes_by_rule(self) -> bool:
         """Both ``num_leaves`` and ``extra_trees`` are "auto": the capacity is the library's to choose."""
         return isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str)
 
-    def _tree_params(self, n_docs: int, capacity: tuple[int, bool] | None = None) -> dict:
-        """LightGBM's parameters for ``n_docs`` training rows; ``capacity`` (leaves, extra_trees)
-        overrides the "auto" resolution (the capacity check's choice)."""
+    def _tree_params(self, n_docs: int, capacity: tuple[int, bool, float] | None = None) -> dict:
+        """LightGBM's parameters for ``n_docs`` training rows; ``capacity`` (leaves, extra_trees,
+        lambda_l2) overrides the "auto" resolution (the capacity check's choice). Sets ``num_leaves_``,
+        ``extra_trees_`` and ``lambda_l2_``."""
         if capacity is None:
             leaves, extra = self._resolve_num_leaves(n_docs), self._resolve_extra_trees(n_docs)
+            self.lambda_l2_ = self._lambda_l2_for(added_level=False)
         else:
             leaves, extra = int(capacity[0]), bool(capacity[1])
-            self.num_leaves_, self.extra_trees_ = leaves, extra
+            self.num_leaves_, self.extra_trees_, self.lambda_l2_ = leaves, extra, float(capacity[2])
         return tree_params(
             num_leaves=leaves, learning_rate=self.learning_rate,
             min_data_in_leaf=self.min_data_in_leaf, min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf,
-            lambda_l2=self.lambda_l2, path_smooth=self.path_smooth, extra_trees=extra,
+            lambda_l2=self.lambda_l2_, path_smooth=self.path_smooth, extra_trees=extra,
             max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=self.n_jobs,
             random_state=self.random_state, extra=self.lgb_params,

@@ -59,9 +59,11 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         :class:`~metricrank.LambdaMART`, which gives the rule and the measurements.
     min_data_in_leaf : int, default 20
     min_sum_hessian_in_leaf : float, default 1e-3
-    lambda_l2 : float, default 10.0
+    lambda_l2 : float or "auto", default "auto"
         L2 penalty on leaf values (the Newton denominator, and the ridge of the
-        pairwise system).
+        pairwise system). ``"auto"``: 10, and 1 at the levels the capacity check
+        adds above the size rule (fitted ``lambda_l2_``); as
+        :class:`~metricrank.LambdaMART`, which gives the measurements.
     path_smooth : float, default 0.0
         LightGBM's leaf smoothing towards the parent; as :class:`~metricrank.LambdaMART`.
     extra_trees : bool or "auto", default "auto"
@@ -105,6 +107,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         The leaves per tree used (``num_leaves`` with ``"auto"`` resolved).
     extra_trees_ : bool
         Whether splits were randomised (``extra_trees`` with ``"auto"`` resolved).
+    lambda_l2_ : float
+        The L2 penalty used (``lambda_l2`` with ``"auto"`` resolved).
     capacity_check_ : CapacityCheck or None
         What the capacity check of ``num_leaves="auto"`` saw and chose; None when it did not run.
     stop_reason_ : str
@@ -122,7 +126,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     """
 
     def __init__(self, objective="YetiRank", *, n_estimators=100, learning_rate=0.1, num_leaves="auto",
-                 min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=10.0, path_smooth=0.0, extra_trees="auto",
+                 min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2="auto", path_smooth=0.0, extra_trees="auto",
                  max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, preset=None,
                  max_query_size=MAX_QUERY_SIZE, n_jobs=None, random_state=None, importance_type="split",
                  lgb_params=None, verbose=0):
@@ -284,19 +288,21 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         self.capacity_check_ = None
         # raw init_score has no counterpart for the held-out queries' evaluation: the rule then
         if init_score is None and _capacity.applies(self, ds, eval_metrics[0]):
-            start = (self._resolve_num_leaves(ds.n_docs), self._resolve_extra_trees(ds.n_docs))
+            start = (self._resolve_num_leaves(ds.n_docs), self._resolve_extra_trees(ds.n_docs),
+                     self._lambda_l2_for(added_level=False))
             self.capacity_check_ = _capacity.check_capacity(
                 self, ds, eval_metrics[0], start, init_model=init_model, early_stopping_rounds=early_stopping_rounds,
                 categorical_feature=schema.categorical or None)
             if self.verbose:
                 print(self.capacity_check_, flush=True)
         check = self.capacity_check_
-        params = self._tree_params(ds.n_docs, None if check is None else (check.num_leaves, check.extra_trees))
+        params = self._tree_params(ds.n_docs, None if check is None
+                                   else (check.num_leaves, check.extra_trees, check.lambda_l2))
         eval_bases = [None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
                       for _, eds in evals]
         tracker = None
         if objective.pairwise_leaves:
-            tracker = PairwiseLeafTracker(bound, self.learning_rate, self.lambda_l2, ds.X,
+            tracker = PairwiseLeafTracker(bound, self.learning_rate, self.lambda_l2_, ds.X,
                                           np.zeros(ds.n_docs) if base_train is None else base_train,
                                           [eds.X for _, eds in evals],
                                           [np.zeros(eds.n_docs) if b is None else b
@@ -436,10 +442,12 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         model.stop_reason_ = state["stop_reason"]
         model.init_model_ = _base_from_state(state["init_model"], cls)
         model._set_schema(FeatureSchema.from_dict(state.get("features")))
-        # files written before stop 21 lack the capacity: the booster's own parameters say what it trained with
+        # files written before stop 21 lack the capacity: the booster's own parameters say what it trained
+        # with (and always give the penalty)
         trained = model.booster_.params
         model.num_leaves_ = int(state.get("num_leaves", trained.get("num_leaves", 31)))
         model.extra_trees_ = bool(state.get("extra_trees", trained.get("extra_trees", False)))
+        model.lambda_l2_ = float(trained["lambda_l2"])
         check = state.get("capacity_check")
         model.capacity_check_ = None if check is None else _capacity.CapacityCheck(**check)
         return model

@@ -72,7 +72,7 @@ class LambdaMART(GBRanker):
         (:func:`metricrank.learners._gbdt.auto_num_leaves`: about 2,000
         documents per leaf, as a full binary tree); the fitted value is
         ``num_leaves_``. Measured (BENCHMARKS.md, "Leaves by data size"): 7
-        leaves with ``lambda_l2=10`` win on the LETOR sets (2,400-9,600
+        leaves with an L2 penalty of 10 win on the LETOR sets (2,400-9,600
         documents), where 31 leaves without a penalty lose 0.006-0.009 NDCG@10
         to CatBoost; on 52,000 nonlinear synthetic documents 15 or 31 leaves
         score 0.01-0.02 higher than 7 on NDCG@10, MAP and MAUC.
@@ -97,8 +97,19 @@ class LambdaMART(GBRanker):
         either parameter to skip it (a raw ``init_score`` keeps the rule too).
     min_data_in_leaf : int, default 20
     min_sum_hessian_in_leaf : float, default 1e-3
-    lambda_l2 : float, default 10.0
-        L2 penalty added to the Newton denominator Σw.
+    lambda_l2 : float or "auto", default "auto"
+        L2 penalty added to the Newton denominator Σw. ``"auto"``: 10 for the
+        size rule's trees and any capacity set by hand (10 against 0 won on the
+        LETOR sets; BENCHMARKS.md, "Defaults for LambdaMART and GBRanker"), 1
+        at the levels the capacity check adds above the rule. Those levels are
+        added only where held-out queries show the data support bigger trees,
+        and there the smaller penalty scored higher: YetiRank's bigger trees
+        with 1 against the same trees with 10 gained 0.0072 NDCG@10 on the
+        clean 52,000-document suite set and 0.0030 on the 254,000-document one,
+        and lost by no significant margin on the noisy sets (BENCHMARKS.md,
+        "Stop 22: the penalty of added levels"). The check compares the rule's
+        trees with 10 against the bigger ones with 1. The fitted value is
+        ``lambda_l2_``.
     path_smooth : float, default 0.0
         LightGBM's ``path_smooth``: a leaf's value is pulled towards its
         parent's, with weight ``path_smooth / (n + path_smooth)`` for a leaf of
@@ -171,6 +182,8 @@ class LambdaMART(GBRanker):
         The leaves per tree used (``num_leaves`` with ``"auto"`` resolved).
     extra_trees_ : bool
         Whether splits were randomised (``extra_trees`` with ``"auto"`` resolved).
+    lambda_l2_ : float
+        The L2 penalty used (``lambda_l2`` with ``"auto"`` resolved).
     capacity_check_ : CapacityCheck or None
         The capacity check's trials, p-values and choice; None when it did not run.
     stop_reason_ : str
@@ -191,7 +204,7 @@ class LambdaMART(GBRanker):
     """
 
     def __init__(self, metric="NDCG:top=10", *, target="auto", n_estimators=100, learning_rate=0.1, num_leaves="auto",
-                 min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2=10.0, path_smooth=0.0, extra_trees="auto",
+                 min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2="auto", path_smooth=0.0, extra_trees="auto",
                  max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, sigma=1.0,
                  truncation=None, norm="auto", exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None,
                  random_state=None, importance_type="split", lgb_params=None, verbose=0):
