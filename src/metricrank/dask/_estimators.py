@@ -92,8 +92,9 @@ max_query_size, random_state, importance_type, lgb_params
         Stochastic*) seeds each worker from ``random_state`` and the worker's
         own rows (see :func:`metricrank.dask._objective.worker_seed`).
         ``num_leaves="auto"`` and ``extra_trees="auto"`` follow the size rule
-        only (so ``lambda_l2="auto"`` is the rule's 10): GBRanker's capacity check (extra fits on held-out training
-        queries, :mod:`metricrank.learners._capacity`) does not run on a cluster.
+        only (so ``lambda_l2="auto"`` is the rule's 10): GBRanker's capacity
+        check (extra fits on held-out training queries,
+        :mod:`metricrank.learners._capacity`) does not run on a cluster.
     repartition_by_query : bool, default False
         Repartition the training data with :func:`partition_by_query` (query
         ids read to the client; a shuffle if rows of a query are scattered)
