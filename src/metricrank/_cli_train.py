@@ -120,24 +120,16 @@ def only_for_lambda(objective, args, options):
                              f"not to --objective {objective.spec}")
 
 
-def _leaves(text: str):
-    """``--leaves``: ``auto`` or an integer (its range is checked with the other options)."""
-    if text == "auto":
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or an integer >= 2; got {text!r}") from None
-
-
-def _l2(text: str):
-    """``--l2``: ``auto`` or a number (its range is checked with the other options)."""
-    if text == "auto":
-        return text
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or a number >= 0; got {text!r}") from None
+def _auto_or(convert, allowed: str):
+    """An argparse type: ``auto`` or ``convert(text)`` (the range is checked with the other options)."""
+    def parse(text: str):
+        if text == "auto":
+            return text
+        try:
+            return convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be 'auto' or {allowed}; got {text!r}") from None
+    return parse
 
 
 _POSITIVE = {"trees": 1, "leaves": 2, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1, "threads": 1}
@@ -291,12 +283,12 @@ def add_parsers(sub, preset_choices) -> None:
                     help="evaluation metric (repeatable; the first drives early stopping; default: the objective's)")
     tr.add_argument("--trees", type=int, default=100, help="number of trees")
     tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage of every tree")
-    tr.add_argument("--leaves", type=_leaves, default="auto",
+    tr.add_argument("--leaves", type=_auto_or(int, "an integer >= 2"), default="auto",
                     help="leaves per tree, or 'auto' (7 to 31 by training size, and from 30,000 documents a "
                          "capacity check on held-out training queries may add one or two levels; see the estimators' "
                          "num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
-    tr.add_argument("--l2", type=_l2, default="auto",
+    tr.add_argument("--l2", type=_auto_or(float, "a number >= 0"), default="auto",
                     help="L2 penalty on leaf values, or 'auto' (10, and 1 at the levels the capacity check adds; "
                          "see the estimators' lambda_l2)")
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")
