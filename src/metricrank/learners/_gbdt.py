@@ -55,7 +55,8 @@ def auto_extra_trees(n_docs: int) -> bool:
 
 
 #: ``lambda_l2="auto"``: the L2 penalty on leaf values of the size rule's trees and of any capacity
-#: set by hand. 10 against 0 won on the LETOR sets (BENCHMARKS.md, "Defaults for LambdaMART and GBRanker").
+#: set by hand, chosen with 7 leaves on the LETOR sets for the best worst case over the judged metrics
+#: (BENCHMARKS.md, "Defaults for LambdaMART and GBRanker").
 AUTO_LAMBDA_L2 = 10.0
 #: ``lambda_l2="auto"`` at the levels the capacity check adds above the size rule, which it adds only
 #: where held-out queries show the data support bigger trees. There, YetiRank with 1 beat the same trees

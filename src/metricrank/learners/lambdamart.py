@@ -99,8 +99,8 @@ class LambdaMART(GBRanker):
     min_sum_hessian_in_leaf : float, default 1e-3
     lambda_l2 : float or "auto", default "auto"
         L2 penalty added to the Newton denominator Σw. ``"auto"``: 10 for the
-        size rule's trees and any capacity set by hand (10 against 0 won on the
-        LETOR sets; BENCHMARKS.md, "Defaults for LambdaMART and GBRanker"), 1
+        size rule's trees and any capacity set by hand (chosen with 7 leaves on
+        the LETOR sets; BENCHMARKS.md, "Defaults for LambdaMART and GBRanker"), 1
         at the levels the capacity check adds above the rule. Those levels are
         added only where held-out queries show the data support bigger trees,
         and there the smaller penalty scored higher: YetiRank's bigger trees
