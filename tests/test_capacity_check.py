@@ -96,8 +96,8 @@ class ByHand:
     def check(self, start):
         """The sequential steps: ``(looks' p-values per step, [(capacity, values, queries, trees)], chosen)``."""
         level, kept, steps, trials = 0.05 / len(self.folds), start, [], []
-        chosen_l2 = self.estimator.lambda_l2
-        added_l2 = 1.0 if chosen_l2 == "auto" else chosen_l2
+        given_l2 = self.estimator.lambda_l2
+        added_l2 = 1.0 if given_l2 == "auto" else given_l2
         for _ in range(2):
             candidate, steps = (2 * kept[0] + 1, False, added_l2), steps + [[]]
             for looks in range(1, len(self.folds) + 1):
@@ -113,8 +113,8 @@ class ByHand:
 
 
 def one_sided_p(a, b):
-    """SciPy's one-sided Wilcoxon, zero differences dropped from the ranks (``zero_method="wilcox"``; SciPy
-    then takes the normal approximation); queries where either value is undefined left out."""
+    """SciPy's one-sided Wilcoxon, zero differences dropped from the ranks (``zero_method="wilcox"``; with
+    zeros present SciPy takes the normal approximation); queries where either value is undefined left out."""
     d = a - b
     d = d[np.isfinite(d)]
     return wilcoxon(d, alternative="greater", zero_method="wilcox").pvalue if np.any(d != 0) else 1.0
