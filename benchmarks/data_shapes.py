@@ -19,6 +19,8 @@ anchors run when xgboost is installed.
     .venv/bin/python benchmarks/data_shapes.py --shape ohsumed --noise 3 --seeds 1 6
     .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 4 \\
         --systems "GBRanker(QuerySoftMax)" "CatBoost QuerySoftMax"
+    .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 4 \\
+        --systems "LambdaMART(NDCG:top=10;type=Exp)" "LambdaMART(MAP)" "CatBoost QuerySoftMax" --set lambda_l2=0
 """
 
 from __future__ import annotations
@@ -50,11 +52,11 @@ def split(shape: str, noise: float, seed: int) -> q.Split:
     return q.Split(shape, seed, *q._split_queries(data, s["cuts"], seed))
 
 
-def systems() -> dict:
-    """``{name: (judged metrics, fit)}``: default LambdaMART(M) for each M, GBRanker(QuerySoftMax), then the
-    anchors."""
-    out = {f"LambdaMART({m})": ((m,), q.lambdamart(m)) for m in JUDGED}
-    out["GBRanker(QuerySoftMax)"] = (JUDGED, q.gbranker("QuerySoftMax"))
+def systems(**params) -> dict:
+    """``{name: (judged metrics, fit)}``: LambdaMART(M) for each M and GBRanker(QuerySoftMax), with ``params``
+    (default: none, every default), then the anchors."""
+    out = {f"LambdaMART({m})": ((m,), q.lambdamart(m, **params)) for m in JUDGED}
+    out["GBRanker(QuerySoftMax)"] = (JUDGED, q.gbranker("QuerySoftMax", **params))
     for name, fit in q.ANCHORS.items():
         if not name.startswith("XGBoost") or importlib.util.find_spec("xgboost"):
             out[name] = (JUDGED, fit)
@@ -65,6 +67,8 @@ def table(per_query: dict, metric: str) -> list[str]:
     """Lines of the table for ``metric`` from ``{system: {metric: per-query test values of all seeds}}``."""
     values = {name: np.asarray(v[metric]) for name, v in per_query.items() if metric in v}
     anchors = [n for n in values if n in q.ANCHORS]
+    if not anchors:
+        return [f"{metric}: no anchor ran", *(f"| {n} | {np.nanmean(v):.4f} |" for n, v in values.items())]
     best = max(anchors, key=lambda n: np.nanmean(values[n]))
     lines = [f"{metric}: best anchor {best}", "| system | test | Δ best anchor | p |", "|---|---|---|---|"]
     for name in sorted(values, key=lambda n: -np.nanmean(values[n])):
@@ -81,14 +85,24 @@ def main() -> None:
     parser.add_argument("--noise", type=float, required=True, help="make_ltr's noise")
     parser.add_argument("--seeds", type=int, nargs=2, default=(1, 4), metavar=("FIRST", "STOP"))
     parser.add_argument("--systems", nargs="+", help="only these systems (names as printed); default: all")
+    parser.add_argument("--set", nargs="+", default=[], metavar="PARAM=NUMBER",
+                        help="parameters of the metricrank systems instead of their defaults, e.g. lambda_l2=0")
     parser.add_argument("--out", help="write the per-query test values here (JSON)")
     args = parser.parse_args()
     per_query: dict = {}
-    known = systems()  # chosen once: every system runs on every seed, so the per-query lists pair up
+    params = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        try:
+            params[name] = int(value) if value.lstrip("-").isdigit() else float(value)
+        except ValueError:
+            parser.error(f"--set wants PARAM=NUMBER, got {item!r}")
+    known = systems(**params)  # chosen once: every system runs on every seed, so the per-query lists pair up
     unknown = sorted(set(args.systems or ()) - set(known))
     if unknown:
         parser.error(f"unknown --systems {unknown}; choose from {sorted(known)}")
     chosen = {n: s for n, s in known.items() if not args.systems or n in args.systems}
+    print(f"metricrank systems' parameters: {params or 'their defaults'}", flush=True)
     for seed in range(*args.seeds):
         data = split(args.shape, args.noise, seed)
         for name, (metrics, fit) in chosen.items():
