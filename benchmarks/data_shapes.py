@@ -11,9 +11,9 @@ trees, the tree count chosen on validation by the judged metric, test value at t
   labels 0-2 at 70/16/14 %. The size rule gives 7 randomised leaves.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``700 + seed`` for ohsumed) and
-split. Prints, per judged metric, each system's mean test value over the test queries of all seeds, its difference to the
-best anchor and the per-query Wilcoxon p against it (the queries of all seeds together). XGBoost's
-anchors run when xgboost is installed.
+split. Prints, per judged metric, each system's mean test value over the test queries of all seeds,
+its difference to the best anchor and the per-query Wilcoxon p against it (the queries of all seeds
+together). XGBoost's anchors run when xgboost is installed.
 
     .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 4
     .venv/bin/python benchmarks/data_shapes.py --shape ohsumed --noise 3 --seeds 1 6
