@@ -30,9 +30,9 @@ import importlib.util
 import json
 
 import numpy as np
-from scipy.stats import wilcoxon
 
-from metricrank import make_ltr
+from metricrank import LambdaMART, make_ltr
+from metricrank._io import atomic_write
 from metricrank.experiments import quality as q
 
 JUDGED = ("NDCG:top=10;type=Exp", "MAP", "MAUC")
@@ -70,12 +70,11 @@ def table(per_query: dict, metric: str) -> list[str]:
     if not anchors:
         return [f"{metric}: no anchor ran", *(f"| {n} | {np.nanmean(v):.4f} |" for n, v in values.items())]
     best = max(anchors, key=lambda n: np.nanmean(values[n]))
-    lines = [f"{metric}: best anchor {best}", "| system | test | Δ best anchor | p |", "|---|---|---|---|"]
+    lines = [f"{metric}: best anchor {best}", "| system | test | Δ best anchor | W/L, p |", "|---|---|---|---|"]
     for name in sorted(values, key=lambda n: -np.nanmean(values[n])):
         a, b = values[name], values[best]
-        keep = ~(np.isnan(a) | np.isnan(b))
-        p = "" if name == best or np.all(a[keep] == b[keep]) else f"{wilcoxon(a[keep], b[keep]).pvalue:.3g}"
-        lines.append(f"| {name} | {np.nanmean(a):.4f} | {np.nanmean(a) - np.nanmean(b):+.4f} | {p} |")
+        test = "" if name == best else q._compare(a, b)  # the suite's paired test, unscorable queries left out
+        lines.append(f"| {name} | {np.nanmean(a):.4f} | {np.nanmean(a) - np.nanmean(b):+.4f} | {test} |")
     return lines
 
 
@@ -97,6 +96,10 @@ def main() -> None:
             params[name] = int(value) if value.lstrip("-").isdigit() else float(value)
         except ValueError:
             parser.error(f"--set wants PARAM=NUMBER, got {item!r}")
+    try:  # a misspelt parameter fails here, not after the first fits
+        LambdaMART(JUDGED[0], **params)
+    except TypeError as error:
+        parser.error(f"--set: {error}")
     known = systems(**params)  # chosen once: every system runs on every seed, so the per-query lists pair up
     unknown = sorted(set(args.systems or ()) - set(known))
     if unknown:
@@ -112,8 +115,8 @@ def main() -> None:
             print(seed, name, {m: round(result[m]["test"], 4) for m in metrics}, f"{result['seconds']:.0f} s",
                   flush=True)
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(per_query, f)
+        with atomic_write(args.out) as f:
+            f.write(json.dumps(per_query).encode())
     for m in JUDGED:
         print("\n".join(["", *table(per_query, m)]))
 
