@@ -137,6 +137,11 @@ def main() -> None:
                 for name, metrics in json.load(f).items():
                     for m, values in metrics.items():
                         joined.setdefault(name, {}).setdefault(m, []).extend(values)
+        for m in JUDGED:  # the paired tests need every system on the same queries
+            sizes = {name: len(v[m]) for name, v in joined.items() if m in v}
+            if len(set(sizes.values())) > 1:
+                parser.error(f"--tables: {m} has different query counts per system {sizes}; "
+                             "join runs that each ran every system")
         for m in JUDGED:
             print("\n".join(["", *table(joined, m)]))
         return
@@ -145,7 +150,7 @@ def main() -> None:
             print(line)
         return
     if args.shape is None or args.noise is None:
-        parser.error("--shape and --noise are required (except with --compare)")
+        parser.error("--shape and --noise are required (except with --compare or --tables)")
     per_query: dict = {}
     params = {}
     for item in args.set:
