@@ -2,9 +2,9 @@
 
 Which of CatBoost's ingredients (symmetric depth-6 trees, leaves set by 100 gradient steps, random
 split strength, MVS subsampling) give its QuerySoftMax the lead on the gov shape? Each variant is
-CatBoost's defaults plus the named changes, at the suite's protocol (learning rate 0.1, 300 trees,
-one thread, seed 0; the tree count chosen on validation by each judged metric, the test value read
-there). Prints each seed's values and the mean over seeds (equal to the mean over test queries: every
+CatBoost's defaults plus the named changes, fitted as the suite fits its CatBoost anchors
+(``quality.run_system``: learning rate 0.1, 300 trees, one thread, seed 0; the tree count chosen on
+validation by each judged metric, the test value read there). Prints each seed's values and the mean over seeds (equal to the mean over test queries: every
 seed has the same number).
 
     .venv/bin/python benchmarks/catboost_variants.py --shape gov --noise 2 --seeds 1 4 --loss QuerySoftMax \\
@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import numpy as np
 from data_shapes import JUDGED, SHAPES, split
 
-from metricrank.metrics import evaluate
+from metricrank.experiments import quality as q
 
 
 def main() -> None:
-    import catboost
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shape", choices=sorted(SHAPES), required=True)
     parser.add_argument("--noise", type=float, required=True)
@@ -45,21 +42,12 @@ def main() -> None:
     for seed in range(*args.seeds):
         data = split(args.shape, args.noise, seed)
         for name, changes in variants.items():
-            params = {"loss_function": args.loss, "iterations": 300, "learning_rate": 0.1, "thread_count": 1,
-                      "random_seed": 0, "verbose": False, "allow_writing_files": False} | changes
-            start = time.perf_counter()
-            model = catboost.CatBoost(params)
-            model.fit(catboost.Pool(data.train.X, data.train.y, group_id=data.train.row_qid))
-            staged = list(model.staged_predict(catboost.Pool(data.vali.X), prediction_type="RawFormulaVal"))
-            test_pool = catboost.Pool(data.test.X)
-            values = {}
-            for metric in JUDGED:
-                k = int(np.argmax([evaluate(data.vali, s, metric=metric) for s in staged])) + 1
-                scores = model.predict(test_pool, prediction_type="RawFormulaVal", ntree_end=k)
-                values[metric] = float(evaluate(data.test, scores, metric=metric))
+            result = q.run_system(q._catboost(args.loss, **changes), data, JUDGED, lr=0.1, trees=300, threads=1,
+                                  seed=0)
+            values = {m: result[m]["test"] for m in JUDGED}
             results.setdefault(name, []).append(values)
             shown = ", ".join(f"{m} {v:.4f}" for m, v in values.items())
-            print(f"seed {seed} {name}: {shown} ({time.perf_counter() - start:.0f} s)", flush=True)
+            print(f"seed {seed} {name}: {shown} ({result['seconds']:.0f} s)", flush=True)
     for name, rows in results.items():
         print(f"mean {name}: " + ", ".join(f"{m} {np.mean([r[m] for r in rows]):.4f}" for m in JUDGED))
 

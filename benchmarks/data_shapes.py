@@ -27,7 +27,7 @@ it (the queries of all seeds together). XGBoost's anchors run when xgboost is in
     .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 4 \\
         --systems "LambdaMART(NDCG:top=10;type=Exp)" "LambdaMART(MAP)" "CatBoost QuerySoftMax" --set lambda_l2=0
     .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 11 --out base.json
-    .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 11 --out l63.json \
+    .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 11 --out l63.json \\
         --systems "LambdaMART(MAP)" --set num_leaves=63 extra_trees=False lambda_l2=1
     .venv/bin/python benchmarks/data_shapes.py --compare l63.json base.json
     .venv/bin/python benchmarks/data_shapes.py --tables seeds1-2.json seeds3-4.json

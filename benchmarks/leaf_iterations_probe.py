@@ -11,7 +11,7 @@ then stores ``η v``. It plugs in where the ``*Pairwise`` objectives revalue the
 score tracker), so nothing in the library changes. Prints the test value of each judged metric at the
 tree count best on validation, for one gov-shaped split (``benchmarks/data_shapes.py``, noise 2) per seed.
 
-    .venv/bin/python benchmarks/leaf_iterations_probe.py --seeds 1 2 \
+    .venv/bin/python benchmarks/leaf_iterations_probe.py --seeds 1 2 \\
         --steps Newton:1 Newton:10 Gradient:100 --systems "GBRanker(QuerySoftMax)" "LambdaMART(NDCG:top=10;type=Exp)"
 """
 

@@ -172,13 +172,14 @@ def _xgboost(objective: str):
     return fit
 
 
-def _catboost(objective: str):
+def _catboost(objective: str, **params):
+    """A CatBoost system: its defaults, or with ``params`` changed (``benchmarks/catboost_variants.py``)."""
     def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
         import catboost
 
         model = catboost.CatBoost({"loss_function": objective, "iterations": trees, "learning_rate": lr,
                                    "thread_count": threads, "random_seed": seed, "verbose": False,
-                                   "allow_writing_files": False})
+                                   "allow_writing_files": False} | params)
         model.fit(catboost.Pool(split.train.X, split.train.y, group_id=split.train.row_qid))
         staged = model.staged_predict(catboost.Pool(split.vali.X), prediction_type="RawFormulaVal")
         test = catboost.Pool(split.test.X)
