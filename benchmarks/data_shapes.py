@@ -14,6 +14,11 @@ trees, the tree count chosen on validation by the judged metric, test value at t
   41,000 training documents the size rule gives 15 randomised leaves and the capacity check runs.
 - ``ohsumed``: OHSUMED's shape: 106 queries of 50-250 documents (about 16,000), split 64/21/21,
   labels 0-2 at 70/16/14 %. The size rule gives 7 randomised leaves.
+- ``mq2008``: not drawn: LETOR 4.0's MQ2008 folds from ``../shared/data`` (``--seeds`` are fold numbers,
+  1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
+
+``--learning-rate`` and ``--trees`` (default 0.1 and 300, the suite's) change the protocol for every
+system alike, anchors included.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007,
 ``700 + seed`` for ohsumed) and split. Prints, per judged metric, each system's mean test value over
@@ -31,6 +36,7 @@ it (the queries of all seeds together). XGBoost's anchors run when xgboost is in
         --systems "LambdaMART(MAP)" --set num_leaves=63 extra_trees=False lambda_l2=1
     .venv/bin/python benchmarks/data_shapes.py --compare l63.json base.json
     .venv/bin/python benchmarks/data_shapes.py --tables seeds1-2.json seeds3-4.json
+    .venv/bin/python benchmarks/data_shapes.py --shape mq2008 --seeds 1 6 --learning-rate 0.05 --trees 1000
 
 ``--set`` values are numbers, True/False or words (``--set extra_trees=False``). ``--compare`` fits
 nothing: it pairs two ``--out`` files of the same shape, noise and seeds system by system. ``--tables``
@@ -49,6 +55,7 @@ import numpy as np
 from metricrank import LambdaMART, make_ltr
 from metricrank._io import atomic_write
 from metricrank.experiments import quality as q
+from metricrank.experiments._datasets import load_mq2008_fold
 
 JUDGED = ("NDCG:top=10;type=Exp", "MAP", "MAUC")
 SHAPES = {
@@ -61,7 +68,10 @@ SHAPES = {
 }
 
 
-def split(shape: str, noise: float, seed: int) -> q.Split:
+def split(shape: str, noise: float | None, seed: int) -> q.Split:
+    if shape == "mq2008":
+        fold = load_mq2008_fold(seed)
+        return q.Split(shape, seed, fold.train, fold.vali, fold.test)
     s = SHAPES[shape]
     data = make_ltr(s["n_queries"], docs_per_query=s["docs_per_query"], n_features=46, n_informative=12,
                     n_labels=3, label_probs=s["label_probs"], noise=noise, relevance="nonlinear",
@@ -117,9 +127,11 @@ def compare(candidate_path: str, reference_path: str) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shape", choices=sorted(SHAPES))
+    parser.add_argument("--shape", choices=sorted([*SHAPES, "mq2008"]))
     parser.add_argument("--noise", type=float, help="make_ltr's noise")
     parser.add_argument("--seeds", type=int, nargs=2, default=(1, 4), metavar=("FIRST", "STOP"))
+    parser.add_argument("--learning-rate", type=float, default=0.1, help="every system's (default: the suite's 0.1)")
+    parser.add_argument("--trees", type=int, default=300, help="every system's tree budget (default: the suite's 300)")
     parser.add_argument("--systems", nargs="+", help="only these systems (names as printed); default: all")
     parser.add_argument("--set", nargs="+", default=[], metavar="PARAM=VALUE",
                         help="parameters of the metricrank systems instead of their defaults, e.g. lambda_l2=0")
@@ -149,8 +161,12 @@ def main() -> None:
         for line in compare(*args.compare):
             print(line)
         return
-    if args.shape is None or args.noise is None:
-        parser.error("--shape and --noise are required (except with --compare or --tables)")
+    if args.shape is None or (args.noise is None) != (args.shape == "mq2008"):
+        parser.error("--shape is required, and --noise with every shape but mq2008 (except with --compare or --tables)")
+    if args.shape == "mq2008" and not 1 <= args.seeds[0] < args.seeds[1] <= 6:
+        parser.error(f"--shape mq2008: --seeds are fold numbers, FIRST >= 1 and STOP <= 6; got {args.seeds}")
+    if not (args.learning_rate > 0 and args.trees >= 1):
+        parser.error(f"--learning-rate must be > 0 and --trees >= 1; got {args.learning_rate}, {args.trees}")
     per_query: dict = {}
     params = {}
     for item in args.set:
@@ -170,15 +186,17 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown --systems {unknown}; choose from {sorted(known)}")
     chosen = {n: s for n, s in known.items() if not args.systems or n in args.systems}
-    print(f"metricrank systems' parameters: {params or 'their defaults'}", flush=True)
+    print(f"metricrank systems' parameters: {params or 'their defaults'}; learning rate {args.learning_rate}, "
+          f"{args.trees} trees", flush=True)
     for seed in range(*args.seeds):
         data = split(args.shape, args.noise, seed)
         for name, (metrics, fit) in chosen.items():
-            result = q.run_system(fit, data, metrics, lr=0.1, trees=300, threads=1, seed=0)
+            result = q.run_system(fit, data, metrics, lr=args.learning_rate, trees=args.trees, threads=1,
+                                  seed=0)
             for m in metrics:
                 per_query.setdefault(name, {}).setdefault(m, []).extend(result[m]["per_query"])
-            print(seed, name, {m: round(result[m]["test"], 4) for m in metrics}, f"{result['seconds']:.0f} s",
-                  flush=True)
+            print(seed, name, {m: round(result[m]["test"], 4) for m in metrics},
+                  "trees", [result[m]["trees"] for m in metrics], f"{result['seconds']:.0f} s", flush=True)
     if args.out:
         with atomic_write(args.out) as f:
             f.write(json.dumps(per_query).encode())
