@@ -165,8 +165,8 @@ def main() -> None:
         parser.error("--shape is required, and --noise with every shape but mq2008 (except with --compare or --tables)")
     if args.shape == "mq2008" and not 1 <= args.seeds[0] < args.seeds[1] <= 6:
         parser.error(f"--shape mq2008: --seeds are fold numbers, FIRST >= 1 and STOP <= 6; got {args.seeds}")
-    if not (args.learning_rate > 0 and args.trees >= 1):
-        parser.error(f"--learning-rate must be > 0 and --trees >= 1; got {args.learning_rate}, {args.trees}")
+    if not (np.isfinite(args.learning_rate) and args.learning_rate > 0 and args.trees >= 1):
+        parser.error(f"--learning-rate must be finite and > 0, and --trees >= 1; got {args.learning_rate}, {args.trees}")
     per_query: dict = {}
     params = {}
     for item in args.set:
