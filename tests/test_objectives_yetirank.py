@@ -286,3 +286,43 @@ def test_small_and_large_query_paths_give_the_same_pairs(n):
         assert got[key] == pytest.approx(expected[key], rel=1e-12)
     winners = bound.pairs()[0]
     assert np.all(np.diff(winners * n + bound.pairs()[1]) > 0)  # keys in increasing order in both paths
+
+
+def reference_pairs(y, a, ptr, uniforms, decay):
+    """``{(winner row, loser row): weight}`` from the definition, with the objective's own uniform draws:
+    each permutation sorts ``a + log(u) - log1p(-u)`` (descending, ties in input order) and weighs its
+    adjacent pairs; weights are summed over the permutations and divided by their number."""
+    out: dict = {}
+    for q in range(len(ptr) - 1):
+        s, e = ptr[q], ptr[q + 1]
+        for u in uniforms[:, s:e]:
+            order = s + np.argsort(-(a[s:e] + np.log(u) - np.log1p(-u)), kind="stable")
+            for r in range(len(order) - 1):
+                i, j = order[r], order[r + 1]
+                if y[i] != y[j]:
+                    key = (int(i), int(j)) if y[i] > y[j] else (int(j), int(i))
+                    out[key] = out.get(key, 0.0) + YETIRANK_PAIR_SCALE * decay ** r * abs(y[i] - y[j])
+    return {key: w / len(uniforms) for key, w in out.items()}
+
+
+def test_pairs_match_the_definition_draw_by_draw():
+    """Every pair and weight equals the definition's for the same uniform draws, on both orderings of the
+    kernel (the exponential form for scores spanning at most 600, the sum beyond) and both query paths
+    (up to 128 documents and more)."""
+    rng = np.random.default_rng(3)
+    sizes = [2, 17, 64, 128, 129, 200, 40, 150]
+    ptr = np.concatenate([[0], np.cumsum(sizes)])
+    y = rng.integers(0, 4, ptr[-1]).astype(float)
+    a = rng.normal(size=ptr[-1]) * 3.0
+    for q in (6, 7):  # scores spanning 800: the sum ordering, small and large query
+        s, e = ptr[q], ptr[q + 1]
+        a[s:e] = np.linspace(-400.0, 400.0, e - s) + rng.normal(size=e - s)
+    perms, decay = 4, 0.85
+    bound = yeti(decay, perms).bind(as_training_data(y, ptr), random_state=11)
+    bound(a)
+    uniforms = np.random.default_rng(11).random((perms, ptr[-1]))  # the draws of the bound's first call
+    got = {(int(w), int(l)): float(x) for w, l, x in zip(*bound.pairs())}
+    expected = reference_pairs(y, a, ptr, uniforms, decay)
+    assert got.keys() == expected.keys()
+    for key, w in expected.items():
+        assert got[key] == pytest.approx(w, rel=1e-12), key

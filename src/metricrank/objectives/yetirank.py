@@ -8,7 +8,11 @@ query (Gulin, Kuralenok and Pavlov, 2011, as CatBoost implements it on the CPU):
    uniform on (0, 1) (CatBoost multiplies ``exp(a_i)`` by ``u / (1 - u)``,
    which is the same ordering), and the documents are sorted by the noisy
    score (descending; equal noisy scores, which have probability 0, keep the
-   input order).
+   input order). The kernel orders by ``exp(a_i - max a) * u_i / (1 - u_i)``
+   (no logarithm per draw) when a query's scores span at most
+   ``_RATIO_MAX_SPAN``, where that product is a normal double; otherwise by
+   the sum. The two orders can differ only where two noisy scores agree to
+   about 14 significant digits, an event of probability of that order.
 2. Every two *adjacent* documents of such an ordering with different labels
    form a pair ``(higher label, lower label)`` of weight
    ``0.15 * decay**r * |y_winner - y_loser|``, ``r = 0, 1, ...`` the 0-based
@@ -77,7 +81,13 @@ def _logistic(u):
 
 #: Queries up to this size order a permutation by insertion sort and merge pairs in a dense
 #: n x n table (no allocation per permutation); larger ones use argsort and a sorted merge.
+#: Positions below it fit the 7 bits :func:`_packed_order` keeps for them.
 _SMALL_QUERY = 128
+
+#: Largest span ``max a - min a`` of a query's scores for which the noisy order is computed as
+#: ``exp(a - max a) * u / (1 - u)``: the smallest such product, ``exp(-600) * 2**-60`` (about
+#: 1e-279), is still a normal double, so no two documents collapse to 0.
+_RATIO_MAX_SPAN = 600.0
 
 
 @njit(cache=True, nogil=True)
@@ -94,6 +104,28 @@ def _insertion_order(noisy, order):
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = v
+
+
+@njit(cache=True, nogil=True)
+def _packed_order(key, order, packed):
+    """As :func:`_insertion_order` for positive, normal ``key`` of at most 128 entries, faster.
+
+    A positive double's bits, read as int64, grow with its value. Each key's low 7 mantissa bits are
+    replaced by ``127 - position`` (so equal keys keep position order), and the int64 values are
+    sorted by insertion in one array, without the indirection through ``order``. Keys that differ only
+    in those 7 bits (relatively, by less than 2**-45) are ordered by position.
+    """
+    n = key.shape[0]
+    bits = key.view(np.int64)
+    for i in range(n):
+        v = (bits[i] & ~np.int64(127)) | (127 - i)
+        j = i - 1
+        while j >= 0 and packed[j] < v:
+            packed[j + 1] = packed[j]
+            j -= 1
+        packed[j + 1] = v
+    for i in range(n):
+        order[i] = 127 - (packed[i] & 127)
 
 
 @njit(cache=True, parallel=True)
@@ -117,11 +149,30 @@ def _generate(raw, y, ptr, uniforms, decay, scale, slot_ptr, keys, weights, coun
         order = np.empty(n, dtype=np.int64)
         small = n <= _SMALL_QUERY
         table = np.zeros(n * n if small else 1)
+        top = raw[s]
+        bottom = raw[s]
+        for i in range(1, n):
+            top = max(top, raw[s + i])
+            bottom = min(bottom, raw[s + i])
+        ratio = top - bottom <= _RATIO_MAX_SPAN
+        factors = np.empty(n if ratio else 0)
+        packed = np.empty(n if ratio and small else 0, dtype=np.int64)
+        for i in range(factors.shape[0]):
+            factors[i] = math.exp(raw[s + i] - top)
         m = 0
         for p in range(n_perm):
-            for i in range(n):
-                noisy[i] = raw[s + i] + _logistic(uniforms[p, s + i])
-            if small:
+            if ratio:
+                for i in range(n):
+                    u = uniforms[p, s + i]
+                    if u <= 0.0:
+                        u = _TINY
+                    noisy[i] = factors[i] * (u / (1.0 - u))
+            else:
+                for i in range(n):
+                    noisy[i] = raw[s + i] + _logistic(uniforms[p, s + i])
+            if small and ratio:
+                _packed_order(noisy, order, packed)
+            elif small:
                 _insertion_order(noisy, order)
             else:
                 order[:] = np.argsort(-noisy, kind="mergesort")

@@ -1,0 +1,53 @@
+"""Speed of the YetiRank gradient, which default ``LambdaMART`` trains on for NDCG, MAP, ERR and MAUC.
+
+For MQ2008 Fold1 train (9,630 documents) and one ``mq2007``-shaped draw of ``benchmarks/data_shapes.py``
+(seed 1: 41,536 training documents), one numba thread and one LightGBM thread:
+
+* the median time of one YetiRank gradient call (15 calls, after one that compiles);
+* the fit of default ``LambdaMART("NDCG:top=10;type=Exp")``, 300 trees at learning rate 0.1 (on the
+  draw this includes the capacity check's fits), against LightGBM's ``lambdarank`` with its defaults
+  and the same trees, the anchor, timed in the same run; the ratio is printed.
+
+Compare two versions of the library by running this script under each (``PYTHONPATH=.../src``),
+alternately, and taking medians:
+
+    .venv/bin/python benchmarks/yetirank_speed.py
+"""
+
+from __future__ import annotations
+
+import time
+
+import lightgbm as lgb
+import numba
+import numpy as np
+from data_shapes import split
+
+from metricrank import LambdaMART
+from metricrank.objectives import as_training_data, get_objective
+
+
+def seconds(f) -> float:
+    start = time.perf_counter()
+    f()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    numba.set_num_threads(1)
+    for name, data in (("MQ2008 Fold1", split("mq2008", None, 1).train),
+                       ("mq2007 draw 1", split("mq2007", 5.0, 1).train)):
+        bound = get_objective("YetiRank").bind(as_training_data(data.y, data.group_ptr), 0)
+        raw = np.random.default_rng(0).normal(size=data.n_docs)
+        bound(raw)  # compile
+        call = np.median([seconds(lambda: bound(raw)) for _ in range(15)])
+        ours = seconds(lambda: LambdaMART("NDCG:top=10;type=Exp", n_estimators=300, learning_rate=0.1, n_jobs=1,
+                                          random_state=0).fit(data))
+        anchor = seconds(lambda: lgb.LGBMRanker(n_estimators=300, learning_rate=0.1, n_jobs=1, verbose=-1)
+                         .fit(data.X, data.y, group=np.diff(data.group_ptr)))
+        print(f"{name} ({data.n_docs} documents): YetiRank call {call * 1e3:.2f} ms; default LambdaMART fit "
+              f"{ours:.1f} s, LightGBM lambdarank {anchor:.1f} s, ratio {ours / anchor:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
