@@ -13,6 +13,8 @@ tree count best on validation, for one gov-shaped split (``benchmarks/data_shape
 
     .venv/bin/python benchmarks/leaf_iterations_probe.py --seeds 1 2 \\
         --steps Newton:1 Newton:10 Gradient:100 --systems "GBRanker(QuerySoftMax)" "LambdaMART(NDCG:top=10;type=Exp)"
+
+``--hessian mean`` grows the trees on the gradient alone first (``benchmarks/hessian_probe.py``).
 """
 
 from __future__ import annotations
@@ -92,7 +94,14 @@ def main() -> None:
     parser.add_argument("--steps", nargs="+", default=["Newton:1", "Newton:10", "Gradient:100"],
                         metavar="METHOD:K")
     parser.add_argument("--systems", nargs="+", default=["GBRanker(QuerySoftMax)"])
+    parser.add_argument("--hessian", default="exact", choices=["exact", "mean", "nzmean"],
+                        help="the hessian LightGBM grows the trees on (benchmarks/hessian_probe.py); "
+                             "the leaves are refitted on the objective's own")
     args = parser.parse_args()
+    if args.hessian != "exact":
+        from hessian_probe import flattened
+
+        gbranker_module.boost = flattened(args.hessian)
     plans = []
     for item in args.steps:
         method, _, k = item.partition(":")
