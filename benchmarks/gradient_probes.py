@@ -29,6 +29,8 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   values were measured before the check existed; ``--reference yeti``). ``yeti-check-folds``: the same
   system since stop 21, whose check holds out query folds one at a time until 500 queries are judged
   (``yeti-check``'s values are stop 20's single fifth).
+* ``yeti-p30``: YetiRank with 30 permutations per query and tree instead of CatBoost's 10 (stop 26; a
+  less noisy gradient at about three times the gradient's cost), against ``yeti-check-folds``.
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -211,6 +213,7 @@ CANDIDATES = {
     "yeti-63-l2_0": lambda m: quality.gbranker("YetiRank", num_leaves=63, lambda_l2=0.0),
     "yeti-check": lambda m: quality.gbranker("YetiRank"),
     "yeti-check-folds": lambda m: quality.gbranker("YetiRank"),
+    "yeti-p30": lambda m: quality.gbranker("YetiRank:permutations=30"),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
     "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
     "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),
