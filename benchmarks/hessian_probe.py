@@ -54,16 +54,16 @@ def main() -> None:
             values, args = args[at + 1:end], args[:at] + args[end:]
             if option == "--hessian":
                 if len(values) != 1:
-                    sys.exit("--hessian wants one of exact, mean, nzmean or a positive number")
+                    sys.exit("--hessian wants one of exact, mean, nzmean or a finite positive number")
                 mode = values[0]
             else:
                 objectives = values
     if mode not in ("exact", "mean", "nzmean"):
         try:
-            if not float(mode) > 0:
+            if not (np.isfinite(float(mode)) and float(mode) > 0):
                 raise ValueError
         except ValueError:
-            sys.exit(f"--hessian wants one of exact, mean, nzmean or a positive number; got {mode!r}")
+            sys.exit(f"--hessian wants one of exact, mean, nzmean or a finite positive number; got {mode!r}")
     gbranker_module.boost = flattened(mode)
     import data_shapes
     from metricrank.experiments import quality as q
