@@ -64,6 +64,13 @@ def main() -> None:
                 raise ValueError
         except ValueError:
             sys.exit(f"--hessian wants one of exact, mean, nzmean or a finite positive number; got {mode!r}")
+    from metricrank.objectives import get_objective
+
+    for spec in objectives:  # a bad spec fails here, not after the first data set is drawn
+        try:
+            get_objective(spec)
+        except (KeyError, ValueError) as error:
+            sys.exit(f"--objectives: {error}")
     gbranker_module.boost = flattened(mode)
     import data_shapes
     from metricrank.experiments import quality as q
