@@ -176,7 +176,7 @@ def main() -> None:
         try:
             params[name] = int(value) if value.lstrip("-").isdigit() else float(value)
         except ValueError:
-            params[name] = {"True": True, "False": False}.get(value, value)  # e.g. leaf_estimation_method=Gradient
+            params[name] = {"True": True, "False": False}.get(value, value)  # e.g. target=RankNet
     try:  # a misspelt parameter or a bad value fails here, not after the first fits
         LambdaMART(JUDGED[0], **params)._check_params()
     except (TypeError, ValueError) as error:
