@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -120,6 +122,26 @@ def test_two_workers_match_the_single_machine_test_metric(client, data):
     dist = evaluate(valid, model.predict(valid.X), metric="NDCG:top=10")
     single = evaluate(valid, local.predict(valid.X), metric="NDCG:top=10")
     assert abs(dist - single) < 0.03
+
+
+def test_scatter_asks_the_scheduler_for_its_workers(client, data, monkeypatch):
+    # When its fetch fails, Client.scheduler_info() returns a cached identity without workers (this
+    # failed CI once: "npartitions must be an integer >= 1; got 0"); the workers are asked for anew.
+    train, _ = data
+    monkeypatch.setattr(client, "scheduler_info", lambda *a, **k: {"workers": {}})
+    X, y, qid = scatter_by_query(train.X, train.y, train.qid, client=client)
+    assert len(X.chunks[0]) == 2 and len(client.who_has(X)) == 2
+
+
+def test_scatter_to_a_cluster_without_workers_says_so():
+    class NoWorkers:
+        scheduler = SimpleNamespace(address="tcp://10.0.0.1:8786")
+
+        def nthreads(self):
+            return {}
+
+    with pytest.raises(ValueError, match="tcp://10.0.0.1:8786 has no workers"):
+        scatter_by_query(np.ones((4, 2)), np.zeros(4), [1, 1, 2, 2], client=NoWorkers())
 
 
 def test_stochastic_objectives_draw_a_seeded_stream_per_worker(data):

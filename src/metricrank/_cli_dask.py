@@ -92,10 +92,12 @@ def _dask_twin(model, client):
 def fit_on_dask(args, client, model, train, valid, names, console):
     """Train ``model``'s Dask twin on ``client``'s cluster; return the fitted single-machine model."""
     from .dask import scatter_by_query
+    from .dask._partitions import cluster_workers
 
-    workers = len(client.scheduler_info()["workers"])
-    if workers == 0:
-        raise ValueError(f"--dask {args.dask}: the scheduler has no workers")
+    try:
+        workers = len(cluster_workers(client))
+    except ValueError as error:
+        raise ValueError(f"--dask {args.dask}: {error}") from None
     console.print(f"dask: {workers} worker(s) at {client.scheduler.address}; {args.train} is read here and "
                   "sent to them in query-aligned partitions (one per worker)")
     X = train.X.toarray() if hasattr(train.X, "toarray") else train.X

@@ -292,6 +292,25 @@ def partition_by_query(X, y, qid, *, sample_weight=None, npartitions=None):
     return tuple(out)
 
 
+def cluster_workers(client) -> list[str]:
+    """The addresses of ``client``'s workers, asked of the scheduler now (sorted).
+
+    ``Client.scheduler_info()`` is not used: when its fetch fails it returns the client's cached
+    identity, which the periodic refresh keeps without workers (distributed 2026.8), so a cluster
+    with workers could look empty.
+
+    Raises
+    ------
+    ValueError
+        When the cluster has no worker.
+    """
+    workers = sorted(client.nthreads())
+    if not workers:
+        raise ValueError(f"the Dask cluster at {client.scheduler.address} has no workers; start some, "
+                         "or wait for them with client.wait_for_workers(n)")
+    return workers
+
+
 def scatter_by_query(X, y, qid, *, sample_weight=None, npartitions=None, client=None):
     """In-memory data to dask arrays partitioned by query, partition ``i`` on worker ``i mod n_workers``.
 
@@ -332,7 +351,7 @@ def scatter_by_query(X, y, qid, *, sample_weight=None, npartitions=None, client=
         from distributed import default_client
 
         client = default_client()
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = cluster_workers(client)
     if npartitions is None:
         npartitions = len(workers)
     X = np.asarray(X)
