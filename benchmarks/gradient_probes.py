@@ -30,7 +30,7 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   system since stop 21, whose check holds out query folds one at a time until 500 queries are judged
   (``yeti-check``'s values are stop 20's single fifth).
 * ``yeti-p30``: YetiRank with 30 permutations per query and tree instead of CatBoost's 10 (stop 26; a
-  less noisy gradient, each call 2.6 times as long), against ``yeti-check-folds``.
+  less noisy gradient, each call 2.5 times as long), against ``yeti-check-folds``.
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions

@@ -11,11 +11,15 @@ For MQ2008 Fold1 train (9,630 documents) and one ``mq2007``-shaped draw of ``ben
 Compare two versions of the library by running this script under each (``PYTHONPATH=.../src``),
 alternately, and taking medians:
 
-    .venv/bin/python benchmarks/yetirank_speed.py
+    .venv/bin/python benchmarks/yetirank_speed.py [--permutations 30]
+
+``--permutations K`` times ``YetiRank:permutations=K`` and trains ``LambdaMART(target=...)`` on it instead of
+CatBoost's default 10.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import lightgbm as lgb
@@ -34,18 +38,25 @@ def seconds(f) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--permutations", type=int, default=10, help="YetiRank's permutations (default: 10)")
+    args = parser.parse_args()
+    if args.permutations < 1:
+        parser.error(f"--permutations must be >= 1; got {args.permutations}")
+    spec = "YetiRank" if args.permutations == 10 else f"YetiRank:permutations={args.permutations}"
+    target = {} if args.permutations == 10 else {"target": spec}
     numba.set_num_threads(1)
     for name, data in (("MQ2008 Fold1", split("mq2008", None, 1).train),
                        ("mq2007 draw 1", split("mq2007", 5.0, 1).train)):
-        bound = get_objective("YetiRank").bind(as_training_data(data.y, data.group_ptr), 0)
+        bound = get_objective(spec).bind(as_training_data(data.y, data.group_ptr), 0)
         raw = np.random.default_rng(0).normal(size=data.n_docs)
         bound(raw)  # compile
         call = np.median([seconds(lambda: bound(raw)) for _ in range(15)])
         ours = seconds(lambda: LambdaMART("NDCG:top=10;type=Exp", n_estimators=300, learning_rate=0.1, n_jobs=1,
-                                          random_state=0).fit(data))
+                                          random_state=0, **target).fit(data))
         anchor = seconds(lambda: lgb.LGBMRanker(n_estimators=300, learning_rate=0.1, n_jobs=1, verbose=-1)
                          .fit(data.X, data.y, group=np.diff(data.group_ptr)))
-        print(f"{name} ({data.n_docs} documents): YetiRank call {call * 1e3:.2f} ms; default LambdaMART fit "
+        print(f"{name} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms; {'LambdaMART(target=' + spec + ')' if target else 'default LambdaMART'} fit "
               f"{ours:.1f} s, LightGBM lambdarank {anchor:.1f} s, ratio {ours / anchor:.2f}", flush=True)
 
 
