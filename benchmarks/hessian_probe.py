@@ -6,13 +6,13 @@ hessian. This probe replaces the hessian LightGBM sees, for every tree, by:
 
 * ``exact``: the objective's own (the default);
 * ``mean``: its mean over all rows (gradient-only trees, at the Newton step's overall scale);
-* ``nzmean``: that mean over the rows with a non-zero hessian, 0 elsewhere (rows in no pair stay out);
 * a number ``c``: ``c`` for every row (``1``: CatBoost's gradient step, leaf = mean gradient).
 
 It patches the engine's ``boost`` for the run, so nothing in the library changes, and runs
 ``GBRanker(YetiRank)`` (the trees of default ``LambdaMART`` for NDCG@10, MAP and MAUC) and, with
 ``--objectives``, others, judged by NDCG@10, MAP and MAUC, with ``benchmarks/data_shapes.py``'s protocol
-and shapes (learning rate 0.1, 300 trees, one thread, tree count chosen on validation):
+and shapes (learning rate 0.1, 300 trees, one thread, tree count chosen on validation); every other
+option is ``data_shapes.py``'s:
 
     .venv/bin/python benchmarks/hessian_probe.py --hessian mean --shape mq2007 --noise 5 --seeds 1 11 --out mean.json
     .venv/bin/python benchmarks/data_shapes.py --compare mean.json exact.json
@@ -20,6 +20,7 @@ and shapes (learning rate 0.1, 300 trees, one thread, tree count chosen on valid
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import numpy as np
@@ -34,51 +35,43 @@ def flattened(mode: str):
     def boost(params, train, gradient, n_estimators, **kwargs):
         def replaced(raw):
             grad, hess = gradient(raw)
-            if mode == "mean":
-                return grad, np.full_like(hess, hess.mean())
-            if mode == "nzmean":
-                some = hess > 0
-                return grad, np.where(some, hess[some].mean() if some.any() else 1.0, 0.0)
-            return grad, np.full_like(hess, float(mode))
+            return grad, np.full_like(hess, hess.mean() if mode == "mean" else float(mode))
         return _boost(params, train, gradient if mode == "exact" else replaced, n_estimators, **kwargs)
     return boost
 
 
+def _hessian(value: str) -> str:
+    if value in ("exact", "mean"):
+        return value
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not (np.isfinite(number) and number > 0):
+        raise argparse.ArgumentTypeError(f"exact, mean or a finite positive number; got {value!r}")
+    return value
+
+
 def main() -> None:
-    args = sys.argv[1:]
-    mode, objectives = "exact", ["YetiRank"]
-    for option in ("--hessian", "--objectives"):
-        if option in args:
-            at = args.index(option)
-            end = next((k for k in range(at + 1, len(args)) if args[k].startswith("--")), len(args))
-            values, args = args[at + 1:end], args[:at] + args[end:]
-            if option == "--hessian":
-                if len(values) != 1:
-                    sys.exit("--hessian wants one of exact, mean, nzmean or a finite positive number")
-                mode = values[0]
-            else:
-                objectives = values
-    if mode not in ("exact", "mean", "nzmean"):
-        try:
-            if not (np.isfinite(float(mode)) and float(mode) > 0):
-                raise ValueError
-        except ValueError:
-            sys.exit(f"--hessian wants one of exact, mean, nzmean or a finite positive number; got {mode!r}")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hessian", type=_hessian, default="exact", help="exact, mean or a finite positive number")
+    parser.add_argument("--objectives", nargs="+", default=["YetiRank"], help="GBRanker objective specs")
+    args, rest = parser.parse_known_args()
     from metricrank.objectives import get_objective
 
-    for spec in objectives:  # a bad spec fails here, not after the first data set is drawn
+    for spec in args.objectives:  # a bad spec fails here, not after the first data set is drawn
         try:
             get_objective(spec)
         except (KeyError, ValueError) as error:
-            sys.exit(f"--objectives: {error}")
-    gbranker_module.boost = flattened(mode)
+            parser.error(f"--objectives: {error}")
+    gbranker_module.boost = flattened(args.hessian)
     import data_shapes
     from metricrank.experiments import quality as q
 
     data_shapes.systems = lambda **params: {f"GBRanker({o})": (data_shapes.JUDGED, q.gbranker(o, **params))
-                                            for o in objectives}
-    sys.argv = [sys.argv[0], *args]
-    print(f"hessian: {mode}", flush=True)
+                                            for o in args.objectives}
+    sys.argv = [sys.argv[0], *rest]
+    print(f"hessian: {args.hessian}", flush=True)
     data_shapes.main()
 
 

@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--steps", nargs="+", default=["Newton:1", "Newton:10", "Gradient:100"],
                         metavar="METHOD:K")
     parser.add_argument("--systems", nargs="+", default=["GBRanker(QuerySoftMax)"])
-    parser.add_argument("--hessian", default="exact", choices=["exact", "mean", "nzmean"],
+    parser.add_argument("--hessian", default="exact", choices=["exact", "mean"],
                         help="the hessian LightGBM grows the trees on (benchmarks/hessian_probe.py); "
                              "the leaves are refitted on the objective's own")
     args = parser.parse_args()

@@ -48,18 +48,22 @@ def main() -> None:
     spec = "YetiRank" if args.permutations == 10 else f"YetiRank:permutations={args.permutations}"
     target = {} if args.permutations == 10 else {"target": spec}
     numba.set_num_threads(1)
+
+    def model():
+        return LambdaMART("NDCG:top=10;type=Exp", n_estimators=300, learning_rate=0.1, n_jobs=1, random_state=0,
+                          **target)
+
     if args.profile:
         import cProfile
         import pstats
 
         data = split("mq2007", 5.0, 1).train
-        model = LambdaMART("NDCG:top=10;type=Exp", n_estimators=300, learning_rate=0.1, n_jobs=1, random_state=0,
-                           **target)
+        profiled = model()
         get_objective(spec).bind(as_training_data(data.y, data.group_ptr), 0)(np.zeros(data.n_docs))  # compile
         profile = cProfile.Profile()
-        fit = seconds(lambda: profile.runcall(model.fit, data))
+        fit = seconds(lambda: profile.runcall(profiled.fit, data))
         print(f"mq2007 draw 1 ({data.n_docs} documents): LambdaMART fit {fit:.1f} s under cProfile; "
-              f"{model.capacity_check_}", flush=True)
+              f"{profiled.capacity_check_}", flush=True)
         pstats.Stats(profile).sort_stats("tottime").print_stats(6)
         return
     for name, data in (("MQ2008 Fold1", split("mq2008", None, 1).train),
@@ -68,11 +72,11 @@ def main() -> None:
         raw = np.random.default_rng(0).normal(size=data.n_docs)
         bound(raw)  # compile
         call = np.median([seconds(lambda: bound(raw)) for _ in range(15)])
-        ours = seconds(lambda: LambdaMART("NDCG:top=10;type=Exp", n_estimators=300, learning_rate=0.1, n_jobs=1,
-                                          random_state=0, **target).fit(data))
+        ours = seconds(lambda: model().fit(data))
         anchor = seconds(lambda: lgb.LGBMRanker(n_estimators=300, learning_rate=0.1, n_jobs=1, verbose=-1)
                          .fit(data.X, data.y, group=np.diff(data.group_ptr)))
-        print(f"{name} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms; {'LambdaMART(target=' + spec + ')' if target else 'default LambdaMART'} fit "
+        fitted = f"LambdaMART(target={spec})" if target else "default LambdaMART"
+        print(f"{name} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms; {fitted} fit "
               f"{ours:.1f} s, LightGBM lambdarank {anchor:.1f} s, ratio {ours / anchor:.2f}", flush=True)
 
 
