@@ -301,3 +301,11 @@ def test_a_metric_of_all_rows_together_keeps_the_rule(low_threshold):
     by_query = GBRanker("YetiRank", n_estimators=5, random_state=0).fit(binary, eval_set=[binary],
                                                                         eval_metrics=["QueryAUC"])
     assert by_query.capacity_check_ is not None
+
+
+def test_the_check_judges_averaged_models(low_threshold):
+    # n_models=2: every fold model averages two; the held-out curve is read from their mean at each tree count
+    ds = clean_data(seed=7, n_queries=200)
+    model = GBRanker("YetiRank", n_estimators=25, n_models=2, random_state=2).fit(ds)
+    assert model.booster_.num_model_per_iteration() == 2
+    assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, 10.0))

@@ -19,6 +19,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 import metricrank  # noqa: E402
 import metricrank.dask  # noqa: E402
 from metricrank import GBRanker, LambdaMART, evaluate, make_ltr  # noqa: E402
+from metricrank.dask._estimators import NOT_DISTRIBUTED  # noqa: E402
 from metricrank.dask import (  # noqa: E402
     DaskGBRanker, DaskLambdaMART, QuerySplitError, partition_by_query, scatter_by_query)
 
@@ -64,8 +65,9 @@ def test_dask_lambdamart_defaults_and_model_are_lambdamarts(client, data):
     train, valid = data
     dask_params = DaskLambdaMART().get_params()
     for name, value in LambdaMART().get_params().items():
-        if name not in ("n_jobs", "verbose"):
+        if name not in NOT_DISTRIBUTED:
             assert dask_params[name] == value, name
+    assert set(NOT_DISTRIBUTED) - set(dask_params) == set(NOT_DISTRIBUTED)
     # an exact λ target: deterministic, so one partition gives the very trees of the in-memory fit
     model = DaskLambdaMART(metric="MAP", target="MAP", n_estimators=8).fit(one_partition(train), train.y,
                                                                           qid=train.qid)

@@ -67,8 +67,8 @@ def _model_for(args):
 
     objective = get_objective(args.objective, preset=args.preset)
     common = dict(n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
-                  min_data_in_leaf=args.min_data_in_leaf, lambda_l2=args.l2, preset=args.preset, n_jobs=args.threads,
-                  random_state=args.seed)
+                  min_data_in_leaf=args.min_data_in_leaf, lambda_l2=args.l2, n_models=args.models, preset=args.preset,
+                  n_jobs=args.threads, random_state=args.seed)
     if isinstance(objective, LambdaObjective):
         sigma = 1.0 if args.sigma is None else args.sigma
         return check_yetirank_target(LambdaMART(
@@ -158,9 +158,14 @@ def _check_options(args) -> None:
         raise ValueError(f"--valid-query-file is given {len(args.valid_query_file)} times for "
                          f"{len(args.valid or [])} --valid files; give one per --valid, in the same order")
     _check_writable(args.out, "--out")
+    if args.models < 1:
+        raise ValueError(f"--models must be an integer >= 1; got {args.models}")
     if args.dask is not None:
         from ._cli_dask import parse_address
 
+        if args.models != 1:
+            raise ValueError(f"--models {args.models} trains models side by side on one machine; a --dask fit "
+                             "trains one model: drop --models or --dask")
         parse_address(args.dask)
 
 
@@ -288,6 +293,9 @@ def add_parsers(sub, preset_choices) -> None:
                          "capacity check on held-out training queries may add one or two levels; see the estimators' "
                          "num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
+    tr.add_argument("--models", type=int, default=1, metavar="K",
+                    help="boosted models trained side by side, each with its own random draws, and averaged "
+                         "(n_models; K times the trees; not with --dask)")
     tr.add_argument("--l2", type=_auto_or(float, "a number >= 0"), default="auto",
                     help="L2 penalty on leaf values, or 'auto' (10, and 1 at the levels the capacity check adds; "
                          "see the estimators' lambda_l2)")

@@ -33,7 +33,9 @@ __all__ = ["DaskGBRanker", "DaskLambdaMART"]
 #: Single-machine parameters with no distributed meaning: LightGBM's Dask
 #: interface sets each worker's threads to the worker's own thread count, and
 #: trees are grown inside one distributed call, so there is no per-tree printout.
-NOT_DISTRIBUTED = ("n_jobs", "verbose")
+#: ``n_models`` is not distributed either: the workers' objective scores one
+#: column, so a distributed fit trains one model (the twin's ``n_models`` is 1).
+NOT_DISTRIBUTED = ("n_jobs", "verbose", "n_models")
 
 _GB = GBRanker().get_params()
 _LM = LambdaMART().get_params()

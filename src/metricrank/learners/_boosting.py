@@ -19,8 +19,8 @@ import lightgbm as lgb
 import numba
 import numpy as np
 
-__all__ = ["BoostResult", "EvalSet", "IterationInfo", "ScoreTracker", "StoppingRule", "boost", "numba_threads",
-           "tree_params"]
+__all__ = ["BoostResult", "EvalSet", "IterationInfo", "ScoreTracker", "StoppingRule", "boost", "model_mean",
+           "numba_threads", "tree_params"]
 
 
 @contextlib.contextmanager
@@ -70,8 +70,11 @@ class BoostResult:
 
 def tree_params(*, num_leaves, learning_rate, min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2,
                 max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, n_jobs, random_state,
-                path_smooth=0.0, extra_trees=False, extra=None) -> dict:
-    """LightGBM parameters for the tree learner (the objective is ours)."""
+                path_smooth=0.0, extra_trees=False, extra=None, n_models=1) -> dict:
+    """LightGBM parameters for the tree learner (the objective is ours).
+
+    ``n_models`` > 1 trains that many models side by side in one booster, as LightGBM trains a
+    multi-class model: one score column and one tree per model at each iteration."""
     params = {
         "objective": "none",
         "num_leaves": int(num_leaves),
@@ -90,6 +93,8 @@ def tree_params(*, num_leaves, learning_rate, min_data_in_leaf, min_sum_hessian_
         "verbosity": -1,
         "boost_from_average": False,
     }
+    if n_models > 1:
+        params["num_class"] = int(n_models)
     if n_jobs is not None and n_jobs > 0:
         params["num_threads"] = int(n_jobs)
     if random_state is not None:
@@ -97,6 +102,12 @@ def tree_params(*, num_leaves, learning_rate, min_data_in_leaf, min_sum_hessian_
     if extra:
         params.update(extra)
     return params
+
+
+def model_mean(raw) -> np.ndarray:
+    """The score of raw booster output: itself, or with ``n_models`` > 1 the mean of its score columns."""
+    raw = np.asarray(raw, dtype=np.float64)
+    return raw.mean(axis=1) if raw.ndim == 2 else raw
 
 
 def _raise_if_no_feature(err: Exception) -> None:

@@ -36,6 +36,7 @@ from sklearn.base import clone
 
 from ..data import RankingDataset
 from ..metrics.evaluate import evaluate_many
+from ._boosting import model_mean
 
 __all__ = ["CHECK_ALPHA", "CHECK_FOLDS", "CHECK_FUTILITY", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS", "CHECK_MIN_QUERIES",
            "CHECK_QUERIES", "CapacityCheck", "applies", "check_capacity", "held_out_folds", "next_capacity"]
@@ -225,7 +226,7 @@ def _best_common_tree_count(models, held, pooled, metric, preset, higher) -> int
     for tree in range(max(m.n_estimators_ for m in models)):
         for m, h, s in zip(models, held, scores):
             if tree < m.n_estimators_:
-                s += m.booster_.predict(h.X, start_iteration=tree, num_iteration=1, raw_score=True)
+                s += model_mean(m.booster_.predict(h.X, start_iteration=tree, num_iteration=1, raw_score=True))
         (result,) = evaluate_many(pooled, np.concatenate(scores), [metric], preset=preset)
         curve.append(result.value)
     curve = np.asarray(curve, dtype=np.float64)

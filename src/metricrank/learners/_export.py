@@ -6,7 +6,9 @@ argument: the best iteration is applied (only the trees ``predict`` uses are
 written), a warm-start base model that is itself a GBRanker/LambdaMART is folded
 in (its trees are prepended: the scores of tree ensembles add), and the header
 names the objective ``lambdarank``, which LightGBM and ONNX converters read as
-a ranking model whose output is the raw score.
+a ranking model whose output is the raw score. A model of ``n_models`` > 1 is
+written as one model whose trees are all of theirs, each leaf value divided by
+``n_models``: the sum of those trees is the mean of the models' scores.
 """
 
 from __future__ import annotations
@@ -19,6 +21,16 @@ from .._io import atomic_write
 __all__ = ["lightgbm_model_text", "write_lightgbm_model"]
 
 _TREE = re.compile(r"(?m)^(?=Tree=\d+\n)")
+_VALUES = re.compile(r"(?m)^(leaf_value|internal_value)=(.*)$")
+
+
+def _scaled(block: str, factor: float) -> str:
+    """A tree block with its leaf and internal values multiplied by ``factor``."""
+    if re.search(r"(?m)^is_linear=1$", block):
+        raise ValueError("cannot export a linear-tree model of n_models > 1: its leaf coefficients would need "
+                         "scaling too")
+    return _VALUES.sub(lambda m: m.group(1) + "=" + " ".join(repr(float(v) * factor) for v in m.group(2).split()),
+                       block)
 
 
 def _trees(model) -> tuple[str, list[str]]:
@@ -28,6 +40,9 @@ def _trees(model) -> tuple[str, list[str]]:
     start, end = text.find("\nTree="), text.index("end of trees")
     header = text[: start + 1] if start >= 0 else text[:end]
     blocks = [b for b in _TREE.split(text[start + 1:end]) if b] if start >= 0 else []
+    n_models = model.booster_.num_model_per_iteration()
+    if n_models > 1:
+        blocks = [_scaled(b, 1.0 / n_models) for b in blocks]
     base = model.init_model_
     if base is None:
         return header, blocks
@@ -46,6 +61,8 @@ def lightgbm_model_text(model) -> str:
     for line in header.rstrip("\n").split("\n"):
         if line.startswith(("objective=", "tree_sizes=")):
             continue
+        if line.startswith(("num_class=", "num_tree_per_iteration=")):  # the models' trees, summed: one score
+            line = line.split("=")[0] + "=1"
         lines.append(line)
         if line.startswith("max_feature_idx="):
             lines.append("objective=lambdarank")

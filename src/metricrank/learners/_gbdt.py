@@ -76,10 +76,17 @@ class GBDTBase(BaseEstimator):
     """Base of the tree learners. Subclasses define ``__init__`` with the tree parameters
     ``n_estimators, learning_rate, num_leaves, min_data_in_leaf, min_sum_hessian_in_leaf,
     lambda_l2, path_smooth, extra_trees, max_depth, max_bin, feature_fraction, bagging_fraction,
-    bagging_freq, n_jobs, random_state, importance_type, lgb_params``."""
+    bagging_freq, n_jobs, random_state, importance_type, lgb_params`` (and ``n_models`` where the
+    subclass averages several models)."""
+
+    def _n_models(self) -> int:
+        """How many boosted models are trained side by side and averaged (1 for learners without ``n_models``)."""
+        return int(getattr(self, "n_models", 1))
 
     def _check_params(self) -> None:
         positive_int(self, "n_estimators")
+        if hasattr(self, "n_models"):
+            positive_int(self, "n_models")
         if not (isinstance(self.num_leaves, str) and self.num_leaves == "auto"):
             if isinstance(self.num_leaves, bool) or not isinstance(self.num_leaves, (int, np.integer)) \
                     or self.num_leaves < 2:
@@ -102,6 +109,9 @@ class GBDTBase(BaseEstimator):
                 raise ValueError(f"{name} must be >= 0; got {getattr(self, name)!r}")
         if not (isinstance(self.extra_trees, (bool, np.bool_)) or self.extra_trees == "auto"):
             raise ValueError(f"extra_trees must be 'auto', True or False; got {self.extra_trees!r}")
+        if self.lgb_params and {"num_class", "num_classes"} & set(self.lgb_params):
+            raise ValueError("lgb_params must not set num_class: the objective is a ranking score (n_models sets "
+                             "how many models train side by side)")
         if self.importance_type not in ("split", "gain"):
             raise ValueError(f"importance_type must be 'split' or 'gain'; got {self.importance_type!r}")
 
@@ -143,7 +153,7 @@ class GBDTBase(BaseEstimator):
             lambda_l2=self.lambda_l2_, path_smooth=self.path_smooth, extra_trees=extra,
             max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=self.n_jobs,
-            random_state=self.random_state, extra=self.lgb_params,
+            random_state=self.random_state, extra=self.lgb_params, n_models=self._n_models(),
         )
 
     def _set_fitted(self, result: BoostResult, n_features: int, init_model=None) -> None:

@@ -14,7 +14,7 @@ from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.evaluate import evaluate_many
 from ..objectives._base import Objective, as_training_data
-from ._boosting import EvalSet, IterationInfo, boost, numba_threads
+from ._boosting import EvalSet, IterationInfo, boost, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema
@@ -74,6 +74,16 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     max_bin : int, default 255
     feature_fraction, bagging_fraction : float, default 1.0
     bagging_freq : int, default 0
+    n_models : int, default 1
+        Boosted models trained side by side and averaged: each keeps its own
+        scores, its own gradient draws (YetiRank's permutations, sampled pairs)
+        and its own randomised splits and bagging, and each iteration grows one
+        tree per model (LightGBM's multi-class layout: ``booster_`` has
+        ``n_models`` score columns, :meth:`predict` returns their mean). Costs
+        ``n_models`` times the trees. Models differ only by those random
+        draws: with a deterministic gradient, no randomised splits and no
+        bagging they are identical. As :class:`~metricrank.LambdaMART`, which
+        gives the measurements. ``*Pairwise`` objectives take 1 only.
     preset : str, optional
         Metric convention preset for λ targets and evaluation metrics.
     max_query_size : int, default 10000
@@ -127,8 +137,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
 
     def __init__(self, objective="YetiRank", *, n_estimators=100, learning_rate=0.1, num_leaves="auto",
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2="auto", path_smooth=0.0, extra_trees="auto",
-                 max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, preset=None,
-                 max_query_size=MAX_QUERY_SIZE, n_jobs=None, random_state=None, importance_type="split",
+                 max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, n_models=1,
+                 preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None, random_state=None, importance_type="split",
                  lgb_params=None, verbose=0):
         self.objective = objective
         self.n_estimators = n_estimators
@@ -144,6 +154,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         self.feature_fraction = feature_fraction
         self.bagging_fraction = bagging_fraction
         self.bagging_freq = bagging_freq
+        self.n_models = n_models
         self.preset = preset
         self.max_query_size = max_query_size
         self.n_jobs = n_jobs
@@ -284,6 +295,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                                                   or early_stopping_rounds < 1):
             raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
 
+        n_models = self._n_models()
+        if n_models > 1 and objective.pairwise_leaves:
+            raise ValueError(f"n_models={n_models}: {objective.spec} refits each tree's leaves pairwise on one "
+                             f"score column, so it trains a single model; set n_models=1")
         base_train = self._base_scores(init_model, init_score, ds)
         self.capacity_check_ = None
         # raw init_score has no counterpart for the held-out queries' evaluation: the rule then
@@ -313,13 +328,15 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         # The Dataset gets every tree parameter: binning and feature pre-filtering read
         # min_data_in_leaf, and without it LightGBM drops every feature of small data. A Dataset
         # built for the same matrix and parameters by an earlier fit is reused (_dataset_cache).
-        with checkout_datasets(ds.X, ds.y, base_train, params, feature_name=schema.lightgbm_names(),
-                               categorical_feature=schema.categorical or "auto",
-                               evals=[(eds.X, eds.y, b) for (_, eds), b in zip(evals, eval_bases)]) as (train, lds):
+        with checkout_datasets(ds.X, ds.y, _per_model(base_train, ds.n_docs, n_models), params,
+                               feature_name=schema.lightgbm_names(), categorical_feature=schema.categorical or "auto",
+                               evals=[(eds.X, eds.y, _per_model(b, eds.n_docs, n_models))
+                                      for (_, eds), b in zip(evals, eval_bases)]) as (train, lds):
             eval_objs = [EvalSet(name, d, _evaluator(eds, eval_metrics, self.preset))
                          for (name, eds), d in zip(evals, lds)]
+            gradient = bound if n_models == 1 else _ModelGradients(bound)
             with numba_threads(self.n_jobs):
-                result = boost(params, train, bound, int(self.n_estimators), eval_sets=eval_objs,
+                result = boost(params, train, gradient, int(self.n_estimators), eval_sets=eval_objs,
                                early_stopping_rounds=early_stopping_rounds, callbacks=callbacks, tracker=tracker)
         self.objective_ = objective
         self._set_schema(schema)
@@ -374,13 +391,15 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             num_iteration = self.best_iteration_ or self.n_estimators_
         if pred_contrib:
             out = np.asarray(self.booster_.predict(X, num_iteration=num_iteration, pred_contrib=True))
+            if self.booster_.num_model_per_iteration() > 1:  # n_models blocks of (features + 1): their mean
+                out = out.reshape(out.shape[0], self.booster_.num_model_per_iteration(), -1).mean(axis=1)
             if self.init_model_ is not None:
                 if not isinstance(self.init_model_, GBRanker):
                     raise ValueError(f"pred_contrib needs a GBRanker/LambdaMART base model, not a "
                                      f"{type(self.init_model_).__name__}")
                 out = out + self.init_model_.predict(X, pred_contrib=True)
             return out
-        scores = self.booster_.predict(X, num_iteration=num_iteration, raw_score=True)
+        scores = model_mean(self.booster_.predict(X, num_iteration=num_iteration, raw_score=True))
         if self.init_model_ is not None:
             scores = scores + np.asarray(self.init_model_.predict(X), dtype=np.float64)
         return scores
@@ -514,8 +533,31 @@ def load_ranker(path: str | os.PathLike):
     return classes[name]._from_state(state)
 
 
+def _per_model(base, n_docs: int, n_models: int):
+    """Starting scores for the booster: ``base`` (None: LightGBM's zeros) as one column per model."""
+    if n_models == 1:
+        return base
+    return np.tile((np.zeros(n_docs) if base is None else base)[:, None], (1, n_models))
+
+
+class _ModelGradients:
+    """The gradient of each of ``n_models`` side-by-side models at its own score column, in turn: stochastic
+    objectives draw afresh for every column, so the models differ."""
+
+    def __init__(self, bound):
+        self.bound = bound
+
+    def __call__(self, raw):
+        grad, hess = np.empty_like(raw), np.empty_like(raw)
+        for j in range(raw.shape[1]):
+            # the bound objective returns its own buffers, overwritten by the next call: copy them out
+            grad[:, j], hess[:, j] = self.bound(np.ascontiguousarray(raw[:, j]))
+        return grad, hess
+
+
 def _evaluator(ds: RankingDataset, specs: list[str], preset):
     def evaluate(raw):
+        raw = model_mean(raw)
         results = evaluate_many(ds.y, raw, specs, preset=preset, group_ptr=ds.group_ptr,
                                 group_weights=ds.group_weight)
         return [(spec, r.value, r.higher_is_better) for spec, r in zip(specs, results)]

@@ -133,6 +133,13 @@ class LambdaMART(GBRanker):
     max_bin : int, default 255
     feature_fraction, bagging_fraction : float, default 1.0
     bagging_freq : int, default 0
+    n_models : int, default 1
+        Boosted models trained side by side and averaged, each on its own
+        scores with its own random draws (YetiRank's permutations, randomised
+        splits, bagging); every iteration grows one tree per model, and
+        :meth:`predict` (``num_iteration`` included) returns the mean of the
+        models' scores. ``n_models`` times the trees and the time. See
+        :class:`~metricrank.GBRanker`.
     sigma : float, default 1.0
         σ of ``ρ_ij = 1 / (1 + exp(σ (s_i - s_j)))``. ``sigma``,
         ``truncation``, ``norm`` and ``exact`` are λ options: a YetiRank
@@ -205,7 +212,8 @@ class LambdaMART(GBRanker):
 
     def __init__(self, metric="NDCG:top=10", *, target="auto", n_estimators=100, learning_rate=0.1, num_leaves="auto",
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2="auto", path_smooth=0.0, extra_trees="auto",
-                 max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, sigma=1.0,
+                 max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, n_models=1,
+                 sigma=1.0,
                  truncation=None, norm="auto", exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None,
                  random_state=None, importance_type="split", lgb_params=None, verbose=0):
         self.metric = metric
@@ -223,6 +231,7 @@ class LambdaMART(GBRanker):
         self.feature_fraction = feature_fraction
         self.bagging_fraction = bagging_fraction
         self.bagging_freq = bagging_freq
+        self.n_models = n_models
         self.sigma = sigma
         self.truncation = truncation
         self.norm = norm
