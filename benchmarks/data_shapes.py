@@ -20,6 +20,10 @@ trees, the tree count chosen on validation by the judged metric, test value at t
 ``--learning-rate`` and ``--trees`` (default 0.1 and 300, the suite's) change the protocol for every
 system alike, anchors included.
 
+Since stop 27 default ``LambdaMART`` averages two YetiRank models on 30,000-129,999 training documents
+(``n_models="auto"``): the ``mq2007`` and ``gov`` draws. Runs of those shapes before stop 27 are what
+``--set n_models=1`` gives now.
+
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007,
 ``700 + seed`` for ohsumed) and split. Prints, per judged metric, each system's mean test value over
 the test queries of all seeds, its difference to the best anchor and the per-query Wilcoxon p against
@@ -105,14 +109,23 @@ def table(per_query: dict, metric: str) -> list[str]:
     return lines
 
 
+def joined(paths) -> dict:
+    """``{system: {metric: per-query values}}`` of ``--out`` files, their seeds joined in the order given."""
+    out: dict = {}
+    for path in paths:
+        with open(path) as f:
+            for name, metrics in json.load(f).items():
+                for m, values in metrics.items():
+                    out.setdefault(name, {}).setdefault(m, []).extend(values)
+    return out
+
+
 def compare(candidate_path: str, reference_path: str) -> list[str]:
     """Lines comparing the systems two ``--out`` files share, metric by metric: mean test values and
     the suite's paired per-query test of candidate against reference. Both files must come from the
-    same shape, noise and seeds (the per-query lists pair up only then; a length mismatch raises)."""
-    with open(candidate_path) as f:
-        candidate = json.load(f)
-    with open(reference_path) as f:
-        reference = json.load(f)
+    same shape, noise and seeds (the per-query lists pair up only then; a length mismatch raises).
+    Either may name several files, comma-separated: their seeds are joined in the order given."""
+    candidate, reference = joined(candidate_path.split(",")), joined(reference_path.split(","))
     lines = ["| system | metric | candidate | reference | Δ | W/L, p |", "|---|---|---|---|---|---|"]
     for name in (n for n in candidate if n in reference):
         for m in (m for m in JUDGED if m in candidate[name] and m in reference[name]):
@@ -137,25 +150,21 @@ def main() -> None:
                         help="parameters of the metricrank systems instead of their defaults, e.g. lambda_l2=0")
     parser.add_argument("--out", help="write the per-query test values here (JSON)")
     parser.add_argument("--compare", nargs=2, metavar=("CANDIDATE.json", "REFERENCE.json"),
-                        help="fit nothing: compare two --out files system by system (paired per query)")
+                        help="fit nothing: compare two --out files system by system (paired per query); "
+                             "either may be several files, comma-separated, their seeds joined in order")
     parser.add_argument("--tables", nargs="+", metavar="OUT.json",
                         help="fit nothing: print the tables of --out files of one shape and noise, "
                              "their seeds joined in the order given")
     args = parser.parse_args()
     if args.tables:
-        joined: dict = {}
-        for path in args.tables:
-            with open(path) as f:
-                for name, metrics in json.load(f).items():
-                    for m, values in metrics.items():
-                        joined.setdefault(name, {}).setdefault(m, []).extend(values)
+        tables = joined(args.tables)
         for m in JUDGED:  # the paired tests need every system on the same queries
-            sizes = {name: len(v[m]) for name, v in joined.items() if m in v}
+            sizes = {name: len(v[m]) for name, v in tables.items() if m in v}
             if len(set(sizes.values())) > 1:
                 parser.error(f"--tables: {m} has different query counts per system {sizes}; "
                              "join runs that each ran every system")
         for m in JUDGED:
-            print("\n".join(["", *table(joined, m)]))
+            print("\n".join(["", *table(tables, m)]))
         return
     if args.compare:
         for line in compare(*args.compare):

@@ -28,9 +28,13 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   trees win significantly (``metricrank.learners._capacity``). ``yeti`` is the size rule alone (its
   values were measured before the check existed; ``--reference yeti``). ``yeti-check-folds``: the same
   system since stop 21, whose check holds out query folds one at a time until 500 queries are judged
-  (``yeti-check``'s values are stop 20's single fifth).
+  (``yeti-check``'s values are stop 20's single fifth). Since stop 27 it is pinned to one model
+  (``n_models=1``), what it measured before ``n_models="auto"`` averaged two from 30,000 documents.
 * ``yeti-p30``: YetiRank with 30 permutations per query and tree instead of CatBoost's 10 (stop 26; a
   less noisy gradient, each call 2.5 times as long), against ``yeti-check-folds``.
+* ``yeti-m2``, ``yeti-m3``: YetiRank averaged over 2 or 3 models trained side by side (``n_models``; each
+  with its own permutations and randomised splits, twice or three times the trees), against
+  ``yeti-check-folds`` (stop 27).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -212,8 +216,10 @@ CANDIDATES = {
     "yeti-31-noextra-l2_3": lambda m: quality.gbranker("YetiRank", num_leaves=31, extra_trees=False, lambda_l2=3.0),
     "yeti-63-l2_0": lambda m: quality.gbranker("YetiRank", num_leaves=63, lambda_l2=0.0),
     "yeti-check": lambda m: quality.gbranker("YetiRank"),
-    "yeti-check-folds": lambda m: quality.gbranker("YetiRank"),
+    "yeti-check-folds": lambda m: quality.gbranker("YetiRank", n_models=1),
     "yeti-p30": lambda m: quality.gbranker("YetiRank:permutations=30"),
+    "yeti-m2": lambda m: quality.gbranker("YetiRank", n_models=2),
+    "yeti-m3": lambda m: quality.gbranker("YetiRank", n_models=3),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
     "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
     "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),

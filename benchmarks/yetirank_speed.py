@@ -14,8 +14,10 @@ alternately, and taking medians:
     .venv/bin/python benchmarks/yetirank_speed.py [--permutations 30]
 
 ``--permutations K`` times ``YetiRank:permutations=K`` and trains ``LambdaMART(target=...)`` on it instead of
-CatBoost's default 10. ``--profile`` runs only the fit on the draw, under cProfile, and prints where its
-time goes (the functions with the most time of their own).
+CatBoost's default 10. ``--models K`` fits ``n_models=K`` instead of the default ``"auto"`` (since stop 27
+two models on the draw, one on MQ2008; the stop-26 figures are ``--models 1``). ``--profile`` runs only the
+fit on the draw, under cProfile, and prints where its time goes (the functions with the most time of their
+own).
 """
 
 from __future__ import annotations
@@ -41,17 +43,21 @@ def seconds(f) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--permutations", type=int, default=10, help="YetiRank's permutations (default: 10)")
+    parser.add_argument("--models", type=int, default=None, help="n_models of the fit (default: 'auto')")
     parser.add_argument("--profile", action="store_true", help="profile the fit on the mq2007 draw only")
     args = parser.parse_args()
     if args.permutations < 1:
         parser.error(f"--permutations must be >= 1; got {args.permutations}")
+    if args.models is not None and args.models < 1:
+        parser.error(f"--models must be >= 1; got {args.models}")
+    models = {} if args.models is None else {"n_models": args.models}
     spec = "YetiRank" if args.permutations == 10 else f"YetiRank:permutations={args.permutations}"
     target = {} if args.permutations == 10 else {"target": spec}
     numba.set_num_threads(1)
 
     def model():
         return LambdaMART("NDCG:top=10;type=Exp", n_estimators=300, learning_rate=0.1, n_jobs=1, random_state=0,
-                          **target)
+                          **target, **models)
 
     if args.profile:
         import cProfile
@@ -72,10 +78,11 @@ def main() -> None:
         raw = np.random.default_rng(0).normal(size=data.n_docs)
         bound(raw)  # compile
         call = np.median([seconds(lambda: bound(raw)) for _ in range(15)])
-        ours = seconds(lambda: model().fit(data))
+        fitted_model = model()
+        ours = seconds(lambda: fitted_model.fit(data))
         anchor = seconds(lambda: lgb.LGBMRanker(n_estimators=300, learning_rate=0.1, n_jobs=1, verbose=-1)
                          .fit(data.X, data.y, group=np.diff(data.group_ptr)))
-        fitted = f"LambdaMART(target={spec})" if target else "default LambdaMART"
+        fitted = (f"LambdaMART(target={spec})" if target else "default LambdaMART") + f", {fitted_model.n_models_} model(s)"
         print(f"{name} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms; {fitted} fit "
               f"{ours:.1f} s, LightGBM lambdarank {anchor:.1f} s, ratio {ours / anchor:.2f}", flush=True)
 

@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import wilcoxon
 
 from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
-from metricrank.learners import _capacity
+from metricrank.learners import _capacity, _gbdt
 from metricrank.learners._gbdt import auto_extra_trees, auto_num_leaves
 
 NDCG = "NDCG:top=10"
@@ -309,3 +309,21 @@ def test_the_check_judges_averaged_models(low_threshold):
     model = GBRanker("YetiRank", n_estimators=25, n_models=2, random_state=2).fit(ds)
     assert model.booster_.num_model_per_iteration() == 2
     assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, 10.0))
+
+
+def test_fold_models_average_as_many_models_as_the_final_one(low_threshold, monkeypatch):
+    # n_models="auto" resolved on all the training documents (in the range), not on the fold models' 80 %
+    ds = clean_data(seed=7, n_queries=200)
+    monkeypatch.setattr(_gbdt, "AUTO_MODELS_DOCS", (ds.n_docs, 10**9))
+    resolved = []
+    fit = GBRanker.fit
+
+    def recording_fit(self, *args, **kwargs):
+        out = fit(self, *args, **kwargs)
+        resolved.append(self.n_models_)
+        return out
+
+    monkeypatch.setattr(GBRanker, "fit", recording_fit)
+    model = LambdaMART(NDCG, n_estimators=10, random_state=2).fit(ds)
+    assert model.capacity_check_ is not None and len(resolved) >= 3
+    assert set(resolved) == {2} and model.booster_.num_model_per_iteration() == 2

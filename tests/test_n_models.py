@@ -1,6 +1,7 @@
 """``n_models``: boosted models trained side by side in one booster and averaged."""
 
 import os
+import re
 
 import lightgbm
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
 from metricrank.cli import main as cli_main
 from metricrank.data import save_letor
+from metricrank.learners import _gbdt
 from metricrank.learners.gbranker import _ModelGradients
 
 NDCG = "NDCG:top=10"
@@ -115,14 +117,45 @@ def test_save_and_load_keep_the_models(data, tmp_path):
                        n_jobs=1).fit(train)
     model.save(tmp_path / "m.json")
     loaded = LambdaMART.load(tmp_path / "m.json")
-    assert loaded.n_models == 2
+    assert loaded.n_models == loaded.n_models_ == 2
     np.testing.assert_array_equal(loaded.predict(vali.X), model.predict(vali.X))
 
 
-@pytest.mark.parametrize("value", [0, -1, 1.5, "2", True])
-def test_n_models_must_be_a_positive_integer(data, value):
-    with pytest.raises(ValueError, match="n_models must be an integer >= 1"):
+@pytest.mark.parametrize("value", [0, -1, 1.5, "2", "Auto", True, None])
+def test_n_models_must_be_auto_or_a_positive_integer(data, value):
+    with pytest.raises(ValueError, match="n_models must be 'auto' or an integer >= 1"):
         GBRanker(n_models=value, n_estimators=2).fit(data[0])
+
+
+@pytest.fixture
+def every_size(monkeypatch):
+    """``n_models="auto"``'s range from 100 training documents, so that small data exercise it."""
+    monkeypatch.setattr(_gbdt, "AUTO_MODELS_DOCS", (100, 10**9))
+
+
+@pytest.mark.parametrize("make, models", [
+    (lambda: LambdaMART(NDCG), 2),                        # judged NDCG trains on YetiRank
+    (lambda: LambdaMART("MAUC"), 2),
+    (lambda: GBRanker("YetiRank:permutations=3"), 2),
+    (lambda: LambdaMART("MRR"), 1),                       # a λ target: not measured
+    (lambda: LambdaMART(NDCG, target="NDCG:top=10"), 1),
+    (lambda: GBRanker("QuerySoftMax"), 1),
+    (lambda: GBRanker("YetiRankPairwise"), 1),            # pairwise leaves: one score column
+    (lambda: LambdaMART(NDCG, n_models=3), 3),            # explicit: as given
+])
+def test_auto_averages_two_yetirank_models_in_its_range(data, every_size, make, models):
+    model = make().set_params(n_estimators=3, num_leaves=7, min_data_in_leaf=5, random_state=0, n_jobs=1)
+    model.fit(data[0])
+    assert model.n_models_ == models == model.booster_.num_model_per_iteration()
+
+
+def test_auto_is_one_model_outside_its_range(data):
+    train = data[0]
+    assert train.n_docs < _gbdt.AUTO_MODELS_DOCS[0]
+    model = LambdaMART(NDCG, n_estimators=3, num_leaves=7, min_data_in_leaf=5).fit(train)
+    assert model.n_models_ == 1 == model.booster_.num_model_per_iteration()
+    assert _gbdt.auto_n_models(_gbdt.AUTO_MODELS_DOCS[1], model.objective_) == 1
+    assert _gbdt.auto_n_models(_gbdt.AUTO_MODELS_DOCS[1] - 1, model.objective_) == 2
 
 
 def test_pairwise_leaves_train_one_model(data):
@@ -143,9 +176,14 @@ def test_cli_trains_and_checks_models(data, tmp_path, capsys):
     assert cli_main(["train", "--train", path, "--out", out, "--trees", "5", "--models", "2", "--leaves", "7",
                      "--min-data-in-leaf", "5", "--seed", "0"]) == 0
     model = LambdaMART.load(out)
-    assert model.n_models == 2 and model.booster_.num_trees() == 10
-    for args, message in ((["--models", "0"], "--models must be an integer >= 1"),
+    assert model.n_models == model.n_models_ == 2 and model.booster_.num_trees() == 10
+    for args, message in ((["--models", "0"], "--models must be 'auto' or an integer >= 1"),
+                          (["--models", "two"], "must be 'auto' or an integer >= 1; got 'two'"),
                           (["--models", "2", "--dask", "tcp://127.0.0.1:1"], "--models 2 .* drop --models or --dask")):
         capsys.readouterr()
-        assert cli_main(["train", "--train", path, "--out", out, *args]) == 2
-        assert __import__("re").search(message, capsys.readouterr().err)
+        try:
+            code = cli_main(["train", "--train", path, "--out", out, *args])
+        except SystemExit as exit_:  # argparse's own type check
+            code = exit_.code
+        assert code == 2
+        assert re.search(message, capsys.readouterr().err)

@@ -158,12 +158,12 @@ def _check_options(args) -> None:
         raise ValueError(f"--valid-query-file is given {len(args.valid_query_file)} times for "
                          f"{len(args.valid or [])} --valid files; give one per --valid, in the same order")
     _check_writable(args.out, "--out")
-    if args.models < 1:
-        raise ValueError(f"--models must be an integer >= 1; got {args.models}")
+    if args.models != "auto" and args.models < 1:
+        raise ValueError(f"--models must be 'auto' or an integer >= 1; got {args.models}")
     if args.dask is not None:
         from ._cli_dask import parse_address
 
-        if args.models != 1:
+        if args.models not in ("auto", 1):
             raise ValueError(f"--models {args.models} trains models side by side on one machine; a --dask fit "
                              "trains one model: drop --models or --dask")
         parse_address(args.dask)
@@ -293,9 +293,10 @@ def add_parsers(sub, preset_choices) -> None:
                          "capacity check on held-out training queries may add one or two levels; see the estimators' "
                          "num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
-    tr.add_argument("--models", type=int, default=1, metavar="K",
+    tr.add_argument("--models", type=_auto_or(int, "an integer >= 1"), default="auto", metavar="K|auto",
                     help="boosted models trained side by side, each with its own random draws, and averaged "
-                         "(n_models; K times the trees; not with --dask)")
+                         "(n_models; K times the trees); 'auto': 2 for YetiRank on 30,000-129,999 training "
+                         "documents, else 1 (with --dask always 1)")
     tr.add_argument("--l2", type=_auto_or(float, "a number >= 0"), default="auto",
                     help="L2 penalty on leaf values, or 'auto' (10, and 1 at the levels the capacity check adds; "
                          "see the estimators' lambda_l2)")

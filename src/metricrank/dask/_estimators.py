@@ -271,6 +271,7 @@ max_query_size, random_state, importance_type, lgb_params
         group = da.from_array(sizes, chunks=(layout.queries_per_partition,))
         # the single-machine twin's parameters ("auto" resolved for the whole training set; it has no
         # n_jobs, so LightGBM's threads are the workers' own)
+        twin.n_models_ = 1  # the workers' objective scores one column: one model (n_models is not distributed)
         params = twin._tree_params(int(sizes.sum()))
         self.num_leaves_, self.extra_trees_, self.lambda_l2_ = twin.num_leaves_, twin.extra_trees_, twin.lambda_l2_
         del params["objective"]  # ours, below

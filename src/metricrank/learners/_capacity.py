@@ -177,7 +177,9 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     def judged(capacity, looks):
         fitted = models.setdefault(capacity, [])
         for fold, hold_ds in zip(folds[len(fitted):looks], held[len(fitted):looks]):
-            model = clone(estimator).set_params(num_leaves=capacity[0], extra_trees=capacity[1],
+            # the final model's n_models (resolved on all the training queries), not one resolved on 80 % of them
+            model = clone(estimator).set_params(n_models=estimator.n_models_, num_leaves=capacity[0],
+                                                extra_trees=capacity[1],
                                                 lambda_l2=capacity[2], verbose=0)
             watch = {} if early_stopping_rounds is None else {
                 "eval_set": [hold_ds], "eval_names": ["held_out"], "eval_metrics": [metric],

@@ -8,8 +8,8 @@ from sklearn.exceptions import NotFittedError
 
 from ._boosting import BoostResult, tree_params
 
-__all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS", "GBDTBase",
-           "auto_extra_trees", "auto_num_leaves", "positive_int"]
+__all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_MODELS_DOCS", "EXTRA_TREES_MAX_DOCS",
+           "GBDTBase", "auto_extra_trees", "auto_n_models", "auto_num_leaves", "positive_int"]
 
 #: ``num_leaves="auto"`` aims at this many training documents per leaf (BENCHMARKS.md, "Leaves by data size").
 AUTO_DOCS_PER_LEAF = 2000
@@ -65,6 +65,30 @@ AUTO_LAMBDA_L2 = 10.0
 ADDED_LEVEL_LAMBDA_L2 = 1.0
 
 
+#: ``n_models="auto"`` averages two YetiRank models from the first to below the second of these training
+#: document counts, one elsewhere. Measured (BENCHMARKS.md, "Two models side by side"): from 40,000 to
+#: 67,000 documents two models gained on every judged metric of three collection shapes, on MQ2008
+#: (9,600) they did not; above the range the gain is not measured and the cost is doubled trees.
+AUTO_MODELS_DOCS = (30_000, 130_000)
+
+
+def auto_n_models(n_docs: int, objective) -> int:
+    """``n_models="auto"``: 2 for YetiRank (not its pairwise-leaf variant) on training sets of
+    :data:`AUTO_MODELS_DOCS` documents, 1 otherwise (other objectives: not measured).
+
+    Examples
+    --------
+    >>> from metricrank.objectives import get_objective
+    >>> yeti = get_objective("YetiRank")
+    >>> [auto_n_models(n, yeti) for n in (9_600, 30_000, 129_999, 130_000)], auto_n_models(50_000, get_objective("PairLogit"))
+    ([1, 2, 2, 1], 1)
+    """
+    from ..objectives.yetirank import YetiRank
+
+    low, high = AUTO_MODELS_DOCS
+    return 2 if isinstance(objective, YetiRank) and not objective.pairwise_leaves and low <= n_docs < high else 1
+
+
 def positive_int(est, name: str, minimum: int = 1) -> None:
     """Raise ValueError unless ``est.<name>`` is an integer >= ``minimum``."""
     value = getattr(est, name)
@@ -79,14 +103,19 @@ class GBDTBase(BaseEstimator):
     bagging_freq, n_jobs, random_state, importance_type, lgb_params`` (and ``n_models`` where the
     subclass averages several models)."""
 
-    def _n_models(self) -> int:
-        """How many boosted models are trained side by side and averaged (1 for learners without ``n_models``)."""
-        return int(getattr(self, "n_models", 1))
+    def _resolve_n_models(self, n_docs: int, objective) -> int:
+        """``n_models`` with "auto" resolved for ``n_docs`` training rows and ``objective``; sets ``n_models_``
+        (1 for learners without ``n_models``)."""
+        value = getattr(self, "n_models", 1)
+        self.n_models_ = auto_n_models(n_docs, objective) if isinstance(value, str) else int(value)
+        return self.n_models_
 
     def _check_params(self) -> None:
         positive_int(self, "n_estimators")
-        if hasattr(self, "n_models"):
-            positive_int(self, "n_models")
+        if hasattr(self, "n_models") and not (isinstance(self.n_models, str) and self.n_models == "auto"):
+            if isinstance(self.n_models, (bool, np.bool_)) or not isinstance(self.n_models, (int, np.integer)) \
+                    or self.n_models < 1:
+                raise ValueError(f"n_models must be 'auto' or an integer >= 1; got {self.n_models!r}")
         if not (isinstance(self.num_leaves, str) and self.num_leaves == "auto"):
             if isinstance(self.num_leaves, bool) or not isinstance(self.num_leaves, (int, np.integer)) \
                     or self.num_leaves < 2:
@@ -153,7 +182,7 @@ class GBDTBase(BaseEstimator):
             lambda_l2=self.lambda_l2_, path_smooth=self.path_smooth, extra_trees=extra,
             max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=self.n_jobs,
-            random_state=self.random_state, extra=self.lgb_params, n_models=self._n_models(),
+            random_state=self.random_state, extra=self.lgb_params, n_models=getattr(self, "n_models_", 1),
         )
 
     def _set_fitted(self, result: BoostResult, n_features: int, init_model=None) -> None:

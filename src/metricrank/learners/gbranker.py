@@ -74,7 +74,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     max_bin : int, default 255
     feature_fraction, bagging_fraction : float, default 1.0
     bagging_freq : int, default 0
-    n_models : int, default 1
+    n_models : int or "auto", default "auto"
         Boosted models trained side by side and averaged: each keeps its own
         scores, its own gradient draws (YetiRank's permutations, sampled pairs)
         and its own randomised splits and bagging, and each iteration grows one
@@ -82,8 +82,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         ``n_models`` score columns, :meth:`predict` returns their mean). Costs
         ``n_models`` times the trees. Models differ only by those random
         draws: with a deterministic gradient, no randomised splits and no
-        bagging they are identical. As :class:`~metricrank.LambdaMART`, which
-        gives the measurements. ``*Pairwise`` objectives take 1 only.
+        bagging they are identical. ``"auto"``: 2 for YetiRank from 30,000 to
+        129,999 training documents, 1 otherwise (fitted ``n_models_``); as
+        :class:`~metricrank.LambdaMART`, which gives the measurements.
+        ``*Pairwise`` objectives take 1 only.
     preset : str, optional
         Metric convention preset for λ targets and evaluation metrics.
     max_query_size : int, default 10000
@@ -119,6 +121,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         Whether splits were randomised (``extra_trees`` with ``"auto"`` resolved).
     lambda_l2_ : float
         The L2 penalty used (``lambda_l2`` with ``"auto"`` resolved).
+    n_models_ : int
+        The models averaged (``n_models`` with ``"auto"`` resolved).
     capacity_check_ : CapacityCheck or None
         What the capacity check of ``num_leaves="auto"`` saw and chose; None when it did not run.
     stop_reason_ : str
@@ -137,7 +141,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
 
     def __init__(self, objective="YetiRank", *, n_estimators=100, learning_rate=0.1, num_leaves="auto",
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2="auto", path_smooth=0.0, extra_trees="auto",
-                 max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, n_models=1,
+                 max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, n_models="auto",
                  preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None, random_state=None, importance_type="split",
                  lgb_params=None, verbose=0):
         self.objective = objective
@@ -295,7 +299,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                                                   or early_stopping_rounds < 1):
             raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
 
-        n_models = self._n_models()
+        n_models = self._resolve_n_models(ds.n_docs, objective)
         if n_models > 1 and objective.pairwise_leaves:
             raise ValueError(f"n_models={n_models}: {objective.spec} refits each tree's leaves pairwise on one "
                              f"score column, so it trains a single model; set n_models=1")
@@ -467,6 +471,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         model.num_leaves_ = int(state.get("num_leaves", trained.get("num_leaves", 31)))
         model.extra_trees_ = bool(state.get("extra_trees", trained.get("extra_trees", False)))
         model.lambda_l2_ = float(trained["lambda_l2"])
+        model.n_models_ = int(model.booster_.num_model_per_iteration())
         check = state.get("capacity_check")
         model.capacity_check_ = None if check is None else _capacity.CapacityCheck(**check)
         return model
