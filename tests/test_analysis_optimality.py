@@ -73,11 +73,12 @@ def test_deterministic_given_random_state(linear_data):
     assert "only 30 directions" in a.bound or a.n_ascent > 0
 
 
-@pytest.fixture(scope="module")
-def boosted():
+@pytest.fixture(scope="module", params=[1, 2], ids=["one model", "two models"])
+def boosted(request):
     ds = make_ltr(40, docs_per_query=(5, 20), n_features=6, random_state=2)
     valid = make_ltr(15, docs_per_query=(5, 20), n_features=6, random_state=3)
-    kw = dict(num_leaves=7, min_data_in_leaf=5, learning_rate=0.2, n_jobs=1, random_state=0)
+    # n_models=2: two trees per iteration, the score their mean
+    kw = dict(num_leaves=7, min_data_in_leaf=5, learning_rate=0.2, n_jobs=1, random_state=0, n_models=request.param)
     base = LambdaMART("NDCG:top=10", n_estimators=5, **kw).fit(ds)
     model = LambdaMART("NDCG:top=10", n_estimators=25, **kw).fit(ds, eval_set=[valid], early_stopping_rounds=3,
                                                                   init_model=base)
@@ -89,8 +90,8 @@ def test_lambdamart_gather_sum_equals_predict(boosted):
     adapter = adapter_for(model)
     theta = get_params_vector(model)
     assert theta.shape[0] == adapter.offsets[-1]
-    assert adapter.n_trees == (model.best_iteration_ or model.n_estimators_)
-    np.testing.assert_array_equal(adapter.scorer(ds.X)(theta), model.predict(ds.X))
+    assert adapter.n_trees == (model.best_iteration_ or model.n_estimators_) * model.n_models_
+    np.testing.assert_allclose(adapter.scorer(ds.X)(theta), model.predict(ds.X), rtol=1e-13, atol=1e-13)
 
 
 def test_lambdamart_perturbed_equals_lightgbm_on_a_copy(boosted):

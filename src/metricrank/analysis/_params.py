@@ -23,7 +23,8 @@ one. Built in:
     trees ``predict`` uses (the first ``best_iteration_`` trees when set, else all), read
     from ``booster_.dump_model()`` for the tree shapes and ``get_leaf_output`` for the
     exact values; scores are a gather-sum over leaf indices computed once with
-    ``predict(X, pred_leaf=True)``, plus ``init_model_.predict(X)`` when present
+    ``predict(X, pred_leaf=True)`` (divided by the trees per iteration: a model of
+    ``n_models`` > 1 scores the mean of its models), plus ``init_model_.predict(X)`` when present
     (the base model is not perturbed). ``perturbed`` writes leaves with
     ``set_leaf_output`` on a booster rebuilt from ``model_to_string()``.
 ``linear``
@@ -58,11 +59,11 @@ class BoosterAdapter:
         self.model = model
         booster = model.booster_
         dump = booster.dump_model()
-        if dump.get("num_tree_per_iteration", 1) != 1:
-            raise ValueError("model: only boosters with one tree per iteration (ranking/regression) are supported")
+        # n_models > 1 (GBRanker, LambdaMART): one tree per model and iteration, the score their mean
+        self.per_iteration = int(dump.get("num_tree_per_iteration", 1))
         n_iter = getattr(model, "best_iteration_", None) or getattr(model, "n_estimators_", None) \
             or booster.current_iteration()
-        self.n_trees = min(int(n_iter), len(dump["tree_info"]))
+        self.n_trees = min(int(n_iter) * self.per_iteration, len(dump["tree_info"]))
         self.leaves = np.array([dump["tree_info"][t]["num_leaves"] for t in range(self.n_trees)], dtype=np.int64)
         self.offsets = np.zeros(self.n_trees + 1, dtype=np.int64)
         np.cumsum(self.leaves, out=self.offsets[1:])
@@ -76,17 +77,20 @@ class BoosterAdapter:
         model = self.model
         if hasattr(X, "group_ptr") and hasattr(X, "X"):
             X = X.X
-        leaf = np.asarray(model.booster_.predict(X, num_iteration=self.n_trees, pred_leaf=True), dtype=np.int64)
+        leaf = np.asarray(model.booster_.predict(X, num_iteration=self.n_trees // self.per_iteration, pred_leaf=True),
+                          dtype=np.int64)
         leaf = leaf.reshape(leaf.shape[0], -1)[:, :self.n_trees] + self.offsets[:-1]
         base = np.zeros(leaf.shape[0])
         if getattr(model, "init_model_", None) is not None:
             base = np.asarray(model.init_model_.predict(X), dtype=np.float64)
 
+        per_iteration = self.per_iteration
+
         def scores(theta):
             out = np.zeros(leaf.shape[0])
             for t in range(leaf.shape[1]):  # tree by tree, the order LightGBM sums in
                 out += theta[leaf[:, t]]
-            return out + base
+            return (out if per_iteration == 1 else out / per_iteration) + base
 
         return scores
 
