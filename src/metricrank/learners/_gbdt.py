@@ -80,8 +80,10 @@ def auto_n_models(n_docs: int, objective) -> int:
     --------
     >>> from metricrank.objectives import get_objective
     >>> yeti = get_objective("YetiRank")
-    >>> [auto_n_models(n, yeti) for n in (9_600, 30_000, 129_999, 130_000)], auto_n_models(50_000, get_objective("PairLogit"))
-    ([1, 2, 2, 1], 1)
+    >>> [auto_n_models(n, yeti) for n in (9_600, 30_000, 129_999, 130_000)]
+    [1, 2, 2, 1]
+    >>> auto_n_models(50_000, get_objective("PairLogit")), auto_n_models(50_000, get_objective("YetiRankPairwise"))
+    (1, 1)
     """
     from ..objectives.yetirank import YetiRank
 

@@ -223,9 +223,8 @@ class LambdaMART(GBRanker):
     def __init__(self, metric="NDCG:top=10", *, target="auto", n_estimators=100, learning_rate=0.1, num_leaves="auto",
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2="auto", path_smooth=0.0, extra_trees="auto",
                  max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, n_models="auto",
-                 sigma=1.0,
-                 truncation=None, norm="auto", exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None,
-                 random_state=None, importance_type="split", lgb_params=None, verbose=0):
+                 sigma=1.0, truncation=None, norm="auto", exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE,
+                 n_jobs=None, random_state=None, importance_type="split", lgb_params=None, verbose=0):
         self.metric = metric
         self.target = target
         self.n_estimators = n_estimators
