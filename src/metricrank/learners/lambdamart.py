@@ -141,7 +141,7 @@ class LambdaMART(GBRanker):
         models' scores: ``n_models`` times the trees and the time. See
         :class:`~metricrank.GBRanker`. ``"auto"``: 2 when the target is
         YetiRank and the training set has 30,000 to 129,999 documents (the
-        capacity check's fold models then average two as well), 1 otherwise;
+        capacity check still judges single models), 1 otherwise;
         the fitted value is ``n_models_``. Measured (BENCHMARKS.md, "Two models
         side by side"), two models against one at learning rate 0.1: on nine
         MQ2007-shaped draws (41,500 training documents) NDCG@10 +0.0021, MAP
