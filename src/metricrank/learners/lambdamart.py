@@ -138,7 +138,7 @@ class LambdaMART(GBRanker):
         scores with its own random draws (YetiRank's permutations, randomised
         splits, bagging); every iteration grows one tree per model, and
         :meth:`predict` (``num_iteration`` included) returns the mean of the
-        models' scores: ``n_models`` times the trees and the time. See
+        models' scores: ``n_models`` times the trees of the final fit. See
         :class:`~metricrank.GBRanker`. ``"auto"``: 2 when the target is
         YetiRank and the training set has 30,000 to 129,999 documents (the
         capacity check still judges single models), 1 otherwise;
