@@ -175,6 +175,7 @@ def test_cli_trains_and_checks_models(data, tmp_path, capsys):
     out = os.fspath(tmp_path / "model.json")
     assert cli_main(["train", "--train", path, "--out", out, "--trees", "5", "--models", "2", "--leaves", "7",
                      "--min-data-in-leaf", "5", "--seed", "0"]) == 0
+    assert "(5 trees in each of 2 averaged models)" in capsys.readouterr().err
     model = LambdaMART.load(out)
     assert model.n_models == model.n_models_ == 2 and model.booster_.num_trees() == 10
     for args, message in ((["--models", "0"], "--models must be 'auto' or an integer >= 1"),

@@ -245,7 +245,9 @@ def _train(args, model, objective, console, client) -> int:
     for label, data in [("train", train)] + list(zip(names, valid)):
         results = evaluate_many(data, model.predict(data.X), specs, preset=args.preset)
         console.print(f"{label}: " + "  ".join(f"{r.spec}={r.value:.6f}" for r in results))
+    models = getattr(model, "n_models_", 1)
     console.print(f"wrote {args.out} ({model.n_estimators_} trees"
+                  f"{f' in each of {models} averaged models' if models > 1 else ''}"
                   f"{f', best {model.best_iteration_}' if model.best_iteration_ else ''})")
     return 0
 
