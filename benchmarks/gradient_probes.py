@@ -32,9 +32,8 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   (``n_models=1``), what it measured before ``n_models="auto"`` averaged two from 30,000 documents.
 * ``yeti-p30``: YetiRank with 30 permutations per query and tree instead of CatBoost's 10 (stop 26; a
   less noisy gradient, each call 2.5 times as long), against ``yeti-check-folds``.
-* ``yeti-m2``, ``yeti-m3``: YetiRank averaged over 2 or 3 models trained side by side (``n_models``; each
-  with its own permutations and randomised splits, twice or three times the trees), against
-  ``yeti-check-folds`` (stop 27).
+* ``yeti-m2``: YetiRank averaged over 2 models trained side by side (``n_models``; each with its own
+  permutations and randomised splits, twice the trees), against ``yeti-check-folds`` (stop 27).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -219,7 +218,6 @@ CANDIDATES = {
     "yeti-check-folds": lambda m: quality.gbranker("YetiRank", n_models=1),
     "yeti-p30": lambda m: quality.gbranker("YetiRank:permutations=30"),
     "yeti-m2": lambda m: quality.gbranker("YetiRank", n_models=2),
-    "yeti-m3": lambda m: quality.gbranker("YetiRank", n_models=3),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
     "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
     "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),

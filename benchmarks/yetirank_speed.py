@@ -82,7 +82,8 @@ def main() -> None:
         ours = seconds(lambda: fitted_model.fit(data))
         anchor = seconds(lambda: lgb.LGBMRanker(n_estimators=300, learning_rate=0.1, n_jobs=1, verbose=-1)
                          .fit(data.X, data.y, group=np.diff(data.group_ptr)))
-        fitted = (f"LambdaMART(target={spec})" if target else "default LambdaMART") + f", {fitted_model.n_models_} model(s)"
+        fitted = f"LambdaMART(target={spec})" if target else "default LambdaMART"
+        fitted += f", {fitted_model.n_models_} model(s)"
         print(f"{name} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms; {fitted} fit "
               f"{ours:.1f} s, LightGBM lambdarank {anchor:.1f} s, ratio {ours / anchor:.2f}", flush=True)
 

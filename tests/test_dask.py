@@ -67,13 +67,14 @@ def test_dask_lambdamart_defaults_and_model_are_lambdamarts(client, data):
     for name, value in LambdaMART().get_params().items():
         if name not in NOT_DISTRIBUTED:
             assert dask_params[name] == value, name
-    assert set(NOT_DISTRIBUTED) - set(dask_params) == set(NOT_DISTRIBUTED)
+    assert not set(NOT_DISTRIBUTED) & set(dask_params)
     # an exact λ target: deterministic, so one partition gives the very trees of the in-memory fit
     model = DaskLambdaMART(metric="MAP", target="MAP", n_estimators=8).fit(one_partition(train), train.y,
                                                                           qid=train.qid)
     local = LambdaMART(metric="MAP", target="MAP", n_estimators=8, n_jobs=1).fit(train.X, train.y, qid=train.qid)
     fitted = model.to_local()
     assert type(fitted) is LambdaMART and fitted.objective_.spec == local.objective_.spec == "lambda:MAP"
+    assert fitted.n_models == fitted.n_models_ == 1  # a distributed fit trains one model, and says so
     np.testing.assert_array_equal(fitted.predict(valid.X), local.predict(valid.X))
 
 

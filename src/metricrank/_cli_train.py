@@ -132,7 +132,8 @@ def _auto_or(convert, allowed: str):
     return parse
 
 
-_POSITIVE = {"trees": 1, "leaves": 2, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1, "threads": 1}
+_POSITIVE = {"trees": 1, "leaves": 2, "models": 1, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1,
+             "threads": 1}
 
 
 def _check_options(args) -> None:
@@ -140,7 +141,7 @@ def _check_options(args) -> None:
     for name, minimum in _POSITIVE.items():
         value = getattr(args, name, None)
         if value is not None and value != "auto" and value < minimum:
-            allowed = "'auto' or " if name == "leaves" else ""
+            allowed = "'auto' or " if name in ("leaves", "models") else ""
             raise ValueError(f"--{name.replace('_', '-')} must be {allowed}an integer >= {minimum}; got {value}")
     for name in ("learning_rate", "sigma"):
         value = getattr(args, name, None)
@@ -158,8 +159,6 @@ def _check_options(args) -> None:
         raise ValueError(f"--valid-query-file is given {len(args.valid_query_file)} times for "
                          f"{len(args.valid or [])} --valid files; give one per --valid, in the same order")
     _check_writable(args.out, "--out")
-    if args.models != "auto" and args.models < 1:
-        raise ValueError(f"--models must be 'auto' or an integer >= 1; got {args.models}")
     if args.dask is not None:
         from ._cli_dask import parse_address
 

@@ -34,7 +34,8 @@ __all__ = ["DaskGBRanker", "DaskLambdaMART"]
 #: interface sets each worker's threads to the worker's own thread count, and
 #: trees are grown inside one distributed call, so there is no per-tree printout.
 #: ``n_models`` is not distributed either: the workers' objective scores one
-#: column, so a distributed fit trains one model (the twin's ``n_models`` is 1).
+#: column, so a distributed fit trains one model (the twin, and so the fitted
+#: single-machine model, has ``n_models=1``).
 NOT_DISTRIBUTED = ("n_jobs", "verbose", "n_models")
 
 _GB = GBRanker().get_params()
@@ -182,8 +183,9 @@ max_query_size, random_state, importance_type, lgb_params
         return [name for name in cls._local_class().get_params() if name not in NOT_DISTRIBUTED]
 
     def _twin(self):
-        """An unfitted single-machine estimator with these parameters (validation and objective are its)."""
-        return self._local_class(**{name: getattr(self, name) for name in self._shared_params()})
+        """An unfitted single-machine estimator with these parameters (validation and objective are its), and
+        ``n_models=1``: what a distributed fit trains."""
+        return self._local_class(**{name: getattr(self, name) for name in self._shared_params()}, n_models=1)
 
     def _client(self):
         if self.client is not None:
@@ -271,7 +273,7 @@ max_query_size, random_state, importance_type, lgb_params
         group = da.from_array(sizes, chunks=(layout.queries_per_partition,))
         # the single-machine twin's parameters ("auto" resolved for the whole training set; it has no
         # n_jobs, so LightGBM's threads are the workers' own)
-        twin.n_models_ = 1  # the workers' objective scores one column: one model (n_models is not distributed)
+        twin._resolve_n_models(int(sizes.sum()), objective)  # 1: the twin's n_models
         params = twin._tree_params(int(sizes.sum()))
         self.num_leaves_, self.extra_trees_, self.lambda_l2_ = twin.num_leaves_, twin.extra_trees_, twin.lambda_l2_
         del params["objective"]  # ours, below

@@ -9,7 +9,7 @@ from sklearn.exceptions import NotFittedError
 from ._boosting import BoostResult, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_MODELS_DOCS", "EXTRA_TREES_MAX_DOCS",
-           "GBDTBase", "auto_extra_trees", "auto_n_models", "auto_num_leaves", "positive_int"]
+           "GBDTBase", "auto_extra_trees", "auto_n_models", "auto_num_leaves", "auto_or_int", "positive_int"]
 
 #: ``num_leaves="auto"`` aims at this many training documents per leaf (BENCHMARKS.md, "Leaves by data size").
 AUTO_DOCS_PER_LEAF = 2000
@@ -91,6 +91,15 @@ def auto_n_models(n_docs: int, objective) -> int:
     return 2 if isinstance(objective, YetiRank) and not objective.pairwise_leaves and low <= n_docs < high else 1
 
 
+def auto_or_int(est, name: str, minimum: int) -> None:
+    """Raise ValueError unless ``est.<name>`` is "auto" or an integer >= ``minimum``."""
+    value = getattr(est, name)
+    if isinstance(value, str) and value == "auto":
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be 'auto' or an integer >= {minimum}; got {value!r}")
+
+
 def positive_int(est, name: str, minimum: int = 1) -> None:
     """Raise ValueError unless ``est.<name>`` is an integer >= ``minimum``."""
     value = getattr(est, name)
@@ -114,14 +123,9 @@ class GBDTBase(BaseEstimator):
 
     def _check_params(self) -> None:
         positive_int(self, "n_estimators")
-        if hasattr(self, "n_models") and not (isinstance(self.n_models, str) and self.n_models == "auto"):
-            if isinstance(self.n_models, (bool, np.bool_)) or not isinstance(self.n_models, (int, np.integer)) \
-                    or self.n_models < 1:
-                raise ValueError(f"n_models must be 'auto' or an integer >= 1; got {self.n_models!r}")
-        if not (isinstance(self.num_leaves, str) and self.num_leaves == "auto"):
-            if isinstance(self.num_leaves, bool) or not isinstance(self.num_leaves, (int, np.integer)) \
-                    or self.num_leaves < 2:
-                raise ValueError(f"num_leaves must be 'auto' or an integer >= 2; got {self.num_leaves!r}")
+        if hasattr(self, "n_models"):
+            auto_or_int(self, "n_models", 1)
+        auto_or_int(self, "num_leaves", 2)
         positive_int(self, "min_data_in_leaf", 1)
         positive_int(self, "max_bin", 2)
         positive_int(self, "bagging_freq", 0)
