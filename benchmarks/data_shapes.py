@@ -20,8 +20,8 @@ trees, the tree count chosen on validation by the judged metric, test value at t
 ``--learning-rate`` and ``--trees`` (default 0.1 and 300, the suite's) change the protocol for every
 system alike, anchors included.
 
-Since stop 27 default ``LambdaMART`` averages two YetiRank models on 30,000-129,999 training documents
-(``n_models="auto"``): the ``mq2007`` and ``gov`` draws. Runs of those shapes before stop 27 are what
+Since stop 27 default ``LambdaMART`` averages two YetiRank models from 30,000 training documents
+(``n_models="auto"``; stop 27: up to 129,999): the ``mq2007`` and ``gov`` draws. Runs of those shapes before stop 27 are what
 ``--set n_models=1`` gives now.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007,
@@ -45,7 +45,9 @@ it (the queries of all seeds together). XGBoost's anchors run when xgboost is in
 ``--set`` values are numbers, True/False or words (``--set extra_trees=False``). ``--compare`` fits
 nothing: it pairs two ``--out`` files of the same shape, noise and seeds system by system. ``--tables``
 fits nothing either: it joins ``--out`` files of runs over different seeds (every system in each run)
-and prints the tables.
+and prints the tables; ``a.json+m2.json`` reads one run from two files, the second's systems replacing
+the first's, and ``--replace`` does the same for the whole join (systems run again on the same seeds,
+in runs that split the seeds differently).
 """
 
 from __future__ import annotations
@@ -110,13 +112,18 @@ def table(per_query: dict, metric: str) -> list[str]:
 
 
 def joined(paths) -> dict:
-    """``{system: {metric: per-query values}}`` of ``--out`` files, their seeds joined in the order given."""
+    """``{system: {metric: per-query values}}`` of ``--out`` files, their seeds joined in the order given.
+    ``A.json+B.json`` is one run's seeds from two files: B's systems replace A's of the same name (a
+    system run again, e.g. after a change of defaults, beside the anchors of the first run)."""
     out: dict = {}
     for path in paths:
-        with open(path) as f:
-            for name, metrics in json.load(f).items():
-                for m, values in metrics.items():
-                    out.setdefault(name, {}).setdefault(m, []).extend(values)
+        run: dict = {}
+        for part in path.split("+"):
+            with open(part) as f:
+                run.update(json.load(f))
+        for name, metrics in run.items():
+            for m, values in metrics.items():
+                out.setdefault(name, {}).setdefault(m, []).extend(values)
     return out
 
 
@@ -155,9 +162,14 @@ def main() -> None:
     parser.add_argument("--tables", nargs="+", metavar="OUT.json",
                         help="fit nothing: print the tables of --out files of one shape and noise, "
                              "their seeds joined in the order given")
+    parser.add_argument("--replace", nargs="+", metavar="OUT.json",
+                        help="with --tables: --out files over the same seeds, joined likewise, whose systems "
+                             "replace the tables' (systems run again, e.g. after a change of defaults)")
     args = parser.parse_args()
+    if args.replace and not args.tables:
+        parser.error("--replace goes with --tables")
     if args.tables:
-        tables = joined(args.tables)
+        tables = {**joined(args.tables), **joined(args.replace or [])}
         for m in JUDGED:  # the paired tests need every system on the same queries
             sizes = {name: len(v[m]) for name, v in tables.items() if m in v}
             if len(set(sizes.values())) > 1:

@@ -34,6 +34,11 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   less noisy gradient, each call 2.5 times as long), against ``yeti-check-folds``.
 * ``yeti-m2``: YetiRank averaged over 2 models trained side by side (``n_models``; each with its own
   permutations and randomised splits, twice the trees), against ``yeti-check-folds`` (stop 27).
+  Stop 28 measured it where ``n_models="auto"``'s range ends: ``--datasets noisy-20k`` (the noisy set's
+  kind at 750 queries, about 20,000 training documents, below the range; ``noisy-10k``: 375 queries,
+  MQ2008's size), ``noisy-190k`` (about 128,000, its top) and ``synthetic-250k`` (above it).
+  ``yeti-m1-rD`` and ``yeti-m2-rD`` (D = 1-4): one and two models with the random seed offset by
+  1000 D, other draws of the same systems, to tell a data set's answer from one draw's luck (MQ2008).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -224,6 +229,21 @@ CANDIDATES = {
 }
 
 
+def _yeti_seeded(n_models: int, draw: int):
+    """YetiRank with ``n_models`` and the random seed offset by ``1000 * draw``: another draw of the
+    permutations and randomised splits on the same split (the other candidates' ``random_state`` is 0)."""
+    from metricrank import GBRanker
+
+    return quality._metricrank(lambda lr, trees, threads, seed: GBRanker(
+        "YetiRank", n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed + 1000 * draw,
+        n_models=n_models))
+
+
+for _draw in range(1, 5):
+    for _k in (1, 2):
+        CANDIDATES[f"yeti-m{_k}-r{_draw}"] = lambda m, k=_k, d=_draw: _yeti_seeded(k, d)
+
+
 def noisy_splits(seeds):
     out = []
     for seed in seeds:
@@ -236,6 +256,15 @@ def noisy_large_splits(seeds):
     """The noisy set's kind of data at 4,800 queries (about 190,000 documents; 3,200 training queries, about
     128,000 documents: 63 leaves under ``num_leaves="auto"``), split 3,200/800/800 queries."""
     return [Split("synthetic-noisy-190k", seed, *quality._synthetic_noisy(seed, n_queries=4800, seed_offset=200))
+            for seed in seeds]
+
+
+def noisy_small_splits(seeds, n_queries=750):
+    """The noisy set's kind of data at 750 queries (about 30,000 documents; 500 training queries, about
+    20,000 documents, below the capacity check), split 500/125/125; ``n_queries=375``: about 10,000
+    training documents (250 training queries), MQ2008's size."""
+    name = f"synthetic-noisy-{round(n_queries * 40 * 2 / 3 / 1000)}k"
+    return [Split(name, seed, *quality._synthetic_noisy(seed, n_queries=n_queries, seed_offset=300))
             for seed in seeds]
 
 
@@ -264,24 +293,54 @@ def _report_one(cache, metric, candidates, dataset, reference):
         print(line)
 
 
+def pooled(cache, metrics, datasets, pairs) -> None:
+    """Print, per data set and metric, the difference CAND − REF averaged over the ``CAND:REF`` pairs
+    (other draws of the same comparison): per test query the mean of the pairs' differences, then the
+    mean over queries, its standard error and the Wilcoxon p over queries, and each pair's own mean."""
+    for dataset in datasets:
+        for metric in metrics:
+            per_pair = []
+            for pair in pairs:
+                cand, ref = pair.split(":")
+                runs = [{k.split("|")[3]: v for k, v in cache.items() if k.startswith(f"{c}|{metric}|{dataset}|")}
+                        for c in (cand, ref)]
+                folds = sorted(set(runs[0]) & set(runs[1]))
+                if folds:
+                    per_pair.append((folds, np.concatenate(
+                        [np.subtract(runs[0][f]["per_query"], runs[1][f]["per_query"]) for f in folds])))
+            if not per_pair or len({tuple(f) for f, _ in per_pair}) != 1:
+                print(f"\n{dataset} · {metric}: the pairs do not cover the same splits; nothing pooled")
+                continue
+            d = np.mean([diff for _, diff in per_pair], axis=0)
+            d = d[~np.isnan(d)]
+            print(f"\n{dataset} · {metric}: {len(per_pair)} pairs over {len(per_pair[0][0])} splits, "
+                  f"mean difference {d.mean():+.4f} (SE {d.std() / np.sqrt(d.size):.4f}, Wilcoxon p "
+                  f"{wilcoxon(d).pvalue:.2g}); per pair " + " ".join(f"{np.nanmean(x):+.4f}" for _, x in per_pair))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=list(CANDIDATES))
     parser.add_argument("--metrics", nargs="+", default=[NDCG10, "MAP", "MAUC"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5, 6])
     parser.add_argument("--datasets", nargs="+", default=["noisy"],
-                        choices=["noisy", "mq2008", "synthetic-50k", "synthetic-250k", "noisy-190k"],
+                        choices=["noisy", "mq2008", "synthetic-50k", "synthetic-250k", "noisy-190k", "noisy-20k",
+                                 "noisy-10k"],
                         help="noisy: the noisy MQ2007-sized set with --seeds; mq2008: its 5 folds; "
                              "synthetic-50k / -250k: the suite's clean sets, seeds 1-3 / 1-2; "
-                             "noisy-190k: the noisy set's kind at 4,800 queries, --seeds")
+                             "noisy-190k / -20k / -10k: the noisy set's kind at 4,800 / 750 / 375 queries, --seeds")
     parser.add_argument("--reference", default="base", help="the candidate the others are paired against")
     parser.add_argument("--cache", default="benchmarks/results/gradient_probes_r7.json")
+    parser.add_argument("--pairs", nargs="+", metavar="CAND:REF",
+                        help="also print CAND - REF averaged over these pairs per query (other draws of one comparison)")
     args = parser.parse_args()
     cache = json.loads(open(args.cache).read()) if os.path.exists(args.cache) else {}
     splits = (noisy_splits(args.seeds) if "noisy" in args.datasets else []) + quality.load_suite(
         [d for d in ("mq2008", "synthetic-50k") if d in args.datasets]) + (
         quality.load_suite(["synthetic-250k"], folds=2) if "synthetic-250k" in args.datasets else []) + (
-        noisy_large_splits(args.seeds) if "noisy-190k" in args.datasets else [])
+        noisy_large_splits(args.seeds) if "noisy-190k" in args.datasets else []) + (
+        noisy_small_splits(args.seeds) if "noisy-20k" in args.datasets else []) + (
+        noisy_small_splits(args.seeds, n_queries=375) if "noisy-10k" in args.datasets else [])
     for split in splits:
         for cand in args.candidates:
             # a YetiRank system is the same model whatever the judged metric: one fit serves them all
@@ -299,7 +358,10 @@ def main() -> None:
                     print(key, f"{r[m]['test']:.4f}", flush=True)
                 with atomic_write(args.cache) as fh:
                     fh.write(json.dumps(cache).encode())
-    report(cache, args.metrics, args.candidates, list(dict.fromkeys(s.dataset for s in splits)), args.reference)
+    datasets = list(dict.fromkeys(s.dataset for s in splits))
+    report(cache, args.metrics, args.candidates, datasets, args.reference)
+    if args.pairs:
+        pooled(cache, args.metrics, datasets, args.pairs)
 
 
 if __name__ == "__main__":

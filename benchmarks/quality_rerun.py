@@ -5,9 +5,10 @@ Copies the suite's cache to ``--out``, drops there the entries of the default sy
 the chosen splits, and fits them again with ``quality.run(threads=1)``; anchors and tuned systems
 keep their entries. Merge the part back with ``benchmarks/quality_report.py --merge
 OUT/results.json:DATASET`` (``DATASET/FOLD`` with ``--folds``: the part holds the other folds'
-old entries too). With ``--systems`` the part fits only those; the other default systems' entries of
-its splits are left out of it, so parts of one split merge without overwriting each other. Run one
-process per part on a 2-core machine:
+old entries too). With ``--systems`` the part fits only those (tuned systems too, e.g. ``"tuned
+LambdaMART(MAP)"``, which are otherwise kept); the other systems' entries of its splits are left out
+of it, so parts of one split merge without overwriting each other. Run one process per part on a
+2-core machine:
 
     .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part1 --dataset synthetic-250k --folds 1
     .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part2 --dataset synthetic-250k --folds 2 \
@@ -29,21 +30,23 @@ def main() -> None:
     parser.add_argument("--out", required=True, help="the part's directory (the suite's cache is copied there)")
     parser.add_argument("--dataset", required=True, choices=quality.SUITE)
     parser.add_argument("--folds", nargs="+", type=int, help="folds/seeds to fit again (default: all cached)")
-    parser.add_argument("--systems", nargs="+", choices=list(quality.default_systems()), metavar="NAME",
-                        help="only these default systems (e.g. 'LambdaMART(MAP)'; default: all eight), so that "
-                             "one data set's fits can be shared among processes")
+    parser.add_argument("--systems", nargs="+", choices=[*quality.default_systems(), *quality.tuned_systems()],
+                        metavar="NAME", help="only these systems (e.g. 'LambdaMART(MAP)' or 'tuned LambdaMART(MAP)'; "
+                                             "default: the eight default systems), so that one data set's fits can "
+                                             "be shared among processes")
     parser.add_argument("--cache", default="benchmarks/results/quality/results.json")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cache = json.loads(Path(args.cache).read_text())
-    systems = {name: system for name, system in quality.default_systems().items()
-               if args.systems is None or name in args.systems}
+    candidates = {**quality.default_systems(), **quality.tuned_systems()}
+    systems = {name: system for name, system in candidates.items()
+               if (name in args.systems if args.systems else name in quality.default_systems())}
     splits = [s for s in quality.load_suite([args.dataset]) if args.folds is None or s.fold in args.folds]
-    # every default system's entry of these splits leaves the part, so that merging parts that share a split
+    # every metricrank system's entry of these splits leaves the part, so that merging parts that share a split
     # (each with its own --systems) never puts back an old entry over another part's new one
     for split in splits:
-        for name in quality.default_systems():
+        for name in candidates:
             cache.pop(quality._key(name, split, 0.1, 300), None)
     with atomic_write(out / "results.json") as fh:
         fh.write(json.dumps(cache).encode())
