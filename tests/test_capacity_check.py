@@ -307,7 +307,7 @@ def test_fold_models_are_single_models_where_the_final_one_averages_two(low_thre
     # n_models="auto" gives 2 for all the training documents and for the fold models' 80 % alike; the check
     # still judges capacities on one model each
     ds = clean_data(seed=7, n_queries=200)
-    monkeypatch.setattr(_gbdt, "AUTO_MODELS_DOCS", (ds.n_docs // 2, 10**9))
+    monkeypatch.setattr(_gbdt, "AUTO_MODELS_MIN_DOCS", ds.n_docs // 2)
     resolved = []
     fit = GBRanker.fit
 

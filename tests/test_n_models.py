@@ -129,8 +129,8 @@ def test_n_models_must_be_auto_or_a_positive_integer(data, value):
 
 @pytest.fixture
 def every_size(monkeypatch):
-    """``n_models="auto"``'s range from 100 training documents, so that small data exercise it."""
-    monkeypatch.setattr(_gbdt, "AUTO_MODELS_DOCS", (100, 10**9))
+    """``n_models="auto"``'s two models from 100 training documents, so that small data exercise it."""
+    monkeypatch.setattr(_gbdt, "AUTO_MODELS_MIN_DOCS", 100)
 
 
 @pytest.mark.parametrize("make, models", [
@@ -149,13 +149,14 @@ def test_auto_averages_two_yetirank_models_in_its_range(data, every_size, make, 
     assert model.n_models_ == models == model.booster_.num_model_per_iteration()
 
 
-def test_auto_is_one_model_outside_its_range(data):
+def test_auto_is_one_model_below_its_threshold(data):
     train = data[0]
-    assert train.n_docs < _gbdt.AUTO_MODELS_DOCS[0]
+    assert train.n_docs < _gbdt.AUTO_MODELS_MIN_DOCS
     model = LambdaMART(NDCG, n_estimators=3, num_leaves=7, min_data_in_leaf=5).fit(train)
     assert model.n_models_ == 1 == model.booster_.num_model_per_iteration()
-    assert _gbdt.auto_n_models(_gbdt.AUTO_MODELS_DOCS[1], model.objective_) == 1
-    assert _gbdt.auto_n_models(_gbdt.AUTO_MODELS_DOCS[1] - 1, model.objective_) == 2
+    assert _gbdt.auto_n_models(_gbdt.AUTO_MODELS_MIN_DOCS - 1, model.objective_) == 1
+    assert _gbdt.auto_n_models(_gbdt.AUTO_MODELS_MIN_DOCS, model.objective_) == 2
+    assert _gbdt.auto_n_models(10**7, model.objective_) == 2       # no upper bound
 
 
 def test_pairwise_leaves_train_one_model(data):

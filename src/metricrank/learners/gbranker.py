@@ -82,8 +82,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         ``n_models`` score columns, :meth:`predict` returns their mean). Costs
         ``n_models`` times the trees. Models differ only by those random
         draws: with a deterministic gradient, no randomised splits and no
-        bagging they are identical. ``"auto"``: 2 for YetiRank from 30,000 to
-        129,999 training documents, 1 otherwise (fitted ``n_models_``); as
+        bagging they are identical. ``"auto"``: 2 for YetiRank from 30,000
+        training documents, 1 below (fitted ``n_models_``); as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
         ``*Pairwise`` objectives take 1 only.
     preset : str, optional
