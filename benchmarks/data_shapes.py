@@ -21,8 +21,8 @@ trees, the tree count chosen on validation by the judged metric, test value at t
 system alike, anchors included.
 
 Since stop 27 default ``LambdaMART`` averages two YetiRank models from 30,000 training documents
-(``n_models="auto"``; stop 27: up to 129,999): the ``mq2007`` and ``gov`` draws. Runs of those shapes before stop 27 are what
-``--set n_models=1`` gives now.
+(``n_models="auto"``; in stop 27 up to 129,999): the ``mq2007`` and ``gov`` draws. Runs of those shapes
+before stop 27 are what ``--set n_models=1`` gives now.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007,
 ``700 + seed`` for ohsumed) and split. Prints, per judged metric, each system's mean test value over

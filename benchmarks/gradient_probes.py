@@ -328,7 +328,8 @@ def main() -> None:
                                  "noisy-10k"],
                         help="noisy: the noisy MQ2007-sized set with --seeds; mq2008: its 5 folds; "
                              "synthetic-50k / -250k: the suite's clean sets, seeds 1-3 / 1-2; "
-                             "noisy-190k / -20k / -10k: the noisy set's kind at 4,800 / 750 / 375 queries, --seeds")
+                             "noisy-190k / -20k / -10k: the noisy set's kind at 4,800 / 750 / 375 queries, "
+                             "--seeds")
     parser.add_argument("--reference", default="base", help="the candidate the others are paired against")
     parser.add_argument("--cache", default="benchmarks/results/gradient_probes_r7.json")
     parser.add_argument("--pairs", nargs="+", metavar="CAND:REF",

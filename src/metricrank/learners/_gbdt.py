@@ -8,8 +8,9 @@ from sklearn.exceptions import NotFittedError
 
 from ._boosting import BoostResult, tree_params
 
-__all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_MODELS_MIN_DOCS", "EXTRA_TREES_MAX_DOCS",
-           "GBDTBase", "auto_extra_trees", "auto_n_models", "auto_num_leaves", "auto_or_int", "positive_int"]
+__all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_MODELS_MIN_DOCS",
+           "EXTRA_TREES_MAX_DOCS", "GBDTBase", "auto_extra_trees", "auto_n_models", "auto_num_leaves",
+           "auto_or_int", "positive_int"]
 
 #: ``num_leaves="auto"`` aims at this many training documents per leaf (BENCHMARKS.md, "Leaves by data size").
 AUTO_DOCS_PER_LEAF = 2000
