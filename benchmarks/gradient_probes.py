@@ -232,11 +232,8 @@ CANDIDATES = {
 def _yeti_seeded(n_models: int, draw: int):
     """YetiRank with ``n_models`` and the random seed offset by ``1000 * draw``: another draw of the
     permutations and randomised splits on the same split (the other candidates' ``random_state`` is 0)."""
-    from metricrank import GBRanker
-
-    return quality._metricrank(lambda lr, trees, threads, seed: GBRanker(
-        "YetiRank", n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed + 1000 * draw,
-        n_models=n_models))
+    fit = quality.gbranker("YetiRank", n_models=n_models)
+    return lambda split, metrics, lr, trees, threads, seed: fit(split, metrics, lr, trees, threads, seed + 1000 * draw)
 
 
 for _draw in range(1, 5):
@@ -333,7 +330,8 @@ def main() -> None:
     parser.add_argument("--reference", default="base", help="the candidate the others are paired against")
     parser.add_argument("--cache", default="benchmarks/results/gradient_probes_r7.json")
     parser.add_argument("--pairs", nargs="+", metavar="CAND:REF",
-                        help="also print CAND - REF averaged over these pairs per query (other draws of one comparison)")
+                        help="also print CAND - REF averaged over these pairs per query "
+                             "(other draws of one comparison)")
     args = parser.parse_args()
     cache = json.loads(open(args.cache).read()) if os.path.exists(args.cache) else {}
     splits = (noisy_splits(args.seeds) if "noisy" in args.datasets else []) + quality.load_suite(
