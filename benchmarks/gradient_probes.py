@@ -39,6 +39,8 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   MQ2008's size), ``noisy-190k`` (about 128,000, its top) and ``synthetic-250k`` (above it).
   ``yeti-m1-rD`` and ``yeti-m2-rD`` (D = 1-4): one and two models with the random seed offset by
   1000 D, other draws of the same systems, to tell a data set's answer from one draw's luck (MQ2008).
+* ``wholelist-m2``: ``wholelist`` averaged over 2 models (``n_models=2``), against ``wholelist``: judged MRR's
+  target, which ``n_models="auto"`` keeps at one model (stop 29; ``--metrics MRR --datasets noisy synthetic-50k``).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
   permutations, weight 0.15 |label difference|, no position decay) as a check of the kernel below;
   ``nbr-metric``: the same pairs weighted by the judged metric's swap delta at their two positions
@@ -194,6 +196,7 @@ CANDIDATES = {
     "sigma0.5": lambda m: quality.lambdamart(m, target=m, sigma=0.5),
     "sigma2": lambda m: quality.lambdamart(m, target=m, sigma=2.0),
     "wholelist": lambda m: quality.lambdamart(m, target="NDCG:type=Exp"),
+    "wholelist-m2": lambda m: quality.lambdamart(m, target="NDCG:type=Exp", n_models=2),
     "bag0.7": lambda m: quality.lambdamart(m, target=m, bagging_fraction=0.7, bagging_freq=1),
     "ff0.7": lambda m: quality.lambdamart(m, target=m, feature_fraction=0.7),
     "l2_30": lambda m: quality.lambdamart(m, target=m, lambda_l2=30.0),
