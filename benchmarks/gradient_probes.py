@@ -39,6 +39,10 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   MQ2008's size), ``noisy-190k`` (about 128,000, its top) and ``synthetic-250k`` (above it).
   ``yeti-m1-rD`` and ``yeti-m2-rD`` (D = 1-4): one and two models with the random seed offset by
   1000 D, other draws of the same systems, to tell a data set's answer from one draw's luck (MQ2008).
+* ``yeti-goss``: the default YetiRank (``n_models="auto"``) on 80 % of the rows per tree, chosen by gradient
+  (LightGBM's GOSS: the 20 % largest gradients and 60 % of the rest, reweighted; from tree ``1 / learning_rate``),
+  as CatBoost's ranking defaults sample 80 % by gradient (MVS), against ``yeti-m2`` on the noisy set and
+  ``yeti-check-folds`` on MQ2008 (the defaults there; stop 29).
 * ``wholelist-m2``: ``wholelist`` averaged over 2 models (``n_models=2``), against ``wholelist``: judged MRR's
   target, which ``n_models="auto"`` keeps at one model (stop 29; ``--metrics MRR --datasets noisy synthetic-50k``).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
@@ -190,6 +194,10 @@ def _own(metric):
     return {"MAP": "map", "MAUC": "mauc"}.get(metric, "ndcg")
 
 
+#: LightGBM's gradient-based sampling keeping 80 % of the rows per tree (the 20 % of largest gradients and
+#: 60 % of the rest, reweighted), as CatBoost's ranking defaults sample 80 % by gradient (MVS)
+GOSS_80 = {"data_sample_strategy": "goss", "top_rate": 0.2, "other_rate": 0.6}
+
 CANDIDATES = {
     "base": lambda m: quality.lambdamart(m, target=m),
     "yeti": lambda m: quality.gbranker("YetiRank"),
@@ -226,6 +234,7 @@ CANDIDATES = {
     "yeti-check-folds": lambda m: quality.gbranker("YetiRank", n_models=1),
     "yeti-p30": lambda m: quality.gbranker("YetiRank:permutations=30"),
     "yeti-m2": lambda m: quality.gbranker("YetiRank", n_models=2),
+    "yeti-goss": lambda m: quality.gbranker("YetiRank", lgb_params=GOSS_80),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
     "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
     "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),
