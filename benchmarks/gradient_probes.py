@@ -40,7 +40,8 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   ``yeti-m1-rD`` and ``yeti-m2-rD`` (D = 1-4): one and two models with the random seed offset by
   1000 D, other draws of the same systems, to tell a data set's answer from one draw's luck (MQ2008).
 * ``yeti-goss``: the default YetiRank (``n_models="auto"``) on 80 % of the rows per tree, chosen by gradient
-  (LightGBM's GOSS: the 20 % largest gradients and 60 % of the rest, reweighted; from tree ``1 / learning_rate``),
+  (LightGBM's GOSS: the 20 % largest gradients, and 60 % of all rows drawn from the others, reweighted; from tree
+  ``1 / learning_rate``),
   as CatBoost's ranking defaults sample 80 % by gradient (MVS), against ``yeti-m2`` on the noisy set and
   ``yeti-check-folds`` on MQ2008 (the defaults there; stop 29).
 * ``wholelist-m2``: ``wholelist`` averaged over 2 models (``n_models=2``), against ``wholelist``: judged MRR's
@@ -194,8 +195,8 @@ def _own(metric):
     return {"MAP": "map", "MAUC": "mauc"}.get(metric, "ndcg")
 
 
-#: LightGBM's gradient-based sampling keeping 80 % of the rows per tree (the 20 % of largest gradients and
-#: 60 % of the rest, reweighted), as CatBoost's ranking defaults sample 80 % by gradient (MVS)
+#: LightGBM's gradient-based sampling keeping 80 % of the rows per tree (the rows of the 20 % largest gradients,
+#: and 60 % of all rows drawn from the others, reweighted), as CatBoost's ranking defaults sample 80 % by gradient
 GOSS_80 = {"data_sample_strategy": "goss", "top_rate": 0.2, "other_rate": 0.6}
 
 CANDIDATES = {
