@@ -41,8 +41,8 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   1000 D, other draws of the same systems, to tell a data set's answer from one draw's luck (MQ2008).
 * ``yeti-goss``: the default YetiRank (``n_models="auto"``) on 80 % of the rows per tree, chosen by gradient
   (LightGBM's GOSS: the 20 % largest gradients, and 60 % of all rows drawn from the others, reweighted; from tree
-  ``1 / learning_rate``), as CatBoost's ranking defaults sample 80 % by gradient (MVS), against ``yeti-m2`` on the noisy set and
-  ``yeti-check-folds`` on MQ2008 (the defaults there; stop 29).
+  ``1 / learning_rate``), as CatBoost's ranking defaults sample 80 % by gradient (MVS), against ``yeti-m2`` on
+  the noisy set and ``yeti-check-folds`` on MQ2008 (the defaults there; stop 29).
 * ``wholelist-m2``: ``wholelist`` averaged over 2 models (``n_models=2``), against ``wholelist``: judged MRR's
   target, which ``n_models="auto"`` keeps at one model (stop 29; ``--metrics MRR --datasets noisy synthetic-50k``).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
