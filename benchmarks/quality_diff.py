@@ -8,7 +8,7 @@ values are identical on every query are reported as such.
 
     git show HEAD~1:benchmarks/results/quality/results.json > /tmp/old.json
     .venv/bin/python benchmarks/quality_diff.py /tmp/old.json benchmarks/results/quality/results.json \\
-        --datasets synthetic-50k
+        --datasets synthetic-50k [--against "LambdaMART({m})"]
 """
 
 from __future__ import annotations
@@ -27,7 +27,16 @@ def _chose(text: str) -> str:
     return found.group(1) if found else "?"
 
 
-def compare(old: dict, new: dict, dataset: str) -> list[str]:
+def _paired(a: list[dict], b: list[dict], metric: str) -> str:
+    """Mean over splits of a − b, each split's, and the two-sided Wilcoxon p over the test queries of all splits."""
+    d = np.concatenate([np.subtract(x[metric]["per_query"], y[metric]["per_query"]) for x, y in zip(a, b)])
+    d = d[~np.isnan(d)]
+    per_split = " / ".join(f"{x[metric]['test'] - y[metric]['test']:+.4f}" for x, y in zip(a, b))
+    diff = np.mean([x[metric]["test"] - y[metric]["test"] for x, y in zip(a, b)])
+    return f"{diff:+.4f} ({'identical' if not np.any(d) else f'p {wilcoxon(d).pvalue:.2g}'}; per split {per_split})"
+
+
+def compare(old: dict, new: dict, dataset: str, against: str | None = None) -> list[str]:
     systems: dict[str, list[str]] = {}
     for key in new:
         name, ds = key.split("|")[:2]
@@ -40,12 +49,14 @@ def compare(old: dict, new: dict, dataset: str) -> list[str]:
         checks = [_chose(new[k]["capacity_check"]) if "capacity_check" in new[k] else "no check" for k in keys]
         lines.append(f"{name} ({len(keys)} splits; check kept: {'; '.join(checks)})")
         for metric in metrics:
-            d = np.concatenate([np.subtract(new[k][metric]["per_query"], old[k][metric]["per_query"]) for k in keys])
-            d = d[~np.isnan(d)]
             base = np.mean([old[k][metric]["test"] for k in keys])
-            diff = np.mean([new[k][metric]["test"] - old[k][metric]["test"] for k in keys])
-            p = "identical" if not np.any(d) else f"p {wilcoxon(d).pvalue:.2g}"
-            lines.append(f"  {metric:28s} old {base:.4f}  new − old {diff:+.4f} ({p})")
+            lines.append(f"  {metric:28s} old {base:.4f}  new − old "
+                         + _paired([new[k] for k in keys], [old[k] for k in keys], metric))
+            if against:
+                ref = [new.get("|".join([against.format(m=metric), *k.split("|")[1:]])) for k in keys]
+                if all(r is not None and metric in r for r in ref):
+                    lines.append(f"  {'':28s} new − {against.format(m=metric)} "
+                                 + _paired([new[k] for k in keys], ref, metric))
     return lines
 
 
@@ -54,11 +65,14 @@ def main() -> None:
     parser.add_argument("old")
     parser.add_argument("new")
     parser.add_argument("--datasets", nargs="+", required=True)
+    parser.add_argument("--against", metavar="SYSTEM",
+                        help="also pair each refitted system with this one in the new cache, on the same splits "
+                             "('{m}' stands for the judged metric), e.g. 'LambdaMART({m})' for tuned against defaults")
     args = parser.parse_args()
     old, new = (json.loads(open(path).read()) for path in (args.old, args.new))
     for dataset in args.datasets:
         print(f"\n{dataset}")
-        print("\n".join(compare(old, new, dataset)))
+        print("\n".join(compare(old, new, dataset, args.against)))
 
 
 if __name__ == "__main__":
