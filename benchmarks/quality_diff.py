@@ -40,22 +40,26 @@ def compare(old: dict, new: dict, dataset: str, against: str | None = None) -> l
     systems: dict[str, list[str]] = {}
     for key in new:
         name, ds = key.split("|")[:2]
-        if ds == dataset and key in old and new[key] != old[key] and "error" not in new[key]:  # fitted again
+        # fitted again, or (with --against) fitted for the first time
+        if ds == dataset and "error" not in new[key] and (new[key] != old[key] if key in old else bool(against)):
             systems.setdefault(name, []).append(key)
     lines = []
     for name, keys in systems.items():
         keys = sorted(keys, key=lambda k: int(k.split("|")[2]))
-        metrics = [m for m in new[keys[0]] if m not in ("seconds", "capacity_check") and m in old[keys[0]]]
+        refitted = all(k in old for k in keys)
+        metrics = [m for m in new[keys[0]] if m not in ("seconds", "capacity_check")
+                   and (not refitted or m in old[keys[0]])]
         checks = [_chose(new[k]["capacity_check"]) if "capacity_check" in new[k] else "no check" for k in keys]
-        lines.append(f"{name} ({len(keys)} splits; check kept: {'; '.join(checks)})")
+        lines.append(f"{name} ({len(keys)} splits{'' if refitted else ', new'}; check kept: {'; '.join(checks)})")
         for metric in metrics:
-            base = np.mean([old[k][metric]["test"] for k in keys])
-            lines.append(f"  {metric:28s} old {base:.4f}  new − old "
-                         + _paired([new[k] for k in keys], [old[k] for k in keys], metric))
+            if refitted:
+                base = np.mean([old[k][metric]["test"] for k in keys])
+                lines.append(f"  {metric:28s} old {base:.4f}  new − old "
+                             + _paired([new[k] for k in keys], [old[k] for k in keys], metric))
             if against:
                 ref = [new.get("|".join([against.format(m=metric), *k.split("|")[1:]])) for k in keys]
                 if all(r is not None and metric in r for r in ref):
-                    lines.append(f"  {'':28s} new − {against.format(m=metric)} "
+                    lines.append(f"  {'' if refitted else metric:28s} new − {against.format(m=metric)} "
                                  + _paired([new[k] for k in keys], ref, metric))
     return lines
 
@@ -66,8 +70,9 @@ def main() -> None:
     parser.add_argument("new")
     parser.add_argument("--datasets", nargs="+", required=True)
     parser.add_argument("--against", metavar="SYSTEM",
-                        help="also pair each refitted system with this one in the new cache, on the same splits "
-                             "('{m}' stands for the judged metric), e.g. 'LambdaMART({m})' for tuned against defaults")
+                        help="also pair each refitted system, and each one new to the new cache, with this one in "
+                             "the new cache on the same splits ('{m}' stands for the judged metric), e.g. "
+                             "'LambdaMART({m})' for tuned against defaults")
     args = parser.parse_args()
     old, new = (json.loads(open(path).read()) for path in (args.old, args.new))
     for dataset in args.datasets:
