@@ -43,6 +43,11 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   (LightGBM's GOSS: the 20 % largest gradients, and 60 % of all rows drawn from the others, reweighted; from tree
   ``1 / learning_rate``), as CatBoost's ranking defaults sample 80 % by gradient (MVS), against ``yeti-m2`` on
   the noisy set and ``yeti-check-folds`` on MQ2008 (the defaults there; stop 29).
+* ``yeti-bins63``, ``yeti-bins1023``: the default YetiRank with ``max_bin`` 63 or 1023 instead of LightGBM's
+  255 (coarser or finer split thresholds); ``yeti-hess0.1``, ``yeti-hess1``: with ``min_sum_hessian_in_leaf``
+  0.1 or 1 instead of LightGBM's 0.001 (YetiRank gives no hessian to a document outside every sampled pair,
+  e.g. in a query without relevant documents, so this floor counts pairs where ``min_data_in_leaf`` counts
+  documents). Against ``yeti-m2`` on the noisy set and ``yeti-check-folds`` on MQ2008 (stop 30).
 * ``wholelist-m2``: ``wholelist`` averaged over 2 models (``n_models=2``), against ``wholelist``: judged MRR's
   target, which ``n_models="auto"`` keeps at one model (stop 29; ``--metrics MRR --datasets noisy synthetic-50k``).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise
@@ -235,6 +240,10 @@ CANDIDATES = {
     "yeti-p30": lambda m: quality.gbranker("YetiRank:permutations=30"),
     "yeti-m2": lambda m: quality.gbranker("YetiRank", n_models=2),
     "yeti-goss": lambda m: quality.gbranker("YetiRank", lgb_params=GOSS_80),
+    "yeti-bins63": lambda m: quality.gbranker("YetiRank", max_bin=63),
+    "yeti-bins1023": lambda m: quality.gbranker("YetiRank", max_bin=1023),
+    "yeti-hess0.1": lambda m: quality.gbranker("YetiRank", min_sum_hessian_in_leaf=0.1),
+    "yeti-hess1": lambda m: quality.gbranker("YetiRank", min_sum_hessian_in_leaf=1.0),
     "nbr-yeti": lambda m: _probe(neighbours("yeti"))(m),
     "nbr-metric": lambda m: _probe(neighbours(_own(m)))(m),
     "nbr-metric-raw": lambda m: _probe(neighbours(_own(m), rescale=False))(m),
@@ -333,9 +342,10 @@ def main() -> None:
     parser.add_argument("--metrics", nargs="+", default=[NDCG10, "MAP", "MAUC"])
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3, 4, 5, 6])
     parser.add_argument("--datasets", nargs="+", default=["noisy"],
-                        choices=["noisy", "mq2008", "synthetic-50k", "synthetic-250k", "noisy-190k", "noisy-20k",
-                                 "noisy-10k"],
+                        choices=["noisy", "mq2008", "lgb-example", "synthetic-50k", "synthetic-250k", "noisy-190k",
+                                 "noisy-20k", "noisy-10k"],
                         help="noisy: the noisy MQ2007-sized set with --seeds; mq2008: its 5 folds; "
+                             "lgb-example: LightGBM's example, 3 validation seeds; "
                              "synthetic-50k / -250k: the suite's clean sets, seeds 1-3 / 1-2; "
                              "noisy-190k / -20k / -10k: the noisy set's kind at 4,800 / 750 / 375 queries, "
                              "--seeds")
@@ -347,7 +357,7 @@ def main() -> None:
     args = parser.parse_args()
     cache = json.loads(open(args.cache).read()) if os.path.exists(args.cache) else {}
     splits = (noisy_splits(args.seeds) if "noisy" in args.datasets else []) + quality.load_suite(
-        [d for d in ("mq2008", "synthetic-50k") if d in args.datasets]) + (
+        [d for d in ("mq2008", "lgb-example", "synthetic-50k") if d in args.datasets]) + (
         quality.load_suite(["synthetic-250k"], folds=2) if "synthetic-250k" in args.datasets else []) + (
         noisy_large_splits(args.seeds) if "noisy-190k" in args.datasets else []) + (
         noisy_small_splits(args.seeds) if "noisy-20k" in args.datasets else []) + (

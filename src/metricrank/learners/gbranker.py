@@ -58,7 +58,11 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         may add one or two levels (judged by the first ``eval_metrics``). As
         :class:`~metricrank.LambdaMART`, which gives the rule and the measurements.
     min_data_in_leaf : int, default 20
+        LightGBM's, kept by measurement; as :class:`~metricrank.LambdaMART`,
+        which gives the measurements.
     min_sum_hessian_in_leaf : float, default 1e-3
+        LightGBM's, kept by measurement (a pairwise hessian is zero for a
+        document outside every pair); as :class:`~metricrank.LambdaMART`.
     lambda_l2 : float or "auto", default "auto"
         L2 penalty on leaf values (the Newton denominator, and the ridge of the
         pairwise system). ``"auto"``: 10, and 1 at the levels the capacity check
@@ -72,7 +76,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         :class:`~metricrank.LambdaMART`, which gives the measurements.
     max_depth : int, default -1 (no limit)
     max_bin : int, default 255
+        LightGBM's; as :class:`~metricrank.LambdaMART`, which gives the
+        measurements.
     feature_fraction, bagging_fraction : float, default 1.0
+        No sampling, kept by measurement; as :class:`~metricrank.LambdaMART`.
     bagging_freq : int, default 0
     n_models : int or "auto", default "auto"
         Boosted models trained side by side and averaged: each keeps its own

@@ -96,7 +96,19 @@ class LambdaMART(GBRanker):
         first looks decide); ``capacity_check_`` says what it saw. Set
         either parameter to skip it (a raw ``init_score`` keeps the rule too).
     min_data_in_leaf : int, default 20
+        LightGBM's. Larger minimums did not score higher: 50 with the YetiRank
+        target cost 0.0038 NDCG@10 on the noisy MQ2007-sized set and was within
+        noise on MQ2008 (BENCHMARKS.md, "Which gradient for which judged
+        metric"); 100 scored below randomised splits there ("Defaults, second
+        round").
     min_sum_hessian_in_leaf : float, default 1e-3
+        LightGBM's. YetiRank's hessian is small (about 0.02-0.03 per document
+        at the first tree) and zero for a document outside every sampled pair,
+        so this floor counts pairs where ``min_data_in_leaf`` counts documents.
+        At 0.1 it never binds beside 20 documents (the same models on MQ2008
+        and the noisy set); at 1 every judged metric there was 0.0006-0.0020
+        lower, within noise (BENCHMARKS.md, "Stop 30: bins and the hessian
+        floor").
     lambda_l2 : float or "auto", default "auto"
         L2 penalty added to the Newton denominator Σw. ``"auto"``: 10 for the
         size rule's trees and any capacity set by hand (chosen with 7 leaves on
@@ -131,7 +143,23 @@ class LambdaMART(GBRanker):
         four of the five judged metrics. The draws follow ``random_state``.
     max_depth : int, default -1 (no limit)
     max_bin : int, default 255
+        LightGBM's bins per feature (CatBoost's 254, XGBoost's 256). 63 bins
+        cost 0.0025 MAP and 0.0014 MAUC on the clean 52,000-document set (p <
+        1e-5). 1023 bins gained 0.0040 NDCG@10 there (p 0.021) and 0.0011
+        ERR@10 on the clean 254,000-document set (p 0.037), but nothing
+        significant on MQ2008, the noisy set or nine MQ2007-shaped draws
+        (NDCG@10 -0.0009, MAP +0.0011, MAUC +0.0004), changed nothing on
+        LightGBM's example (its features have fewer distinct values)
+        (BENCHMARKS.md, "Stop 30: bins and the hessian floor").
     feature_fraction, bagging_fraction : float, default 1.0
+        No sampling: trained on an exact λ, 70 % of the rows per tree cost the
+        noisy MQ2007-sized set 0.003-0.008 on NDCG@10, MAP and MAUC, 70 % of
+        the features moved them by 0.0014 or less (BENCHMARKS.md, "Which
+        gradient for which judged metric"); on YetiRank, 80 % of the rows per
+        tree was mixed on MQ2007-shaped draws ("Stop 25: a slower learning
+        rate"), and 80 % of the rows sampled by gradient, as CatBoost does
+        (LightGBM's GOSS in ``lgb_params``), gained nothing on the noisy set
+        and MQ2008 ("Stop 29: sampling rows by gradient").
     bagging_freq : int, default 0
     n_models : int or "auto", default "auto"
         Boosted models trained side by side and averaged, each on its own
