@@ -364,7 +364,7 @@ def main() -> None:
         noisy_small_splits(args.seeds, n_queries=375) if "noisy-10k" in args.datasets else [])
     for split in splits:
         for cand in args.candidates:
-            # a YetiRank system is the same model whatever the judged metric: one fit serves them all
+            # one YetiRank fit serves every judged metric (its capacity check judges by the first)
             groups = [args.metrics] if cand.startswith("yeti") else [[m] for m in args.metrics]
             for metrics in groups:
                 keys = {m: f"{cand}|{m}|{split.dataset}|{split.fold}" for m in metrics}
@@ -372,6 +372,8 @@ def main() -> None:
                     continue
                 r = quality.run_system(CANDIDATES[cand](metrics[0]), split, metrics, lr=0.1, trees=300, threads=1)
                 for m, key in keys.items():
+                    if key in cache:  # never replace a stored value: its check may have judged by another metric
+                        continue
                     cache[key] = {"test": r[m]["test"], "trees": r[m]["trees"],
                                   "per_query": r[m]["per_query"], "seconds": r["seconds"]}
                     if "capacity_check" in r:
