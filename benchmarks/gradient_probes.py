@@ -47,7 +47,8 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   255 (coarser or finer split thresholds); ``yeti-hess0.1``, ``yeti-hess1``: with ``min_sum_hessian_in_leaf``
   0.1 or 1 instead of LightGBM's 0.001 (YetiRank gives no hessian to a document outside every sampled pair,
   e.g. in a query without relevant documents, so this floor counts pairs where ``min_data_in_leaf`` counts
-  documents). Against ``yeti-m2`` on the noisy set and ``yeti-check-folds`` on MQ2008 (stop 30).
+  documents). Against the defaults: ``yeti-m2`` on the noisy, 50k and 250k sets, ``yeti-check-folds`` on MQ2008
+  and ``--datasets lgb-example`` (stop 30).
 * ``wholelist-m2``: ``wholelist`` averaged over 2 models (``n_models=2``), against ``wholelist``: judged MRR's
   target, which ``n_models="auto"`` keeps at one model (stop 29; ``--metrics MRR --datasets noisy synthetic-50k``).
 * ``nbr-yeti``: a re-implementation of YetiRank's pairs (adjacent documents of 10 logistic-noise

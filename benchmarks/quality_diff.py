@@ -61,6 +61,9 @@ def compare(old: dict, new: dict, dataset: str, against: str | None = None) -> l
                 if all(r is not None and metric in r for r in ref):
                     lines.append(f"  {'' if refitted else metric:28s} new − {against.format(m=metric)} "
                                  + _paired([new[k] for k in keys], ref, metric))
+                else:
+                    lines.append(f"  {'' if refitted else metric:28s} new − {against.format(m=metric)}: "
+                                 "not in the new cache on every split")
     return lines
 
 
