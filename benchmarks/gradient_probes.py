@@ -39,6 +39,7 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   MQ2008's size), ``noisy-190k`` (about 128,000, its top) and ``synthetic-250k`` (above it).
   ``yeti-m1-rD`` and ``yeti-m2-rD`` (D = 1-4): one and two models with the random seed offset by
   1000 D, other draws of the same systems, to tell a data set's answer from one draw's luck (MQ2008).
+  ``yeti-m4``: four models, against ``yeti-m2`` (stop 31: does averaging more models gain more?).
 * ``yeti-goss``: the default YetiRank (``n_models="auto"``) on 80 % of the rows per tree, chosen by gradient
   (LightGBM's GOSS: the 20 % largest gradients, and 60 % of all rows drawn from the others, reweighted; from tree
   ``1 / learning_rate``), as CatBoost's ranking defaults sample 80 % by gradient (MVS), against ``yeti-m2`` on
@@ -240,6 +241,7 @@ CANDIDATES = {
     "yeti-check-folds": lambda m: quality.gbranker("YetiRank", n_models=1),
     "yeti-p30": lambda m: quality.gbranker("YetiRank:permutations=30"),
     "yeti-m2": lambda m: quality.gbranker("YetiRank", n_models=2),
+    "yeti-m4": lambda m: quality.gbranker("YetiRank", n_models=4),
     "yeti-goss": lambda m: quality.gbranker("YetiRank", lgb_params=GOSS_80),
     "yeti-bins63": lambda m: quality.gbranker("YetiRank", max_bin=63),
     "yeti-bins1023": lambda m: quality.gbranker("YetiRank", max_bin=1023),
