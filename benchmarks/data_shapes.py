@@ -20,9 +20,10 @@ trees, the tree count chosen on validation by the judged metric, test value at t
 ``--learning-rate`` and ``--trees`` (default 0.1 and 300, the suite's) change the protocol for every
 system alike, anchors included.
 
-Since stop 27 default ``LambdaMART`` averages two YetiRank models from 30,000 training documents
-(``n_models="auto"``; in stop 27 up to 129,999): the ``mq2007`` and ``gov`` draws. Runs of those shapes
-before stop 27 are what ``--set n_models=1`` gives now.
+Since stop 27 default ``LambdaMART`` averages several YetiRank models from 30,000 training documents
+(``n_models="auto"``: two in stops 27-30, in stop 27 up to 129,999 documents; four since stop 31): the
+``mq2007`` and ``gov`` draws. Runs of those shapes before stop 27 are what ``--set n_models=1`` gives now,
+those of stops 27-30 ``--set n_models=2``.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007,
 ``700 + seed`` for ohsumed) and split. Prints, per judged metric, each system's mean test value over

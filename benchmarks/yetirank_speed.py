@@ -14,10 +14,10 @@ alternately, and taking medians:
     .venv/bin/python benchmarks/yetirank_speed.py [--permutations 30]
 
 ``--permutations K`` times ``YetiRank:permutations=K`` and trains ``LambdaMART(target=...)`` on it instead of
-CatBoost's default 10. ``--models K`` fits ``n_models=K`` instead of the default ``"auto"`` (since stop 27
-two models on the draw, one on MQ2008; the stop-26 figures are ``--models 1``). ``--profile`` runs only the
-fit on the draw, under cProfile, and prints where its time goes (the functions with the most time of their
-own).
+CatBoost's default 10. ``--models K`` fits ``n_models=K`` instead of the default ``"auto"`` (on the draw two
+models in stops 27-30, four since stop 31; one on MQ2008; the stop-26 figures are ``--models 1``). ``--profile``
+runs only the fit on the draw, under cProfile, and prints where its time goes (the functions with the most time
+of their own).
 """
 
 from __future__ import annotations

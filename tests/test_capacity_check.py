@@ -303,8 +303,8 @@ def test_a_metric_of_all_rows_together_keeps_the_rule(low_threshold):
     assert by_query.capacity_check_ is not None
 
 
-def test_fold_models_are_single_models_where_the_final_one_averages_two(low_threshold, monkeypatch):
-    # n_models="auto" gives 2 for all the training documents and for the fold models' 80 % alike; the check
+def test_fold_models_are_single_models_where_the_final_one_averages_four(low_threshold, monkeypatch):
+    # n_models="auto" gives 4 for all the training documents and for the fold models' 80 % alike; the check
     # still judges capacities on one model each
     ds = clean_data(seed=7, n_queries=200)
     monkeypatch.setattr(_gbdt, "AUTO_MODELS_MIN_DOCS", ds.n_docs // 2)
@@ -318,8 +318,8 @@ def test_fold_models_are_single_models_where_the_final_one_averages_two(low_thre
 
     monkeypatch.setattr(GBRanker, "fit", recording_fit)
     model = LambdaMART(NDCG, n_estimators=25, random_state=2).fit(ds)
-    assert len(resolved) >= 3 and resolved[:-1] == [1] * (len(resolved) - 1) and resolved[-1] == 2
-    assert model.n_models_ == 2 == model.booster_.num_model_per_iteration()
+    assert len(resolved) >= 3 and resolved[:-1] == [1] * (len(resolved) - 1) and resolved[-1] == 4
+    assert model.n_models_ == 4 == model.booster_.num_model_per_iteration()
     monkeypatch.setattr(GBRanker, "fit", fit)
     single = LambdaMART(NDCG, n_estimators=25, random_state=2, n_models=1)
     assert_as_by_hand(model.capacity_check_, ByHand(ds, single), (7, True, 10.0))

@@ -296,7 +296,7 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
     tr.add_argument("--models", type=_auto_or(int, "an integer >= 1"), default="auto", metavar="K|auto",
                     help="boosted models trained side by side, each with its own random draws, and averaged "
-                         "(n_models; K times the trees); 'auto': 2 for YetiRank from 30,000 training "
+                         "(n_models; K times the trees); 'auto': 4 for YetiRank from 30,000 training "
                          "documents, else 1 (with --dask always 1)")
     tr.add_argument("--l2", type=_auto_or(float, "a number >= 0"), default="auto",
                     help="L2 penalty on leaf values, or 'auto' (10, and 1 at the levels the capacity check adds; "

@@ -176,9 +176,9 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     def judged(capacity, looks):
         fitted = models.setdefault(capacity, [])
         for fold, hold_ds in zip(folds[len(fitted):looks], held[len(fitted):looks]):
-            # one model per fold even where the final one averages two (n_models): the capacities are judged as
-            # measured since stop 20, and averaging narrows close steps, which then take every look (4.5 times
-            # the fit on an MQ2007-shaped draw, for the same choice)
+            # one model per fold even where the final one averages several (n_models): the capacities are judged
+            # as measured since stop 20, and averaging narrows close steps, which then take every look (with two
+            # models averaged, 4.5 times the fit on an MQ2007-shaped draw, for the same choice)
             model = clone(estimator).set_params(n_models=1, num_leaves=capacity[0], extra_trees=capacity[1],
                                                 lambda_l2=capacity[2], verbose=0)
             watch = {} if early_stopping_rounds is None else {

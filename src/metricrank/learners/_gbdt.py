@@ -8,7 +8,7 @@ from sklearn.exceptions import NotFittedError
 
 from ._boosting import BoostResult, tree_params
 
-__all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_MODELS_MIN_DOCS",
+__all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_MODELS", "AUTO_MODELS_MIN_DOCS",
            "EXTRA_TREES_MAX_DOCS", "GBDTBase", "auto_extra_trees", "auto_n_models", "auto_num_leaves",
            "auto_or_int", "positive_int"]
 
@@ -66,31 +66,35 @@ AUTO_LAMBDA_L2 = 10.0
 ADDED_LEVEL_LAMBDA_L2 = 1.0
 
 
-#: ``n_models="auto"`` averages two YetiRank models from this many training documents, one below.
+#: ``n_models="auto"`` averages :data:`AUTO_MODELS` YetiRank models from this many training documents, one below.
 #: Measured (BENCHMARKS.md, "Two models side by side"): from 40,000 to 67,000 documents two models gained
-#: on every judged metric of three collection shapes; at 128,000 and 254,000 they gained less (254,000:
-#: MAP +0.0008, MAUC +0.0004, both p < 1e-4) for a quarter more time; on MQ2008 (9,600, the one real
-#: set) they did not gain over five draws, though synthetic sets of 10,000 and 20,000 documents did.
+#: on every judged metric of three collection shapes; on MQ2008 (9,600, the one real set) they did not gain
+#: over five draws, though synthetic sets of 10,000 and 20,000 documents did.
 AUTO_MODELS_MIN_DOCS = 30_000
+#: How many: four against two gained on MQ2007-shaped draws (MAP +0.0025, MAUC +0.0017, p < 0.005), the gov
+#: shape (NDCG@10 +0.0095, p 0.03) and the noisy 128,000- and clean 254,000-document sets (every judged metric
+#: higher, ERR@10 p < 0.02); on the noisy 40,000-document set NDCG@10 fell by 0.0033 (p 0.23) while MAP rose
+#: (p 0.022). The final fit's trees double again (BENCHMARKS.md, "Stop 31: four models").
+AUTO_MODELS = 4
 
 
 def auto_n_models(n_docs: int, objective) -> int:
-    """``n_models="auto"``: 2 for YetiRank (not its pairwise-leaf variant) on training sets of at least
-    :data:`AUTO_MODELS_MIN_DOCS` documents, 1 otherwise (other objectives: not measured).
+    """``n_models="auto"``: :data:`AUTO_MODELS` (4) for YetiRank (not its pairwise-leaf variant) on training
+    sets of at least :data:`AUTO_MODELS_MIN_DOCS` documents, 1 otherwise (other objectives: not measured).
 
     Examples
     --------
     >>> from metricrank.objectives import get_objective
     >>> yeti = get_objective("YetiRank")
     >>> [auto_n_models(n, yeti) for n in (9_600, 29_999, 30_000, 1_000_000)]
-    [1, 1, 2, 2]
+    [1, 1, 4, 4]
     >>> auto_n_models(50_000, get_objective("PairLogit")), auto_n_models(50_000, get_objective("YetiRankPairwise"))
     (1, 1)
     """
     from ..objectives.yetirank import YetiRank
 
     yeti = isinstance(objective, YetiRank) and not objective.pairwise_leaves
-    return 2 if yeti and n_docs >= AUTO_MODELS_MIN_DOCS else 1
+    return AUTO_MODELS if yeti and n_docs >= AUTO_MODELS_MIN_DOCS else 1
 
 
 def auto_or_int(est, name: str, minimum: int) -> None:

@@ -89,7 +89,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         ``n_models`` score columns, :meth:`predict` returns their mean). Costs
         ``n_models`` times the trees. Models differ only by those random
         draws: with a deterministic gradient, no randomised splits and no
-        bagging they are identical. ``"auto"``: 2 for YetiRank from 30,000
+        bagging they are identical. ``"auto"``: 4 for YetiRank from 30,000
         training documents, 1 below (fitted ``n_models_``); as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
         ``*Pairwise`` objectives take 1 only.
