@@ -190,6 +190,24 @@ def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):
     assert_as_by_hand(model.capacity_check_, ByHand(ds, model, metric="MAP", init_model=base), (7, True, 10.0))
 
 
+@pytest.mark.parametrize("metric", ["MRR", "ERR:type=Graded;top=10"])
+def test_coarse_metrics_judge_capacities_by_ndcg(low_threshold, metric):
+    # MRR and ERR give a query a value its first relevant documents decide: the check judges by exponential-gain
+    # NDCG@10 instead (fold models, best tree count and Wilcoxon all by it); the final model's target is unchanged
+    ds = clean_data(seed=7)
+    model = LambdaMART(metric, n_estimators=30, random_state=2).fit(ds)
+    assert model.capacity_check_.metric == "NDCG:top=10;type=Exp"
+    assert_as_by_hand(model.capacity_check_, ByHand(ds, model, metric="NDCG:top=10;type=Exp"), (7, True, 10.0))
+    assert model.target_ == LambdaMART(metric).fit(ds.subset_queries(np.arange(20))).target_
+
+
+@pytest.mark.parametrize("metric, judged", [("MAP", "MAP"), ("NDCG:top=5", "NDCG:top=5"), ("MRR:top=10", None),
+                                            ("ERR:type=Graded;top=10", None), ("ERR", None)])
+def test_judging_metric(metric, judged):
+    assert _capacity.judging_metric(metric) == (judged or _capacity.PROXY_METRIC)
+    assert _capacity.judging_metric(metric, preset="catboost") == (judged or _capacity.PROXY_METRIC)
+
+
 def test_trials_stop_with_the_fits_patience(low_threshold):
     ds = clean_data(seed=5)
     model = GBRanker("YetiRank", n_estimators=60, random_state=1)

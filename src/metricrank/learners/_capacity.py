@@ -24,6 +24,11 @@ otherwise holds out the next fold, until :data:`CHECK_QUERIES` queries are judge
 capacity; only close ones pay for more folds. A win tries the next level, up to
 :data:`CHECK_MAX_STEPS` levels above the rule. The final model then trains on all
 the training queries.
+
+Metrics that a query's first relevant documents decide (:data:`COARSE_METRICS`) judge
+the capacities by :data:`PROXY_METRIC` instead (:func:`judging_metric`): their
+per-query values are too coarse to tell two capacities apart on a few hundred
+queries.
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ from ..data import RankingDataset
 from ..metrics.evaluate import evaluate_many
 
 __all__ = ["CHECK_ALPHA", "CHECK_FOLDS", "CHECK_FUTILITY", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS", "CHECK_MIN_QUERIES",
-           "CHECK_QUERIES", "CapacityCheck", "applies", "check_capacity", "held_out_folds", "next_capacity"]
+           "CHECK_QUERIES", "COARSE_METRICS", "PROXY_METRIC", "CapacityCheck", "applies", "check_capacity",
+           "held_out_folds", "judging_metric", "next_capacity"]
 
 #: The check runs from this many training documents, where the size rule gives 15 leaves or
 #: more; below it the LETOR sets (2,400-9,600 documents) lost with more leaves.
@@ -60,6 +66,14 @@ CHECK_ALPHA = 0.05
 CHECK_FUTILITY = 0.5
 #: At most this many levels above the size rule.
 CHECK_MAX_STEPS = 2
+#: Metrics whose value on a query its first relevant documents decide. Judged by them the check
+#: could not see what NDCG@10 saw: by MRR both capacities scored 1 on every held-out query of the
+#: clean 50k set (no step can win); by ERR@10 on the clean 250k set 63 leaves led, not
+#: significantly (p 0.3, 0.1), where by NDCG@10 they won (p 0.027, 0.041) and then scored ERR@10
+#: +0.0045 on test (BENCHMARKS.md, "Stop 32").
+COARSE_METRICS = frozenset({"MRR", "ERR"})
+#: What judges the capacities for :data:`COARSE_METRICS`.
+PROXY_METRIC = "NDCG:top=10;type=Exp"
 
 
 def next_capacity(num_leaves: int, extra_trees: bool) -> tuple[int, bool]:
@@ -149,6 +163,20 @@ def applies(estimator, ds: RankingDataset, metric: str) -> bool:
             and get_metric(metric, preset=getattr(estimator, "preset", None)).definition.per_query)
 
 
+def judging_metric(metric: str, preset=None) -> str:
+    """The metric the check judges capacities by: ``metric`` itself, or :data:`PROXY_METRIC` for
+    :data:`COARSE_METRICS`.
+
+    Examples
+    --------
+    >>> judging_metric("MAP"), judging_metric("ERR:top=10")
+    ('MAP', 'NDCG:top=10;type=Exp')
+    """
+    from ..metrics import get_metric
+
+    return PROXY_METRIC if get_metric(metric, preset=preset).definition.name in COARSE_METRICS else metric
+
+
 def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int, bool, float], *, init_model=None,
                    early_stopping_rounds=None, categorical_feature=None) -> CapacityCheck:
     """Run the check for ``estimator`` (unfitted, its ``num_leaves`` and ``extra_trees`` "auto") on ``ds``.
@@ -165,6 +193,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     from ..model_selection import improvement_pvalue
 
     preset = getattr(estimator, "preset", None)
+    metric = judging_metric(metric, preset)
     folds = held_out_folds(ds.n_queries, estimator.random_state)
     higher = get_metric(metric, preset=preset).higher_is_better
     held = [ds.subset_queries(f) for f in folds]

@@ -55,7 +55,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         Leaves per tree; ``"auto"`` grows with the training data (7, 15 or 31
         leaves; fitted ``num_leaves_``) and, with ``extra_trees="auto"``, from
         30,000 training documents a capacity check on held-out training queries
-        may add one or two levels (judged by the first ``eval_metrics``). As
+        may add one or two levels (judged by the first ``eval_metrics``, or by
+        exponential-gain NDCG@10 when that is MRR or ERR). As
         :class:`~metricrank.LambdaMART`, which gives the rule and the measurements.
     min_data_in_leaf : int, default 20
         LightGBM's, kept by measurement; as :class:`~metricrank.LambdaMART`,
