@@ -180,3 +180,12 @@ def test_run_system_records_the_capacity_check_when_it_runs(monkeypatch):
     # without the check (explicit leaves) nothing is recorded
     fixed = quality.run_system(quality.gbranker("YetiRank", num_leaves=7), split, ["MAP"], lr=0.3, trees=5, threads=1)
     assert "capacity_check" not in fixed
+
+
+def test_tuned_systems_search_for_every_judged_metric():
+    # every judged metric has a search on the validation queries, each judged by its own metric only; NDCG@10 and
+    # MAP also by 3-fold CV
+    systems = quality.tuned_systems()
+    on_vali = {f"tuned LambdaMART({m})": (m,) for m in quality.JUDGED}
+    by_cv = {f"tuned (3-fold CV) LambdaMART({m})": (m,) for m in quality.JUDGED[:2]}
+    assert {name: metrics for name, (metrics, _) in systems.items()} == {**on_vali, **by_cv}

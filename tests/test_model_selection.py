@@ -391,7 +391,30 @@ def test_tune_starts_from_the_estimators_own_values(data):
     assert _values_in_space(LambdaMART(METRIC), default_param_space(1000), 1000)["lambda_l2"] == 10.0
     on = tune(LambdaMART(METRIC, n_estimators=30, n_jobs=1), X, y, qid=qid, metric=METRIC, n_trials=1, cv=3,
               early_stopping_rounds=3, random_state=0, show_progress=False)
-    assert on.study_.trials[0].params["extra_trees"] is True and on.best_estimator_.extra_trees is True
+    assert on.study_.trials[0].params["extra_trees"] is True and on.best_estimator_.extra_trees_ is True
+
+
+def test_kept_defaults_refit_as_the_estimator_with_its_capacity_check(monkeypatch):
+    # trial 0 stands for num_leaves="auto" by the size rule's trees; kept, the refit is the estimator itself on all
+    # rows, so from CHECK_MIN_DOCS (lowered here) its capacity check runs and may choose bigger trees than the rule
+    from metricrank.learners import _capacity
+
+    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
+    ds = make_ltr(300, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear", noise=0.1,
+                  random_state=0)
+    base = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3)
+    res = tune(base, ds.X, ds.y, qid=ds.qid, metric="NDCG:top=10", n_trials=1, cv=3, early_stopping_rounds=5,
+               random_state=0, show_progress=False)
+    assert res.selected_trial_ == 0
+    trial0 = res.study_.trials[0].params
+    assert {k: res.best_params_[k] for k in ("num_leaves", "extra_trees", "lambda_l2")} == \
+        {"num_leaves": "auto", "extra_trees": "auto", "lambda_l2": "auto"}
+    assert {k: res.best_params_[k] for k in trial0 if k not in ("num_leaves", "extra_trees", "lambda_l2")} == \
+        {k: v for k, v in trial0.items() if k not in ("num_leaves", "extra_trees", "lambda_l2")}
+    refit = res.best_estimator_
+    assert refit.capacity_check_ is not None and refit.num_leaves_ > trial0["num_leaves"]  # clean data: bigger
+    by_hand = LambdaMART("NDCG:top=10", n_jobs=1, random_state=3, **res.best_params_).fit(ds.X, ds.y, qid=ds.qid)
+    np.testing.assert_array_equal(refit.predict(ds.X), by_hand.predict(ds.X))
 
 
 def test_improvement_pvalue_is_the_exact_one_sided_wilcoxon():

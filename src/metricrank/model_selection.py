@@ -305,7 +305,7 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
     ``num_leaves="auto"`` and ``extra_trees="auto"`` count as what the size rule gives
     ``n_train_docs`` (and ``lambda_l2="auto"`` as the rule's penalty): the search over leaves is the
     capacity check's job done by trials, so the first trial is the rule's trees, without the check's
-    extra fits in every fold.
+    extra fits in every fold. If that trial is kept, the refit takes ``"auto"`` again (:func:`tune`).
     """
     from .learners._gbdt import AUTO_LAMBDA_L2, auto_extra_trees, auto_num_leaves
 
@@ -382,7 +382,10 @@ class TuneResult:
     ----------
     best_params_ : dict
         The best trial's parameters, plus ``n_estimators``: the refit's tree count
-        (the mean over folds of the best iteration found by early stopping).
+        (the mean over folds of the best iteration found by early stopping). When
+        the first trial (the estimator's own values) is kept, the parameters the
+        estimator leaves at ``"auto"`` stay ``"auto"``: the refit is then the
+        estimator itself, capacity check included, on all rows.
     best_score_ : float
         Mean over folds of the metric on the held-out fold (the metric's own sign).
     best_estimator_ : estimator
@@ -630,6 +633,11 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
             if not pvalue < level:
                 best = first
     best_params = dict(best.params)
+    if start_params and best.number == 0:
+        # the defaults kept: what the estimator resolves itself stays "auto", so the refit is the estimator as
+        # given (from 30,000 documents its capacity check may choose bigger trees than the rule trial 0 stood for)
+        own = estimator.get_params(deep=False)
+        best_params.update({k: "auto" for k in start_params if isinstance(own[k], str) and own[k] == "auto"})
     best_params["n_estimators"] = max(1, int(round(float(np.mean(best.user_attrs["best_iterations"])))))
     final = clone(estimator).set_params(**best_params)
     final.fit(X, y, qid=qid)
