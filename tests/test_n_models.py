@@ -169,7 +169,8 @@ def test_lgb_params_cannot_set_the_class_count(data):
         LambdaMART(lgb_params={"num_class": 2}, n_estimators=2).fit(data[0])
 
 
-def test_cli_trains_and_checks_models(data, tmp_path, capsys):
+def test_cli_trains_and_checks_models(data, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")  # narrower than the message: it must not be wrapped
     train, vali = data
     path = os.fspath(tmp_path / "train.txt")
     save_letor(train, path)

@@ -183,7 +183,7 @@ def cmd_train(args) -> int:
 
     from .metrics import get_metric
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)  # one line per message at any width: logs stay greppable
     _check_options(args)
     model, objective = _model_for(args)
     for spec in args.metric or []:

@@ -71,7 +71,7 @@ def cmd_tune(args) -> int:
     from .metrics import evaluate
     from .model_selection import SELECTION_ALPHA, tune
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)  # one line per message at any width: logs stay greppable
     model, objective = _check_options(args)
     train = load_letor(args.train, query_file=args.train_query_file)
     X, y, qid = train.X, train.y, _query_ids(train, 0)
