@@ -105,6 +105,14 @@ def check_yetirank_target(model):
     return model
 
 
+def message_console():
+    """The console of a command's messages (stderr): one line per message at any width, so logs stay greppable
+    (rich wraps at 80 columns where stderr is not a terminal)."""
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True)
+
+
 def print_target(console, model) -> None:
     """Say what a LambdaMART trained on when it is not its judged metric's own λ."""
     target = getattr(model, "target_", None)  # LambdaMART's
@@ -179,11 +187,9 @@ def _check_writable(path: str, option: str) -> None:
 
 
 def cmd_train(args) -> int:
-    from rich.console import Console
-
     from .metrics import get_metric
 
-    console = Console(stderr=True, soft_wrap=True)  # one line per message at any width: logs stay greppable
+    console = message_console()
     _check_options(args)
     model, objective = _model_for(args)
     for spec in args.metric or []:

@@ -63,15 +63,13 @@ def _check_options(args):
 
 
 def cmd_tune(args) -> int:
-    from rich.console import Console
-
-    from ._cli_train import print_target
+    from ._cli_train import message_console, print_target
 
     from .data import load_letor
     from .metrics import evaluate
     from .model_selection import SELECTION_ALPHA, tune
 
-    console = Console(stderr=True, soft_wrap=True)  # one line per message at any width: logs stay greppable
+    console = message_console()
     model, objective = _check_options(args)
     train = load_letor(args.train, query_file=args.train_query_file)
     X, y, qid = train.X, train.y, _query_ids(train, 0)
