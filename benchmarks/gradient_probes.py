@@ -23,6 +23,9 @@ Candidates (``--candidates``; values in ``benchmarks/results/gradient_probes_r7.
   clean 50k set) with ``lambda_l2`` 1, 0 and 3 (``-l2_3``) instead of 10, and ``yeti-63-l2_1``,
   ``yeti-63-l2_0``: 63 leaves with ``lambda_l2`` 1 and 0 (``--datasets synthetic-250k`` and
   ``noisy-190k``, against ``yeti-63``) (stop 21).
+* ``yeti-7``, ``yeti-15``: YetiRank with 7 or 15 leaves set explicitly, against ``yeti-check-folds`` below
+  30,000 training documents (``--datasets mq2008 lgb-example noisy-10k noisy-20k``), where the size rule gives
+  7: ``yeti-7`` must equal it on every query, ``yeti-15`` is one level more (stop 34).
 * ``yeti-check``: YetiRank with ``num_leaves="auto"``'s capacity check (stop 20): from 30,000 training
   documents a fifth of the training queries decides whether one or two levels more than the size rule's
   trees win significantly (``metricrank.learners._capacity``). ``yeti`` is the size rule alone (its
@@ -232,6 +235,8 @@ CANDIDATES = {
     "yeti-63-d6-noextra": lambda m: quality.gbranker("YetiRank", num_leaves=63, max_depth=6, extra_trees=False),
     "yeti-31-mdl50": lambda m: quality.gbranker("YetiRank", num_leaves=31, min_data_in_leaf=50),
     "yeti-63": lambda m: quality.gbranker("YetiRank", num_leaves=63),
+    "yeti-7": lambda m: quality.gbranker("YetiRank", num_leaves=7),
+    "yeti-15": lambda m: quality.gbranker("YetiRank", num_leaves=15),
     "yeti-31-noextra-l2_1": lambda m: quality.gbranker("YetiRank", num_leaves=31, extra_trees=False, lambda_l2=1.0),
     "yeti-31-noextra-l2_0": lambda m: quality.gbranker("YetiRank", num_leaves=31, extra_trees=False, lambda_l2=0.0),
     "yeti-63-l2_1": lambda m: quality.gbranker("YetiRank", num_leaves=63, lambda_l2=1.0),
