@@ -39,6 +39,34 @@ def test_train_then_predict(files, capsys):
     assert evaluate(valid, scores, metric="MAP") == pytest.approx(model.evals_result_["valid"]["MAP"][-1])
 
 
+@pytest.mark.parametrize("metric_args, metric, target", [
+    ([], "NDCG:top=10", "YetiRank"),
+    (["--metric", "MAP", "--metric", "NDCG:top=5"], "MAP", "YetiRank"),
+    (["--metric", "MRR"], "MRR", "NDCG:type=Exp"),
+])
+def test_without_objective_train_fits_what_lambdamart_fits_by_default(files, tmp_path, capsys, metric_args, metric,
+                                                                     target):
+    root, train, valid = files
+    out = tmp_path / "m.json"
+    assert main(["train", "--train", str(root / "train.txt"), "--trees", "8", "--threads", "1", "--quiet",
+                 "--out", str(out), *metric_args]) == 0
+    assert f"objective lambda:{metric}, target auto" in capsys.readouterr().err
+    model = LambdaMART.load(out)
+    assert (model.metric, model.target, model.target_) == (metric, "auto", target)
+    library = LambdaMART(metric, n_estimators=8, n_jobs=1, random_state=0).fit(train)  # --seed 0
+    np.testing.assert_array_equal(model.predict(valid.X), library.predict(valid.X))
+
+
+def test_without_objective_a_metric_lambdamart_cannot_train_for_is_refused(files, tmp_path, capsys):
+    root, _, _ = files
+    code = main(["train", "--train", str(root / "train.txt"), "--metric", "PFound", "--out", str(tmp_path / "m.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "--metric PFound: without --objective the model is LambdaMART(metric='PFound')" in err
+    assert "name an --objective" in err and not (tmp_path / "m.json").exists()
+    assert main(["train", "--train", str(root / "train.txt"), "--objective", "YetiRank", "--metric", "PairAccuracy",
+                 "--trees", "3", "--quiet", "--out", str(tmp_path / "m.json")]) == 0
+
+
 def test_ranknet_objective_and_progress_bar(files, capsys):
     root, _, _ = files
     code = main(["train", "--train", str(root / "train.txt"), "--objective", "ranknet", "--trees", "3",

@@ -321,8 +321,25 @@ def test_cli_tune_trains_the_target_it_is_given(tmp_path, capsys, target, expect
     assert (f"target: {expected} (judged by MRR)" in err) == (expected != "MRR")
 
 
+@pytest.mark.parametrize("metric, expected", [(None, ("NDCG:top=10", "YetiRank")), ("MRR", ("MRR", "NDCG:type=Exp"))])
+def test_cli_tune_without_objective_tunes_lambdamart_with_its_defaults(tmp_path, capsys, metric, expected):
+    """Without ``--objective`` the search starts from ``LambdaMART(metric=M)``: its target is 'auto'."""
+    from metricrank.cli import main
+
+    save_letor(make_ltr(30, docs_per_query=(4, 12), n_features=5, random_state=3), tmp_path / "train.txt")
+    out = tmp_path / "model.json"
+    code = main(["tune", "--train", str(tmp_path / "train.txt"), "--trials", "2", "--seed", "0", "--trees", "5",
+                 "--threads", "1", "--quiet", "--out", str(out)] + ([] if metric is None else ["--metric", metric]))
+    err = capsys.readouterr().err
+    assert code == 0, err
+    model = LambdaMART.load(out)
+    assert (model.metric, model.target_) == expected and model.target == "auto"
+    assert f"lambda:{expected[0]}, target auto)" in err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--trials", "0"], "--trials"),
+    (["--metric", "PFound"], "without --objective the model is LambdaMART(metric='PFound')"),
     (["--cv", "1"], "--cv"),
     (["--timeout", "-3"], "--timeout"),
     (["--metric", "NoSuch"], "NoSuch"),

@@ -1,6 +1,6 @@
 """``metricrank train``, ``metricrank predict`` and ``metricrank objectives``.
 
-``metricrank train --train F [--valid F] --objective SPEC --trees N --learning-rate R --leaves L
+``metricrank train --train F [--valid F] [--objective SPEC] --trees N --learning-rate R --leaves L
 --threads T --out MODEL`` trains a GBRanker (LambdaMART for ``lambda:<metric spec>``) with a progress
 bar and per-tree evaluation (with ``--dask ADDRESS``, on a Dask cluster: see
 :mod:`metricrank._cli_dask`); ``metricrank predict --model MODEL --data F --out SCORES`` writes one
@@ -63,19 +63,40 @@ class _Progress:
 def _model_for(args):
     """The estimator ``--objective`` asks for: LambdaMART for λ targets, GBRanker otherwise."""
     from .learners import GBRanker, LambdaMART
-    from .objectives import LambdaObjective, get_objective
+    from .objectives import LambdaObjective
 
-    objective = get_objective(args.objective, preset=args.preset)
+    objective, target = objective_and_target(args.objective, args.target, (args.metric or [None])[0], args.preset)
     common = dict(n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
                   min_data_in_leaf=args.min_data_in_leaf, lambda_l2=args.l2, n_models=args.models, preset=args.preset,
                   n_jobs=args.threads, random_state=args.seed)
     if isinstance(objective, LambdaObjective):
         sigma = 1.0 if args.sigma is None else args.sigma
         return check_yetirank_target(LambdaMART(
-            objective.target.spec, target=lambda_target(objective, args.target, args.preset), sigma=sigma,
+            objective.target.spec, target=lambda_target(objective, target, args.preset), sigma=sigma,
             truncation=args.truncation, **common)), objective
     only_for_lambda(objective, args, ("sigma", "truncation", "target"))
     return GBRanker(objective.spec, **common), objective
+
+
+def objective_and_target(objective_spec, target, metric, preset):
+    """The objective and ``--target`` a command trains with.
+
+    ``--objective`` names a gradient: ``lambda:MRR`` trains on λ-MRR itself unless ``--target`` says
+    otherwise. Without ``--objective`` the command trains what ``LambdaMART(metric=M)`` trains by default,
+    M the judged metric (the first ``--metric``; NDCG:top=10 without one): ``lambda:M`` with ``--target``
+    'auto' unless one is given, so the command line and the library give the same model.
+    """
+    from .objectives import get_objective
+
+    if objective_spec is not None:
+        return get_objective(objective_spec, preset=preset), target
+    metric = "NDCG:top=10" if metric is None else metric
+    try:
+        objective = get_objective(f"lambda:{metric}", preset=preset)
+    except ValueError as err:
+        raise ValueError(f"--metric {metric}: without --objective the model is LambdaMART(metric={metric!r}), "
+                         f"but {err}; name an --objective to train for it (see `metricrank objectives`)") from None
+    return objective, "auto" if target is None else target
 
 
 def lambda_target(objective, target, preset):
@@ -118,6 +139,12 @@ def print_target(console, model) -> None:
     target = getattr(model, "target_", None)  # LambdaMART's
     if target is not None and target != model.metric:
         console.print(f"target: {target} (judged by {model.metric})")
+
+
+def target_note(model) -> str:
+    """``", target auto"`` and the like when a LambdaMART is not set to train on its judged metric's own λ."""
+    target = getattr(model, "target", None)
+    return "" if target is None or target == model.metric else f", target {target}"
 
 
 def only_for_lambda(objective, args, options):
@@ -221,7 +248,7 @@ def _train(args, model, objective, console, client) -> int:
     valid = [load_letor(path, n_features=train.n_features, query_file=qf)
              for path, qf in zip(args.valid or [], query_files)]
     console.print(f"training {type(model).__name__} on {args.train}: {train.n_queries} queries, {train.n_docs} "
-                  f"documents, {train.n_features} features; objective {objective.spec}")
+                  f"documents, {train.n_features} features; objective {objective.spec}{target_note(model)}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     specs = args.metric or [objective.eval_spec]
     if args.dask is None and _capacity.applies(model, train, specs[0]):
@@ -284,10 +311,12 @@ def add_parsers(sub, preset_choices) -> None:
                     help="validation file, evaluated after every tree (repeatable; the last drives early stopping)")
     tr.add_argument("--valid-query-file", action="append", metavar="FILE",
                     help="group sizes for a --valid file without qid (one per --valid, in order)")
-    tr.add_argument("--objective", default="lambda:NDCG:top=10",
-                    help="objective spec: lambda:<metric spec> (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC, ROCArea, "
-                         "MAUC), ranknet, or YetiRank, PairLogit, StochasticRank:metric=NDCG, QuerySoftMax, ... "
-                         "with CatBoost-style parameters (see `metricrank objectives`)")
+    tr.add_argument("--objective", default=None,
+                    help="objective spec: lambda:<metric spec> (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, ROCArea, "
+                         "QueryAUC, MAUC), ranknet, or YetiRank, PairLogit, StochasticRank:metric=NDCG, QuerySoftMax, "
+                         "... with CatBoost-style parameters (see `metricrank objectives`). Default: what "
+                         "LambdaMART(metric=M) trains by default, M the first --metric (NDCG:top=10 without one): "
+                         "lambda:M with --target auto")
     tr.add_argument("--pairs", metavar="FILE",
                     help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for "
                          "PairLogit(Pairwise)")
@@ -314,8 +343,8 @@ def add_parsers(sub, preset_choices) -> None:
                     help="λ objectives: the gradient the trees are trained on, when it is not the objective's "
                          "λ (the objective's metric stays the judged one: default evaluation and early stopping): "
                          "a λ target spec, YetiRank[:params], or 'auto', LambdaMART's choice (NDCG, MAP, graded "
-                         "ERR, MAUC: YetiRank; MRR: whole-list exponential NDCG). Default: the objective's metric "
-                         "itself")
+                         "ERR, MAUC: YetiRank; MRR: whole-list exponential NDCG). Default: 'auto' without "
+                         "--objective, else the objective's metric itself")
     tr.add_argument("--early-stopping", type=int, default=None, metavar="ROUNDS",
                     help="stop when the first --metric on the last --valid has not improved for ROUNDS trees")
     tr.add_argument("--preset", choices=preset_choices, help="metric conventions (default: CatBoost's)")

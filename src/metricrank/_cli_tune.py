@@ -1,6 +1,6 @@
 """``metricrank tune``: search a ranker's tree parameters with Optuna, folds made of whole queries.
 
-``metricrank tune --train F [--valid F] --objective SPEC [--target SPEC|auto] --metric SPEC --trials N --cv K
+``metricrank tune --train F [--valid F] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N --cv K
 --timeout S --seed S --out MODEL.json [--params-out best.json]`` runs :func:`metricrank.model_selection.tune`
 and writes the refitted best model (``metricrank predict`` reads it) and, optionally, the best
 parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score on
@@ -34,17 +34,17 @@ def _check_options(args):
         raise ValueError(f"--trees must be >= 1; got {args.trees}")
     if args.early_stopping < 1:
         raise ValueError(f"--early-stopping must be >= 1; got {args.early_stopping}")
-    from ._cli_train import check_yetirank_target, lambda_target, only_for_lambda
+    from ._cli_train import check_yetirank_target, lambda_target, objective_and_target, only_for_lambda
     from .learners import GBRanker, LambdaMART
-    from .objectives import LambdaObjective, get_objective
+    from .objectives import LambdaObjective
 
-    objective = get_objective(args.objective, preset=args.preset)
     if args.metric is not None:
         get_metric(args.metric, preset=args.preset)
+    objective, target = objective_and_target(args.objective, args.target, args.metric, args.preset)
     common = dict(n_estimators=args.trees, preset=args.preset, n_jobs=args.threads, random_state=args.seed)
     if isinstance(objective, LambdaObjective):
         model = check_yetirank_target(LambdaMART(
-            objective.target.spec, target=lambda_target(objective, args.target, args.preset), **common))
+            objective.target.spec, target=lambda_target(objective, target, args.preset), **common))
     else:
         only_for_lambda(objective, args, ("target",))
         model = GBRanker(objective.spec, **common)
@@ -63,7 +63,7 @@ def _check_options(args):
 
 
 def cmd_tune(args) -> int:
-    from ._cli_train import message_console, print_target
+    from ._cli_train import message_console, print_target, target_note
 
     from .data import load_letor
     from .metrics import evaluate
@@ -81,7 +81,7 @@ def cmd_tune(args) -> int:
         y = np.concatenate([train.y, valid.y])
         qid = np.concatenate([qid, vqid])
         cv = [(np.arange(train.n_docs), np.arange(train.n_docs, train.n_docs + valid.n_docs))]
-    console.print(f"tuning {type(model).__name__} ({objective.spec}) on {args.train}"
+    console.print(f"tuning {type(model).__name__} ({objective.spec}{target_note(model)}) on {args.train}"
                   f"{' + ' + args.valid if args.valid else ''}: {len(np.unique(qid))} queries, {len(y)} "
                   f"documents; {args.trials} trials, "
                   f"{'train -> valid' if args.valid else f'{cv} query folds'}")
@@ -137,14 +137,16 @@ def add_parsers(sub, preset_choices) -> None:
     tu.add_argument("--train-query-file", help="group sizes for a training file without qid")
     tu.add_argument("--valid", metavar="FILE",
                     help="held-out queries: trials train on --train and score on this file (instead of --cv folds)")
-    tu.add_argument("--objective", default="lambda:NDCG:top=10",
-                    help="objective spec (lambda:<metric spec>, YetiRank, ...; see `metricrank objectives`)")
+    tu.add_argument("--objective", default=None,
+                    help="objective spec (lambda:<metric spec>, YetiRank, ...; see `metricrank objectives`). Default: "
+                         "what LambdaMART(metric=M) trains by default, M the --metric (NDCG:top=10 without one): "
+                         "lambda:M with --target auto")
     tu.add_argument("--metric", default=None, metavar="SPEC",
                     help="metric to optimise and stop early on (default: the objective's)")
     tu.add_argument("--target", default=None, metavar="SPEC|auto",
                     help="λ objectives: the gradient the trees are trained on, when it is not the objective's λ "
-                         "(a λ target spec, YetiRank[:params], or 'auto': LambdaMART's choice; default: the "
-                         "objective's metric itself)")
+                         "(a λ target spec, YetiRank[:params], or 'auto': LambdaMART's choice; default: 'auto' "
+                         "without --objective, else the objective's metric itself)")
     tu.add_argument("--trials", type=int, default=30)
     tu.add_argument("--cv", type=int, default=None, help="query folds (default 3)")
     tu.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="stop starting trials after this")
