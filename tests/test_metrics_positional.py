@@ -224,7 +224,7 @@ def test_perfect_ranking_scores_one(labels):
 
 
 def test_label_domain_errors_name_the_metric():
-    with pytest.raises(ValueError, match=r"ERR:type=Probability needs labels .* in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"ERR:type=Probability needs labels .* in \[0, 1\].*use ERR:type=Graded"):
         evaluate([0, 2], [0.1, 0.2], metric="ERR")
     with pytest.raises(ValueError, match="PFound needs labels"):
         evaluate([0, 1.5], [0.1, 0.2], metric="PFound")

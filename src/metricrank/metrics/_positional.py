@@ -277,7 +277,11 @@ def _err_parts(inp, params):
 
 def _check_err_labels(y, params):
     if params["type"] == "Probability":
-        check_finite_labels_in(0.0, 1.0, "ERR:type=Probability", "labels (probabilities)")(y, params)
+        try:
+            check_finite_labels_in(0.0, 1.0, "ERR:type=Probability", "labels (probabilities)")(y, params)
+        except ValueError as err:  # graded labels (0-4) under CatBoost's default type: say what reads them
+            raise ValueError(f"{err}; for graded relevance labels use ERR:type=Graded (R = (2^l - 1) / 2^l_max, "
+                             "l_max = max_label, 4 by default)") from None
         return
     l_max = params["max_label"]
     if not (np.isfinite(l_max) and l_max >= 0):
