@@ -247,6 +247,39 @@ def test_dask_dataframe_with_a_qid_column(client, data):
     np.testing.assert_array_equal(scores.to_numpy(), on_array.predict(valid.X))
 
 
+@pytest.mark.parametrize("cls, params, spec", [(DaskGBRanker, {"objective": "lambda:NDCG:top=5"}, "NDCG:top=5"),
+                                               (DaskLambdaMART, {"metric": "MAP"}, "MAP")])
+def test_score_is_the_objective_metric_per_query_on_dask_and_in_memory_inputs(client, data, cls, params, spec):
+    train, valid = data
+    model = cls(**params, n_estimators=5, random_state=0).fit(one_partition(train), train.y, qid=train.qid)
+    expected = evaluate(valid.y, model.predict(valid.X), qid=valid.qid, metric=spec)
+    dask_args = (one_partition(valid), da.from_array(valid.y, chunks=300))
+    assert model.score(*dask_args, qid=da.from_array(valid.qid, chunks=300)) == pytest.approx(expected, rel=1e-12)
+    assert model.score(valid.X, valid.y, qid=valid.qid) == pytest.approx(expected, rel=1e-12)
+    assert model.score(*dask_args, qid=valid.qid, metric="ERR:type=Graded") == pytest.approx(
+        evaluate(valid.y, model.predict(valid.X), qid=valid.qid, metric="ERR:type=Graded"), rel=1e-12)
+
+
+def test_search_with_default_scoring_routes_qid_to_score(client, data):
+    import sklearn
+    from sklearn.model_selection import GroupKFold, cross_val_score
+
+    train, _ = data
+    est = DaskGBRanker("lambda:NDCG:top=5", n_estimators=5, random_state=0)
+    X = one_partition(train)
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = est.set_fit_request(qid=True).set_score_request(qid=True)
+        got = cross_val_score(routed, X, train.y, cv=GroupKFold(3), params={"qid": train.qid, "groups": train.qid},
+                              error_score="raise")
+    expected = []
+    for fit_rows, test in GroupKFold(3).split(train.X, train.y, groups=train.qid):
+        model = DaskGBRanker("lambda:NDCG:top=5", n_estimators=5, random_state=0).fit(
+            X[fit_rows], train.y[fit_rows], qid=train.qid[fit_rows])
+        expected.append(evaluate(train.y[test], model.predict(train.X[test]), qid=train.qid[test],
+                                 metric="NDCG:top=5"))
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
 # (e) early stopping and per-tree metrics ---------------------------------------------------------
 
 

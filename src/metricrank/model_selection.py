@@ -66,7 +66,8 @@ class RankingScorer:
 
     Build it with :func:`make_scorer`. Called as ``scorer(estimator, X, y, qid=...)``
     it returns ``sign * metricrank.evaluate(y, estimator.predict(X), qid=qid, metric=...)``
-    with ``sign = -1`` for metrics where lower is better (scikit-learn maximises scores).
+    with ``sign = -1`` for metrics where lower is better (scikit-learn maximises scores);
+    rankers whose ``predict`` reads the queries (SVM-acc3/acc4) are given them.
 
     ``qid`` is requested from metadata routing by default (a ranking scorer has no
     meaning without it); :meth:`set_score_request` changes the request as for
@@ -90,8 +91,11 @@ class RankingScorer:
             raise TypeError(f"{self!r} got unexpected metadata {sorted(kwargs)}; it reads qid only")
         if qid is None:
             raise ValueError(f"{self!r} needs the query id of every scored row, got none; " + _ROUTING_HELP)
-        scores = np.asarray(estimator.predict(X), dtype=np.float64)
-        value = evaluate(y, scores, qid=_contiguous_qid(qid), metric=self._metric)
+        qid = _contiguous_qid(qid)
+        # a metricrank ranker predicts through its score hook, which passes the queries where predict needs them
+        predict = getattr(estimator, "_score_predict", None)
+        scores = np.asarray(estimator.predict(X) if predict is None else predict(X, qid, None), dtype=np.float64)
+        value = evaluate(y, scores, qid=qid, metric=self._metric)
         return float(self.sign * value)
 
     # --- metadata routing (the public MetadataRequest API; no private scorer base) ------------
@@ -156,10 +160,22 @@ def make_scorer(metric: str = "NDCG:top=10", *, preset: str | None = None) -> Ra
 class RankerScoreMixin:
     """``score(X, y, qid=...)`` for rankers: the estimator's own metric, per query.
 
-    The metric is ``metric`` if given, else the fitted objective's evaluation
-    metric (``self.objective_.eval_spec``), else ``"NDCG:top=10"``. As for
+    The metric is ``metric`` if given, else the estimator's default,
+    :meth:`_score_metric`: the fitted objective's evaluation metric
+    (``self.objective_.eval_spec``), else ``"NDCG:top=10"``; the SVM, LP and
+    neural rankers override it with the metric they optimise. As for
     :func:`make_scorer`, greater is better: metrics where lower is better are negated.
+    Rankers whose ``predict`` needs the queries override :meth:`_score_predict`.
     """
+
+    def _score_metric(self, y) -> str:
+        """Default metric spec of :meth:`score` for the labels ``y`` (an override may check them)."""
+        objective = getattr(self, "objective_", None)
+        return getattr(objective, "eval_spec", None) or "NDCG:top=10"
+
+    def _score_predict(self, X, qid, group):
+        """Scores of ``X`` for :meth:`score` (an override passes the queries to ``predict``)."""
+        return self.predict(X)
 
     def score(self, X, y, *, qid=None, group=None, metric=None, sample_weight=None) -> float:
         """Mean per-query metric of ``self.predict(X)`` (negated if lower is better).
@@ -176,14 +192,14 @@ class RankerScoreMixin:
         group : array-like, optional
             Query sizes in row order, instead of ``qid``.
         metric : str, optional
-            Metric spec; default the objective's evaluation metric.
+            Metric spec; default the estimator's own metric (see the class docstring).
         sample_weight : array-like of shape (n,), optional
             Row weights, for the metrics that use them.
         """
-        scores = self.predict(X)  # checks X (and fittedness) first, with the estimator's own messages
+        # predict checks X (and fittedness) first, with the estimator's own messages
+        scores = self._score_predict(X, qid, group)
         if metric is None:
-            objective = getattr(self, "objective_", None)
-            metric = getattr(objective, "eval_spec", None) or "NDCG:top=10"
+            metric = self._score_metric(y)
         m = get_metric(metric, preset=getattr(self, "preset", None))
         value = evaluate(y, scores, qid=qid, group=group, metric=m, weights=sample_weight)
         return float(_sign(m) * value)

@@ -24,6 +24,7 @@ from ..learners._frames import FeatureSchema
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
+from ..model_selection import RankerScoreMixin
 from ._early_stopping import gather_eval_sets, per_tree_curves, select_iteration
 from ._objective import WorkerObjective, check_distributable
 from ._partitions import _is_dask, _is_dask_frame, as_dask_inputs, check_query_layout, partition_by_query
@@ -73,14 +74,16 @@ def _without_network(booster):
     return lgb.Booster(model_str=text), machines
 
 
-class DaskGBRanker(BaseEstimator):
+class DaskGBRanker(RankerScoreMixin, BaseEstimator):
     """:class:`~metricrank.GBRanker` trained on a Dask cluster by ``lightgbm.dask``.
 
     Every worker runs the metricrank objective over the rows of its own
     partitions (LightGBM's data-parallel learner merges the histograms), so a
     query must lie in one partition; rows of a query must be contiguous, as
     on one machine. Use inside an active ``distributed.Client`` (or pass
-    ``client=``).
+    ``client=``). :meth:`score` is GBRanker's (default: the objective's
+    evaluation metric, per query); it evaluates on the client, so dask
+    scores, labels and query ids are computed there.
 
     Parameters
     ----------

@@ -7,6 +7,8 @@
 * Arrays are validated by :func:`sklearn.utils.validation.validate_data`, so
   messages, ``n_features_in_``, ``feature_names_in_`` and the feature-count
   check at predict are scikit-learn's.
+* ``score(X, y, qid=...)``: :class:`~metricrank.model_selection.RankerScoreMixin`
+  with each ranker's own metric (``_score_metric``).
 * ``save(path)`` / ``load(path)``: the versioned, checksummed, atomic model file
   of :mod:`._persistence`. The state is JSON: parameters plus every fitted
   attribute (arrays with dtype and shape, dataclasses, nested scikit-learn or
@@ -25,9 +27,10 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..data import RankingDataset
+from ..model_selection import RankerScoreMixin
 from ._persistence import read_model_file, write_model_file
 
-__all__ = ["RankerContractMixin", "decode_state", "encode_state", "expected_failed_checks"]
+__all__ = ["RankerContractMixin", "border_spec", "decode_state", "encode_state", "expected_failed_checks"]
 
 _ALLOWED_MODULES = ("metricrank.", "sklearn.")
 
@@ -122,11 +125,26 @@ def _hashable(v):
     return tuple(v) if isinstance(v, list) else v
 
 
-class RankerContractMixin:
-    """Tags, input handling and save/load shared by the SVM and LP rankers.
+def border_spec(name: str, border) -> str:
+    """Spec of the binary metric ``name`` with ``label > border`` relevant (the rankers' ``border``).
+
+    Examples
+    --------
+    >>> border_spec("MAP", 0), border_spec("ROCArea", 1.5)
+    ('MAP:border=0.0', 'ROCArea:border=1.5')
+    """
+    b = float(border)
+    if not np.isfinite(b):
+        raise ValueError(f"border must be a finite number; got {border!r}")
+    return f"{name}:border={b!r}"
+
+
+class RankerContractMixin(RankerScoreMixin):
+    """Tags, input handling, ``score`` and save/load shared by the SVM and LP rankers.
 
     Subclasses set ``_fitted_attr`` (checked by :func:`check_is_fitted`) and
-    ``_accept_sparse``.
+    ``_accept_sparse``, and override ``_score_metric`` (the default metric of
+    ``score``).
     """
 
     _fitted_attr = "coef_"

@@ -59,7 +59,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from ..data import RankingDataset
-from ._sklearn_compat import RankerContractMixin
+from ._sklearn_compat import RankerContractMixin, border_spec
 
 __all__ = [
     "StructSVMFitReport",
@@ -415,12 +415,18 @@ def cutting_plane(X, rel, group_ptr, oracle, *, C, epsilon, max_iter, loss, verb
 # Estimator base
 # --------------------------------------------------------------------------------------
 class StructSVMBase(RankerContractMixin, BaseEstimator):
-    """Shared ``fit`` / ``predict`` of :class:`SVMMAP` and :class:`SVMROCArea`.
+    """Shared ``fit`` / ``predict`` / ``score`` of :class:`SVMMAP` and :class:`SVMROCArea`.
 
-    Subclasses set ``_loss`` and implement ``_oracle``.
+    Subclasses set ``_loss``, ``_metric`` (the catalogue metric whose one-minus
+    is the loss; with the estimator's ``border`` it is ``score``'s default) and
+    implement ``_oracle``.
     """
 
     _loss = "?"
+    _metric = "?"
+
+    def _score_metric(self, y) -> str:
+        return border_spec(self._metric, self.border)
 
     def _oracle(self, scores, rel, group_ptr):  # pragma: no cover - abstract
         raise NotImplementedError

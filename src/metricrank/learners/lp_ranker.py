@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from ..data import RankingDataset
-from ._sklearn_compat import RankerContractMixin
+from ._sklearn_compat import RankerContractMixin, border_spec
 from ._lp_chunking import LPSolveError, enumerate_pairs, solve_chunked, solve_pair_lp
 
 __all__ = ["LPFitReport", "LPRanker", "LPSolveError"]
@@ -129,6 +129,10 @@ def _check_int(name, value, *, low=1, allow_none=False):
 
 class LPRanker(RankerContractMixin, BaseEstimator):
     """Kernel ranker that maximises an approximation of AUC by linear programming.
+
+    :meth:`score` defaults to ROCArea per query, with the positives of fit
+    (``"ROCArea:border=<border>"``; without ``border``, the labels must be binary,
+    and their positives are the labels > 0).
 
     Parameters
     ----------
@@ -429,3 +433,8 @@ class LPRanker(RankerContractMixin, BaseEstimator):
     def decision_function(self, X):
         """Alias of :meth:`predict` (scikit-learn's name for ranking scores)."""
         return self.predict(X)
+
+    def _score_metric(self, y) -> str:
+        self._binary_labels(y)  # fit's label check: binary labels unless border is set
+        # the positives of {0, 1}, {-1, 1} and bool labels are exactly the labels > 0
+        return border_spec("ROCArea", 0.0 if self.border is None else self.border)

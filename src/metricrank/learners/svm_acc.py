@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator
 from sklearn.svm import SVC, LinearSVC
 
 from ..data import RankingDataset
-from ._sklearn_compat import RankerContractMixin
+from ._sklearn_compat import RankerContractMixin, border_spec
 from ._struct_svm import binary_relevance, check_max_iter, check_positive
 from .binning import ThresholdBinner
 
@@ -179,7 +179,9 @@ class SVMAcc(RankerContractMixin, BaseEstimator):
     linear hinge-loss SVM in its dual with scikit-learn's ``SVC`` and the
     exact Gram matrix of the threshold features
     (:func:`binned_linear_kernel`; memory ``O(n_docs^2)``). That SVM also has
-    SVM-light's unregularised intercept.
+    SVM-light's unregularised intercept. :meth:`score` defaults to MAP per
+    query (``"MAP:border=<border>"``), the measure Yue et al. compare these
+    baselines by; acc3/acc4 need its ``qid`` or ``group``, as :meth:`predict` does.
 
     Parameters
     ----------
@@ -325,3 +327,9 @@ class SVMAcc(RankerContractMixin, BaseEstimator):
     def predict(self, X, *, qid=None, group=None):
         """Ranking scores (the decision values)."""
         return self.decision_function(X, qid=qid, group=group)
+
+    def _score_metric(self, y) -> str:
+        return border_spec("MAP", self.border)
+
+    def _score_predict(self, X, qid, group):
+        return self.predict(X, qid=qid, group=group)  # acc3/acc4 normalise per query

@@ -234,7 +234,8 @@ class SVMMAP(StructSVMBase):
     Solves OP 1 with ``Delta_map`` by the cutting-plane Algorithm 1 and
     Algorithm 2 as the separation oracle; the working-set QP goes to Clarabel.
     The model is linear: :meth:`predict` returns ``w^T phi(d)`` and the
-    predicted ranking sorts these scores in descending order.
+    predicted ranking sorts these scores in descending order. :meth:`score`
+    defaults to MAP per query (``"MAP:border=<border>"``).
 
     Parameters
     ----------
@@ -276,6 +277,7 @@ class SVMMAP(StructSVMBase):
     """
 
     _loss = "map"
+    _metric = "MAP"
 
     def __init__(self, C=1.0, epsilon=1e-3, max_iter=500, border=0.0, verbose=False):
         self.C = C

@@ -123,7 +123,8 @@ class SVMROCArea(StructSVMBase):
     """Structural SVM optimising ROC area per query (SVM-ROCArea; Joachims 2005, Yue et al. 2007).
 
     Same estimator as :class:`~metricrank.learners.svm_map.SVMMAP` with
-    ``Delta_roc = 1 - ROCArea`` and its ``O(n log n)`` most violated constraint.
+    ``Delta_roc = 1 - ROCArea`` and its ``O(n log n)`` most violated constraint;
+    :meth:`score` defaults to ROCArea per query (``"ROCArea:border=<border>"``).
 
     Parameters
     ----------
@@ -153,6 +154,7 @@ class SVMROCArea(StructSVMBase):
     """
 
     _loss = "roc"
+    _metric = "ROCArea"
 
     def __init__(self, C=1.0, epsilon=1e-3, max_iter=500, border=0.0, verbose=False):
         self.C = C
@@ -175,7 +177,8 @@ class SVMROCAreaMultiClass(RankerContractMixin, BaseEstimator):
     is ``sum_c c * f_c(d)``. Class 0 (not relevant) would enter with weight 0,
     so it gets no model. A class that no training query holds together with
     another class gets no model either (``f_c = 0``) and is listed in
-    ``skipped_classes_``.
+    ``skipped_classes_``. :meth:`score` defaults to Welleck's MAUC per query
+    (``"MAUC"``: ``sum_c p(c) AUC(c)`` over the relevant classes).
 
     Parameters
     ----------
@@ -205,6 +208,9 @@ class SVMROCAreaMultiClass(RankerContractMixin, BaseEstimator):
         self.epsilon = epsilon
         self.max_iter = max_iter
         self.verbose = verbose
+
+    def _score_metric(self, y) -> str:
+        return "MAUC"
 
     def fit(self, X, y=None, *, qid=None, group=None):
         """Fit one :class:`SVMROCArea` per relevance class; labels must be integers >= 0.

@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 
 from ...data import RankingDataset
 from ...metrics.evaluate import evaluate_many
+from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
 from .._inputs import as_dataset, check_features, eval_datasets
 from .._persistence import read_model_file, write_model_file
@@ -72,8 +73,12 @@ def _threads(n_jobs):
         torch.set_num_threads(before)
 
 
-class NetRanker(BaseEstimator):
-    """Base of the neural rankers (see :class:`RankNet` and :class:`LambdaRank`)."""
+class NetRanker(RankerScoreMixin, BaseEstimator):
+    """Base of the neural rankers (see :class:`RankNet` and :class:`LambdaRank`).
+
+    ``score`` is :class:`~metricrank.model_selection.RankerScoreMixin`'s; subclasses
+    override ``_score_metric`` with the default evaluation metric of their ``fit``.
+    """
 
     _accepts_pairs = False
 

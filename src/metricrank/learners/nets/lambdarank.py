@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...objectives.lambda_objective import LambdaObjective
+from ...objectives.lambda_objective import LambdaObjective, resolve_target
 from ._base import NetRanker, _check_torch_installed
 from ._lambdas import LabelLambdas
 from .ranknet import _ATTRIBUTES, _COMMON_PARAMS, _FIT_DOC
@@ -18,6 +18,8 @@ class LambdaRank(NetRanker):
     deltas as :class:`~metricrank.learners.LambdaMART`, so every λ target works
     (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC, ROCArea, MAUC, RankNet). The
     network is back-propagated once per batch of queries (section 2.1).
+    :meth:`score` defaults to the λ target's metric (``metric``; ``"NDCG:top=10"``
+    for the RankNet target), as :meth:`fit`'s evaluation does.
 
     Parameters
     ----------
@@ -74,6 +76,9 @@ class LambdaRank(NetRanker):
         objective = LambdaObjective(self.metric, sigma=self.sigma, truncation=self.truncation, norm=self.norm,
                                     preset=self.preset)
         return LabelLambdas(objective, ds.y, ds.weight, ds.group_weight), objective.target.eval_spec
+
+    def _score_metric(self, y) -> str:
+        return resolve_target(self.metric, preset=self.preset).eval_spec  # as _lambdas: the target's metric
 
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, eval_set=None,
             eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None):

@@ -8,6 +8,9 @@ from ._lambdas import LabelLambdas, PairLambdas
 
 __all__ = ["RankNet"]
 
+#: RankNet optimises no ranking metric; fit's evaluation (early stopping) and score judge it by NDCG@10.
+_EVAL_SPEC = "NDCG:top=10"
+
 _COMMON_PARAMS = """
     hidden_layer_sizes : tuple of int, default (32,)
         Widths of the hidden layers; ``()`` is a linear model ``s = w·x + b``.
@@ -96,7 +99,8 @@ class RankNet(NetRanker):
     ``log(1 + exp(-σ (s_i - s_j)))``. Training uses the factorisation of section
     2.1: the λ kernel sums each document's pair gradients into one ``λ_i``, and the
     network is back-propagated once per batch of queries. Explicit preference pairs
-    with weights (CatBoost pairs) can replace the labels.
+    with weights (CatBoost pairs) can replace the labels. :meth:`score` defaults to
+    ``"NDCG:top=10"``, the default evaluation metric of :meth:`fit`.
 
     Parameters
     ----------""" + _COMMON_PARAMS + "\n" + _ATTRIBUTES + """
@@ -135,9 +139,12 @@ class RankNet(NetRanker):
 
     def _lambdas(self, ds):
         if ds.pairs is not None:
-            return PairLambdas(ds.pairs, ds.pair_weight, ds.group_ptr, ds.group_weight, self.sigma), "NDCG:top=10"
+            return PairLambdas(ds.pairs, ds.pair_weight, ds.group_ptr, ds.group_weight, self.sigma), _EVAL_SPEC
         objective = LambdaObjective("RankNet", sigma=self.sigma, norm=False)
-        return LabelLambdas(objective, ds.y, ds.weight, ds.group_weight), "NDCG:top=10"
+        return LabelLambdas(objective, ds.y, ds.weight, ds.group_weight), _EVAL_SPEC
+
+    def _score_metric(self, y) -> str:
+        return _EVAL_SPEC
 
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
@@ -156,4 +163,4 @@ class RankNet(NetRanker):
             ``pair_weight · log(1 + exp(-σ (s_winner - s_loser)))``; ``sample_weight``
             is then not allowed.
         pair_weight : array-like of shape (n_pairs,), optional""",
-        default_metric="``NDCG:top=10``")
+        default_metric=f"``{_EVAL_SPEC}``")
