@@ -327,13 +327,16 @@ def test_cli_tune_without_objective_tunes_lambdamart_with_its_defaults(tmp_path,
     from metricrank.cli import main
 
     save_letor(make_ltr(30, docs_per_query=(4, 12), n_features=5, random_state=3), tmp_path / "train.txt")
-    out = tmp_path / "model.json"
+    out, params_out = tmp_path / "model.json", tmp_path / "best.json"
     code = main(["tune", "--train", str(tmp_path / "train.txt"), "--trials", "2", "--seed", "0", "--trees", "5",
-                 "--threads", "1", "--quiet", "--out", str(out)] + ([] if metric is None else ["--metric", metric]))
+                 "--threads", "1", "--quiet", "--out", str(out), "--params-out", str(params_out)]
+                + ([] if metric is None else ["--metric", metric]))
     err = capsys.readouterr().err
     assert code == 0, err
     model = LambdaMART.load(out)
     assert (model.metric, model.target_) == expected and model.target == "auto"
+    best = json.loads(params_out.read_text())
+    assert (best["objective"], best["target"]) == (f"lambda:{expected[0]}", expected[1])
     assert f"lambda:{expected[0]}, target auto)" in err
 
 
