@@ -245,3 +245,14 @@ def test_a_library_error_is_one_line_not_a_traceback(files, capsys, monkeypatch)
     err = capsys.readouterr().err
     assert code == 1 and err.strip().splitlines()[-1] == "metricrank: error: LightGBMError: simulated engine failure"
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("command, shown", [("train", "(default: 100)"), ("tune", "(default: 30)"),
+                                            ("predict", None)])
+def test_help_shows_defaults_except_none_and_false(command, shown, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # one help line per option: the checks do not depend on wrapping
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert "(default: None)" not in out and "(default: False)" not in out
+    assert shown is None or shown in out

@@ -155,6 +155,15 @@ def only_for_lambda(objective, args, options):
                              f"not to --objective {objective.spec}")
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Defaults in the help, except ``None`` and ``False`` (their help says what happens without the option)."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def _auto_or(convert, allowed: str):
     """An argparse type: ``auto`` or ``convert(text)`` (the range is checked with the other options)."""
     def parse(text: str):
@@ -304,7 +313,7 @@ def cmd_predict(args) -> int:
 
 def add_parsers(sub, preset_choices) -> None:
     tr = sub.add_parser("train", help="train a GBRanker / LambdaMART on a LETOR/SVMlight file",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=HelpFormatter)
     tr.add_argument("--train", required=True, help="training file (LETOR/SVMlight with qid, .gz/.bz2 ok)")
     tr.add_argument("--train-query-file", help="group sizes for a training file without qid")
     tr.add_argument("--valid", action="append", metavar="FILE",
@@ -360,7 +369,7 @@ def add_parsers(sub, preset_choices) -> None:
     tr.set_defaults(func=cmd_train)
 
     pr = sub.add_parser("predict", help="score a LETOR/SVMlight file with a trained model",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=HelpFormatter)
     pr.add_argument("--model", required=True, help="model file written by `metricrank train`")
     pr.add_argument("--data", required=True, help="LETOR/SVMlight file to score (.gz/.bz2 ok)")
     pr.add_argument("--query-file", help="group sizes for a file without qid")

@@ -132,8 +132,10 @@ def _stack(a, b):
 
 
 def add_parsers(sub, preset_choices) -> None:
+    from ._cli_train import HelpFormatter
+
     tu = sub.add_parser("tune", help="search tree parameters with Optuna (folds by query) and save the best model",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=HelpFormatter)
     tu.add_argument("--train", required=True, help="LETOR/SVMlight file with qid (.gz/.bz2 ok)")
     tu.add_argument("--train-query-file", help="group sizes for a training file without qid")
     tu.add_argument("--valid", metavar="FILE",
@@ -148,13 +150,14 @@ def add_parsers(sub, preset_choices) -> None:
                     help="λ objectives: the gradient the trees are trained on, when it is not the objective's λ "
                          "(a λ target spec, YetiRank[:params], or 'auto': LambdaMART's choice; default: 'auto' "
                          "without --objective, else the objective's metric itself)")
-    tu.add_argument("--trials", type=int, default=30)
+    tu.add_argument("--trials", type=int, default=30, help="Optuna trials (the first is the starting parameters)")
     tu.add_argument("--cv", type=int, default=None, help="query folds (default 3)")
     tu.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="stop starting trials after this")
     tu.add_argument("--trees", type=int, default=500, help="most trees per fit (early stopping picks fewer)")
-    tu.add_argument("--early-stopping", type=int, default=30, metavar="ROUNDS")
+    tu.add_argument("--early-stopping", type=int, default=30, metavar="ROUNDS",
+                    help="a trial stops when its held-out metric has not improved for ROUNDS trees")
     tu.add_argument("--preset", choices=preset_choices, help="metric conventions")
-    tu.add_argument("--threads", type=int, default=None)
+    tu.add_argument("--threads", type=int, default=None, help="threads per fit (default: all cores)")
     tu.add_argument("--seed", type=int, default=0, help="folds, sampler and model seed")
     tu.add_argument("--quiet", action="store_true", help="no progress bar")
     tu.add_argument("--out", required=True, help="model file for the refitted best model (JSON; .gz ok)")
