@@ -67,7 +67,7 @@ def combine_rankers(score_list, y, *, qid=None, group_ptr=None, metric="NDCG:top
         Queries, as for :func:`metricrank.evaluate`.
     metric : str, default="NDCG:top=10"
         A λ target of :class:`~metricrank.objectives.LambdaObjective` (NDCG, DCG, MAP, MRR,
-        ERR, PrecisionAt, AUC, ROCArea, MAUC); the same spec is the training metric.
+        ERR, PrecisionAt, ROCArea, QueryAUC, MAUC); the same spec is the training metric.
     epochs : int, default=100
         Full-batch gradient steps.
     learning_rate : float, default=0.5

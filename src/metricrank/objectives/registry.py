@@ -115,6 +115,6 @@ def describe_objectives() -> list[tuple[str, str, str]]:
         params = ", ".join(f"{p.name}={_default_text(p.default)}" for p in defn.params) or "-"
         rows.append((name, params, defn.doc))
     rows.append(("lambda:<metric>", "the metric's own parameters",
-                 "exact λ-gradients (LambdaMART) of NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC, ROCArea, MAUC"))
+                 "exact λ-gradients (LambdaMART) of NDCG, DCG, MAP, MRR, ERR, PrecisionAt, ROCArea, QueryAUC, MAUC"))
     rows.append(("RankNet", "-", "λ-gradients with |ΔZ| = 1 (RankNet's pairwise cross-entropy)"))
     return rows

@@ -16,7 +16,7 @@ class LambdaRank(NetRanker):
     ``λ_ij = σ |ΔZ_ij| / (1 + exp(σ (s_i - s_j)))`` with ``|ΔZ_ij|`` the exact change
     of the metric when documents ``i`` and ``j`` swap ranks: the same kernel and swap
     deltas as :class:`~metricrank.learners.LambdaMART`, so every λ target works
-    (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC, ROCArea, MAUC, RankNet). The
+    (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, ROCArea, QueryAUC, MAUC, RankNet). The
     network is back-propagated once per batch of queries (section 2.1).
     :meth:`score` defaults to the λ target's metric (``metric``; ``"NDCG:top=10"``
     for the RankNet target), as :meth:`fit`'s evaluation does.
