@@ -76,7 +76,7 @@ def _pairwise_cost(s, y, ptr, delta=None):
 def test_ranknet_factorised_gradient_equals_autograd_of_pairwise_cross_entropy(seed):
     X, y, ptr = _queries(seed)
     model = _mlp(X.shape[1], seed)
-    lambdas, _ = RankNet(sigma=SIGMA)._lambdas(RankingDataset(X.numpy(), y, group_ptr=ptr))  # as fit does
+    lambdas = RankNet(sigma=SIGMA)._lambdas(RankingDataset(X.numpy(), y, group_ptr=ptr))  # as fit does
     want = _autograd(model, X, lambda s: _pairwise_cost(s, y, ptr))
     # a shuffled batch of every query: one backward pass over all of them
     order = np.random.default_rng(seed).permutation(len(ptr) - 1)
@@ -107,7 +107,7 @@ def test_lambdarank_factorised_gradient_equals_autograd_at_fixed_deltas(spec, se
     delta = _global_deltas(spec, s, y, ptr)
     assert delta.max() > 0
     want = _autograd(model, X, lambda scores: _pairwise_cost(scores, y, ptr, delta))
-    lambdas, _ = LambdaRank(metric=spec, sigma=SIGMA, norm=False)._lambdas(RankingDataset(X.numpy(), y, group_ptr=ptr))
+    lambdas = LambdaRank(metric=spec, sigma=SIGMA, norm=False)._lambdas(RankingDataset(X.numpy(), y, group_ptr=ptr))
     _assert_same(_factorised(model, X, ptr, lambdas, np.arange(len(ptr) - 1)[::-1]), want)
 
 
@@ -145,7 +145,7 @@ def test_explicit_pair_ranknet_gradient_equals_autograd():
 
     want = _autograd(model, X, cost)
     ds = RankingDataset(X.numpy(), np.zeros(len(X)), group_ptr=ptr, pairs=pairs, pair_weight=w)
-    lambdas, _ = RankNet(sigma=SIGMA)._lambdas(ds)
+    lambdas = RankNet(sigma=SIGMA)._lambdas(ds)
     assert isinstance(lambdas, PairLambdas)
     _assert_same(_factorised(model, X, ptr, lambdas, rng.permutation(len(ptr) - 1)), want)
 

@@ -110,6 +110,15 @@ def test_per_query_variants_need_the_queries_in_score_too(name, data, fitted):
         fitted[name].score(X, y)
 
 
+@pytest.mark.parametrize("name", [n for n in CASES if n.startswith(("RankNet", "LambdaRank"))])
+def test_a_nets_fit_evaluates_by_its_score_metric(name, data):
+    # fit's default evaluation metric and score's default are one method, so they agree
+    X, y, qid = data
+    est, spec, _ = CASES[name]
+    model = clone(est).fit(X, y, qid=qid, eval_set=[(X, y, qid)])
+    assert list(model.evals_result_["valid_0"]) == [spec]
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_make_scorer_gives_predict_the_queries_where_it_needs_them(name, data, fitted):
     from metricrank import make_scorer

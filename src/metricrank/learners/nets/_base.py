@@ -1,7 +1,8 @@
 """What RankNet and LambdaRank share: parameters, data preparation, the fit loop, predict, save/load.
 
-Subclasses define ``__init__`` (explicit keyword arguments, stored as given) and
-``_lambdas(ds, labels...)`` (where the per-document λ come from).
+Subclasses define ``__init__`` (explicit keyword arguments, stored as given),
+``_lambdas(ds)`` (where the per-document λ come from) and ``_score_metric`` (the default
+metric of ``score`` and of ``fit``'s evaluation).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
     """Base of the neural rankers (see :class:`RankNet` and :class:`LambdaRank`).
 
     ``score`` is :class:`~metricrank.model_selection.RankerScoreMixin`'s; subclasses
-    override ``_score_metric`` with the default evaluation metric of their ``fit``.
+    override ``_score_metric``, the default metric of both ``score`` and ``fit``'s evaluation.
     """
 
     _accepts_pairs = False
@@ -185,14 +186,14 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         torch = require_torch()
         device = self._torch_device()
         ds = self._dataset(X, y, qid, group, sample_weight, group_weight, pairs, pair_weight)
-        lambdas, default_metric = self._lambdas(ds)
+        lambdas = self._lambdas(ds)
         Xd = _dense_features(ds.X)
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
         for name, eds in evals:
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
         if eval_metrics is None:
-            eval_metrics = [default_metric]
+            eval_metrics = [self._score_metric(ds.y)]  # score's default, so fit and score judge alike
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
         if early_stopping_rounds is not None and not evals:

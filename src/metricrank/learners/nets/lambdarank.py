@@ -75,10 +75,10 @@ class LambdaRank(NetRanker):
     def _lambdas(self, ds):
         objective = LambdaObjective(self.metric, sigma=self.sigma, truncation=self.truncation, norm=self.norm,
                                     preset=self.preset)
-        return LabelLambdas(objective, ds.y, ds.weight, ds.group_weight), objective.target.eval_spec
+        return LabelLambdas(objective, ds.y, ds.weight, ds.group_weight)
 
     def _score_metric(self, y) -> str:
-        return resolve_target(self.metric, preset=self.preset).eval_spec  # as _lambdas: the target's metric
+        return resolve_target(self.metric, preset=self.preset).eval_spec  # the λ target's own metric
 
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, eval_set=None,
             eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None):

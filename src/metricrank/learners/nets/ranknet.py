@@ -139,9 +139,9 @@ class RankNet(NetRanker):
 
     def _lambdas(self, ds):
         if ds.pairs is not None:
-            return PairLambdas(ds.pairs, ds.pair_weight, ds.group_ptr, ds.group_weight, self.sigma), _EVAL_SPEC
+            return PairLambdas(ds.pairs, ds.pair_weight, ds.group_ptr, ds.group_weight, self.sigma)
         objective = LambdaObjective("RankNet", sigma=self.sigma, norm=False)
-        return LabelLambdas(objective, ds.y, ds.weight, ds.group_weight), _EVAL_SPEC
+        return LabelLambdas(objective, ds.y, ds.weight, ds.group_weight)
 
     def _score_metric(self, y) -> str:
         return _EVAL_SPEC
