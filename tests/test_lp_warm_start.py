@@ -141,3 +141,47 @@ def test_bad_chunking_parameters_name_the_parameter_and_allowed_values(param, va
     kw = {"chunking": "top-violated", param: value}
     with pytest.raises(ValueError, match=rf"^{param} must be .*{allowed}.*; got {value!r}$"):
         metricrank.LPRanker(kernel="rbf", **kw).fit(X, y)
+
+
+def test_a_fit_prints_nothing_not_even_highs_banner(capfd):
+    X, y = blobs(0)
+    metricrank.LPRanker(kernel="linear", C=1).fit(X, y)
+    assert capfd.readouterr().out == ""
+
+
+def test_ctrl_c_during_a_solve_stops_highs_there_and_raises_keyboard_interrupt(monkeypatch):
+    """Ctrl-C arrives while HiGHS is in the simplex (this fit spends about 25 s there, the signal
+    comes at 0.5 s). Python's own handler acts only after the solve (or raises inside highspy's
+    callback, which HiGHS reports as a solve error); the fit must stop HiGHS mid-solve, its model
+    status "Interrupted", and raise KeyboardInterrupt."""
+    import os
+    import signal
+    import threading
+
+    import highspy
+
+    from metricrank.learners import _lp_highs
+
+    status_at_interrupt = []
+    solve = _lp_highs.PairLP.solve
+
+    def recording_solve(self):
+        try:
+            return solve(self)
+        except KeyboardInterrupt:
+            status_at_interrupt.append(self._h.getModelStatus())
+            raise
+
+    monkeypatch.setattr(_lp_highs.PairLP, "solve", recording_solve)
+    rng = np.random.default_rng(0)
+    y = (rng.random(800) < 0.35).astype(int)
+    X = rng.normal(size=(800, 5)) + 0.3 * y[:, None]
+    timer = threading.Timer(0.5, os.kill, args=(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            metricrank.LPRanker(kernel="rbf", C=1).fit(X, y)
+    finally:
+        timer.cancel()
+    assert status_at_interrupt == [highspy.HighsModelStatus.kInterrupt]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is restored

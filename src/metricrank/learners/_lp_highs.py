@@ -22,6 +22,8 @@ primal value in the primal form.
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from dataclasses import dataclass
 
@@ -46,6 +48,47 @@ class RoundResult:
     status: str         #: HiGHS model status ("Optimal")
     iterations: int     #: simplex iterations of this solve
     solve_time: float   #: seconds inside ``Highs.run``
+
+
+class _QuietHighs(highspy.Highs):
+    """``highspy.Highs`` that prints nothing, its banner included.
+
+    highspy's constructor enables callbacks, and HiGHS (1.16) logs its banner
+    then, before any option can be set; this sets ``output_flag`` first.
+    """
+
+    def enableCallbacks(self):  # noqa: N802 (highspy's name)
+        self.setOptionValue("output_flag", False)
+        super().enableCallbacks()
+
+
+def _run_interruptibly(h) -> None:
+    """``h.run()``, stopped by Ctrl-C at HiGHS's next interrupt check, then KeyboardInterrupt.
+
+    highspy calls Python during the simplex (its callbacks), so Python's own
+    Ctrl-C handler would raise inside a callback, which HiGHS reports as a
+    solve error. While it runs, Ctrl-C only sets a flag; the simplex interrupt
+    callback stops HiGHS on it, and KeyboardInterrupt is raised after.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(h, "cbSimplexInterrupt") \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        h.run()
+        return
+    pressed = []
+
+    def stop_if_pressed(event):
+        if pressed:
+            event.interrupt()
+
+    h.cbSimplexInterrupt += stop_if_pressed
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    try:
+        h.run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        h.cbSimplexInterrupt -= stop_if_pressed
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _dense_rows(A):
@@ -76,7 +119,7 @@ class PairLP:
         self.formulation = formulation
         self.time_limit = time_limit
         self.n_pairs = 0
-        h = self._h = highspy.Highs()
+        h = self._h = _QuietHighs()
         h.setOptionValue("output_flag", False)
         m = self.m
         if formulation == "dual":
@@ -129,7 +172,7 @@ class PairLP:
             # HiGHS's time limit counts the object's run time over all runs, so extend it per solve.
             h.setOptionValue("time_limit", h.getRunTime() + float(self.time_limit))
         t0 = time.perf_counter()
-        h.run()
+        _run_interruptibly(h)
         elapsed = time.perf_counter() - t0
         status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:
