@@ -7,8 +7,6 @@ fold by hand and call ``metricrank.evaluate`` per query.
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -360,19 +358,6 @@ def test_cli_tune_validates_options_before_reading(tmp_path, capsys, argv, messa
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and "missing.txt" not in err
-
-
-# --- README -------------------------------------------------------------------------------
-
-
-def test_readme_tuning_recipe_runs_as_written():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("## Tuning", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert blocks, "README has no python block under '## Tuning'"
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102
 
 
 def test_tune_starts_from_the_estimators_own_values(data):
