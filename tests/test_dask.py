@@ -247,6 +247,24 @@ def test_dask_dataframe_with_a_qid_column(client, data):
     np.testing.assert_array_equal(scores.to_numpy(), on_array.predict(valid.X))
 
 
+def test_score_on_a_dask_dataframe_reads_label_and_qid_columns_as_fit_does(client, data):
+    train, valid = data
+    columns = [f"f{j}" for j in range(train.n_features)]
+    frame = pd.DataFrame(train.X, columns=columns).assign(qid=train.qid, label=train.y)
+    model = DaskGBRanker("lambda:NDCG:top=5", n_estimators=5, random_state=0).fit(
+        dd.from_pandas(frame, npartitions=1), "label")
+    expected = evaluate(valid.y, model.predict(valid.X), qid=valid.qid, metric="NDCG:top=5")
+    # columns in another order than in training, the queries under another name
+    vframe = pd.DataFrame(valid.X, columns=columns).assign(query=valid.qid, label=valid.y)[["label", "query",
+                                                                                              *columns[::-1]]]
+    vddf = dd.from_pandas(vframe, npartitions=2)
+    assert model.score(vddf, "label", qid="query") == pytest.approx(expected, rel=1e-12)
+    assert model.score(vddf.rename(columns={"query": "qid"}), "label") == pytest.approx(expected, rel=1e-12)
+    assert model.score(vddf, vddf["label"], qid=vddf["query"]) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="column 'relevance' is not in X"):
+        model.score(vddf, "relevance", qid="query")
+
+
 @pytest.mark.parametrize("cls, params, spec", [(DaskGBRanker, {"objective": "lambda:NDCG:top=5"}, "NDCG:top=5"),
                                                (DaskLambdaMART, {"metric": "MAP"}, "MAP")])
 def test_score_is_the_objective_metric_per_query_on_dask_and_in_memory_inputs(client, data, cls, params, spec):

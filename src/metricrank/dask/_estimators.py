@@ -365,6 +365,23 @@ max_query_size, random_state, importance_type, lgb_params
             return X.map_blocks(_predict_block, model, num_iteration, drop_axis=1, dtype=np.float64)
         return model.predict(X, num_iteration=num_iteration)
 
+    def score(self, X, y, *, qid=None, group=None, metric=None, sample_weight=None) -> float:
+        """As :meth:`metricrank.GBRanker.score`, on dask or in-memory data.
+
+        With a dask DataFrame, ``y`` and ``qid`` may be column names, as in
+        :meth:`fit`; without ``qid`` or ``group`` its ``qid`` column gives the
+        queries. Scores, labels and query ids are computed on the client.
+        """
+        if _is_dask_frame(X):
+            columns = [str(c) for c in X.columns]
+            if qid is None and group is None and "qid" in columns:
+                qid = "qid"
+            for name in (y, qid):
+                if isinstance(name, str) and name not in columns:
+                    raise ValueError(f"column {name!r} is not in X; columns are {', '.join(columns)}")
+            y, qid = (X[v] if isinstance(v, str) else v for v in (y, qid))
+        return super().score(X, y, qid=qid, group=group, metric=metric, sample_weight=sample_weight)
+
     @property
     def feature_importances_(self) -> np.ndarray:
         """As :attr:`metricrank.GBRanker.feature_importances_`."""
