@@ -1,4 +1,4 @@
-"""Every python block of README.md runs as written.
+"""Every python block and ``metricrank`` command of README.md runs as written.
 
 Each ``## `` section's blocks run in order in one namespace, from a scratch
 directory beside a link to ``../shared``, so the README's relative data paths
@@ -12,6 +12,7 @@ and matrix ``X``, a fitted ``model``, and the files ``train.txt.gz`` and ``test.
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 import types
 import warnings
@@ -113,3 +114,66 @@ def test_the_readme_sections_with_code_are_the_expected_ones():
     assert set(NEEDS) <= set(SECTIONS)
     assert {"Train a ranker for your metric", "Evaluate", "Data"} <= set(SECTIONS)
     assert sum(len(blocks) for blocks in SECTIONS.values()) == README.read_text().count("```python\n")
+
+
+# --- commands ------------------------------------------------------------------------------
+
+#: README commands that cannot run here, and why.
+NOT_RUN = {
+    "--dask tcp://": "needs a running Dask scheduler",
+    "experiment welleck": "runs the whole experiment on MQ2008's five folds (tests/test_experiment_welleck.py)",
+}
+
+
+def command_blocks() -> list[tuple[int, list[list[str]]]]:
+    """``[(line, [argv, ...]), ...]``: the ``metricrank`` commands of every bash block, comments dropped."""
+    text = README.read_text()
+    blocks = []
+    for match in re.finditer(r"^```bash\n(.*?)^```", text, flags=re.M | re.S):
+        commands = [shlex.split(line, comments=True) for line in match.group(1).replace("\\\n", " ").splitlines()]
+        commands = [argv[1:] for argv in commands if argv and argv[0] == "metricrank"]
+        if commands:
+            blocks.append((text.count("\n", 0, match.start()) + 2, commands))
+    return blocks
+
+
+@pytest.fixture(scope="module")
+def command_files(given, tmp_path_factory):
+    """A directory with small files of the names the README's commands use."""
+    work = tmp_path_factory.mktemp("readme_commands")
+    names = given[1]
+    train = names["train"].subset_queries(range(120))
+    metricrank.save_letor(train, work / "train.txt")
+    metricrank.save_letor(names["vali"].subset_queries(range(60)), work / "vali.txt")
+    test = names["test"].subset_queries(range(60))
+    metricrank.save_letor(test, work / "test.txt")
+    metricrank.data.save_pairs(work / "train.pairs", explicit_pairs(train, n_queries=30))
+    np.savetxt(work / "scores.txt", test.X[:, 38])
+    return work
+
+
+@pytest.mark.parametrize("line, commands", command_blocks(), ids=lambda v: str(v) if isinstance(v, int) else "")
+def test_readme_commands_run_as_written(line, commands, command_files, monkeypatch, capsys):
+    from metricrank.cli import main
+
+    pytest.importorskip("optuna")  # metricrank tune
+    pytest.importorskip("distributed")  # --dask local:2
+    monkeypatch.chdir(command_files)
+    for argv in commands:
+        joined = " ".join(argv)
+        if any(key in joined for key in NOT_RUN):
+            continue
+        code = main(argv)
+        assert code == 0, f"README line {line}: metricrank {joined} -> {code}: {capsys.readouterr().err}"
+    for argv in commands:  # what the commands said they write is there
+        for option in ("--out", "--params-out", "--per-query"):
+            if option in argv and not any(key in " ".join(argv) for key in NOT_RUN):
+                assert (command_files / argv[argv.index(option) + 1]).stat().st_size > 0
+
+
+def test_readme_commands_are_found():
+    commands = [" ".join(argv) for _, block in command_blocks() for argv in block]
+    bash = "".join(re.findall(r"^```bash\n(.*?)^```", README.read_text(), flags=re.M | re.S))
+    assert len(commands) == len(re.findall(r"^metricrank ", bash, flags=re.M))  # one per line that starts one
+    assert any(c.startswith("eval ") for c in commands) and any(c.startswith("tune ") for c in commands)
+    assert all(any(key in c for c in commands) for key in NOT_RUN)
