@@ -131,6 +131,19 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"metricrank {metricrank.__version__}"
 
 
+def test_top_level_help_names_every_command_and_no_docstring_markup(capsys):
+    from metricrank.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "``" not in text and all(f"\n    {name}" in text for name in commands)
+    for name, sub in commands.items():  # no reST markup in any command's help either
+        assert "``" not in sub.format_help(), name
+
+
 @pytest.mark.parametrize("command", ["eval", "metrics", "demo", "experiment"])
 def test_every_option_has_help_with_its_default(command):
     from metricrank.cli import build_parser

@@ -1,4 +1,5 @@
-"""The ``metricrank`` command line: ``train``, ``predict``, ``eval``, ``metrics`` and ``demo``.
+"""The ``metricrank`` command line: ``train``, ``predict``, ``objectives``, ``tune``, ``analyze``,
+``eval``, ``metrics``, ``experiment`` and ``demo``.
 
 Examples
 --------
@@ -254,8 +255,11 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="metricrank", description=__doc__.splitlines()[0],
-                                     formatter_class=_HelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="metricrank", formatter_class=_HelpFormatter,
+        description="Learning to rank for the metric you are judged by.\nResults go to stdout; progress, "
+                    "warnings and errors to stderr.",
+        epilog="'metricrank COMMAND --help' gives a command's options.")
     parser.add_argument("--version", action="version", version=f"metricrank {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_train_parsers(sub, PRESET_CHOICES)
