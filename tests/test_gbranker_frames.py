@@ -147,3 +147,31 @@ def test_exported_model_serves_through_onnx(tmp_path):
                                        initial_types=[("X", FloatTensorType([None, 6]))], target_opset=15)
     scores = ort.InferenceSession(onx.SerializeToString()).run(None, {"X": ds.X.astype(np.float32)})[0].ravel()
     np.testing.assert_allclose(scores, model.predict(ds.X.astype(np.float32)), rtol=1e-5, atol=1e-5)
+
+
+def test_label_and_query_columns_named_in_fit_eval_set_and_score(data):
+    """fit(df, "label", qid="qid"), as the Dask rankers take it: the same model as the arrays give,
+    the named columns no features; eval_set and score take the names too."""
+    from metricrank import evaluate
+
+    ds, df, _, y = data
+    train = df.assign(label=y, qid=ds.qid)
+    valid = train.iloc[: len(train) // 3]
+    features = list(df.columns)
+
+    def model():
+        return LambdaMART("NDCG:top=5", n_estimators=8, n_jobs=1, random_state=0)
+
+    named = model().fit(train, "label", qid="qid", eval_set=[(valid, "label", "qid")], eval_metrics=["MAP"])
+    plain = model().fit(df, y, qid=ds.qid, eval_set=[(valid[features], valid.label, valid.qid)],
+                        eval_metrics=["MAP"])
+    assert list(named.feature_names_in_) == features
+    np.testing.assert_array_equal(named.predict(df), plain.predict(df))
+    assert named.evals_result_ == plain.evals_result_
+    expected = evaluate(valid.label.to_numpy(), plain.predict(valid[features]), qid=valid.qid.to_numpy(),
+                        metric="NDCG:top=5")
+    assert named.score(valid[["label", "qid", *features]], "label", qid="qid") == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match=r"qid='query' is not a column of X; its columns are .*label, qid"):
+        model().fit(train, "label", qid="query")
+    with pytest.raises(ValueError, match="y='label' names a column, but X is a ndarray, not a DataFrame"):
+        model().fit(ds.X, "label", qid=ds.qid)

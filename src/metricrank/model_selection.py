@@ -38,6 +38,7 @@ from sklearn.base import clone
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._groups import group_ptr_from_qid
+from .learners._frames import take_columns
 from .metrics import evaluate, get_metric
 
 __all__ = ["RankerScoreMixin", "RankingScorer", "TuneResult", "default_param_space", "improvement_pvalue",
@@ -182,10 +183,12 @@ class RankerScoreMixin:
 
         Parameters
         ----------
-        X : array-like or sparse matrix
-        y : array-like of shape (n,)
-        qid : array-like of shape (n,), optional
-            Query id of every row (rows of a query contiguous). Without qid and
+        X : array-like, sparse matrix or DataFrame
+        y : array-like of shape (n,), or str
+            Labels, or the name of X's label column (as in ``fit``).
+        qid : array-like of shape (n,), or str, optional
+            Query id of every row (rows of a query contiguous), or the name of
+            X's query column. Without qid and
             group every row belongs to one query, as in ``fit`` and ``evaluate``;
             a scikit-learn search passes qid through metadata routing (see
             :func:`make_scorer`, which requires it).
@@ -196,6 +199,7 @@ class RankerScoreMixin:
         sample_weight : array-like of shape (n,), optional
             Row weights, for the metrics that use them.
         """
+        X, y, qid = take_columns(X, y, qid)
         # predict checks X (and fittedness) first, with the estimator's own messages
         scores = self._score_predict(X, qid, group)
         if metric is None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["FeatureSchema", "apply_schema", "fit_schema"]
+__all__ = ["FeatureSchema", "apply_schema", "fit_schema", "take_columns"]
 
 # LightGBM refuses these characters in feature names (they would break its JSON dump).
 _LGB_FORBIDDEN = str.maketrans({c: "_" for c in '[]{}:,"'})
@@ -165,3 +165,32 @@ def apply_schema(X, schema: FeatureSchema, what: str = "X"):
         raise ValueError(f"{what} columns differ from training: missing {missing or 'none'}, "
                          f"unexpected {extra or 'none'}")
     return _encode(frame, schema, what)
+
+
+def take_columns(X, y, qid):
+    """``(X, y, qid)`` with ``y`` and ``qid`` that name columns of a DataFrame ``X`` taken out of it.
+
+    Labels and query ids given as column names (``fit(df, "label",
+    qid="qid")``, as the Dask rankers take them) become arrays, and their
+    columns are no features. Anything else is returned unchanged.
+
+    Raises
+    ------
+    ValueError
+        If a name is not a column of ``X``, or ``X`` is no DataFrame.
+    """
+    named = {arg: value for arg, value in (("y", y), ("qid", qid)) if isinstance(value, str)}
+    if not named:
+        return X, y, qid
+    frame = _as_pandas(X)
+    if frame is None:
+        arg, value = next(iter(named.items()))
+        raise ValueError(f"{arg}={value!r} names a column, but X is a {type(X).__name__}, not a DataFrame; "
+                         f"pass the {'labels' if arg == 'y' else 'query ids'} themselves")
+    labels = {str(c): c for c in frame.columns}
+    for arg, value in named.items():
+        if value not in labels:
+            raise ValueError(f"{arg}={value!r} is not a column of X; its columns are {', '.join(labels)}")
+    taken = {arg: frame[labels[value]].to_numpy() for arg, value in named.items()}
+    X = frame.drop(columns=[labels[value] for value in set(named.values())])
+    return X, taken.get("y", y), taken.get("qid", qid)

@@ -17,7 +17,7 @@ from ..objectives._base import Objective, as_training_data
 from ._boosting import EvalSet, IterationInfo, boost, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
-from ._frames import FeatureSchema, apply_schema, fit_schema
+from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
 from ._gbdt import GBDTBase, positive_int
 from ._inputs import as_dataset, check_features, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
@@ -230,10 +230,12 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         X : array-like, sparse matrix, pandas/polars DataFrame of shape (n, n_features), or RankingDataset
             A DataFrame's column names are kept (``feature_names_in_``) and
             checked at predict; its ``category`` columns are categorical features.
-        y : array-like of shape (n,)
-            Relevance labels (omit when ``X`` is a RankingDataset).
-        qid : array-like of shape (n,), optional
-            Query id of every row; rows of a query must be contiguous.
+        y : array-like of shape (n,), or str
+            Relevance labels (omit when ``X`` is a RankingDataset), or the name
+            of X's label column (then not a feature).
+        qid : array-like of shape (n,), or str, optional
+            Query id of every row; rows of a query must be contiguous. Or the
+            name of X's query column (then not a feature).
         group : array-like, optional
             Query sizes in row order (LightGBM's ``group``), instead of ``qid``.
         categorical_feature : list of int or str, optional
@@ -276,10 +278,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         """
         self._check_params()
         objective = self._make_objective()
+        X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X, categorical_feature)
         if eval_set is not None:
-            eval_set = [entry if not isinstance(entry, tuple) else
-                        (apply_schema(entry[0], schema, f"eval_set[{i}]"), *entry[1:])
+            eval_set = [_eval_entry(entry, schema, f"eval_set[{i}]")
                         for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
         ds = as_dataset(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
                         pairs=pairs, pair_weight=pair_weight)
@@ -519,6 +521,16 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         """Read a model written by :meth:`save` (of this class)."""
         _, state = read_model_file(path, cls.__name__)
         return cls._from_state(state)
+
+
+def _eval_entry(entry, schema: FeatureSchema, what: str):
+    """An ``eval_set`` entry with its DataFrame's label and query columns taken out and its features
+    encoded as the training data's (other entries unchanged)."""
+    if not isinstance(entry, tuple) or len(entry) not in (2, 3):
+        return entry
+    X, y, qid = take_columns(entry[0], entry[1], entry[2] if len(entry) == 3 else None)
+    X = apply_schema(X, schema, what)
+    return (X, y, qid) if len(entry) == 3 else (X, y)
 
 
 def _base_from_state(entry, default_cls):
