@@ -140,6 +140,18 @@ def test_every_objective_learns_and_is_deterministic(objective):
     assert evaluate(test, model.predict(test.X), metric=metric) > evaluate(test, baseline, metric=metric) + 0.02
 
 
+@pytest.mark.parametrize("make", [lambda seed: GBRanker("YetiRank", n_estimators=15, random_state=seed),
+                                  lambda seed: GBRanker("StochasticRank:metric=NDCG;top=10", n_estimators=15,
+                                                        random_state=seed),
+                                  lambda seed: LambdaMART("MAP", n_estimators=15, n_models=2, random_state=seed)],
+                         ids=["YetiRank", "StochasticRank", "LambdaMART, two models"])
+def test_without_random_state_two_fits_give_the_same_model_as_lightgbm_and_catboost_do(make):
+    ds = make_ltr(60, n_features=8, random_state=0)
+    default = make(None).fit(ds).predict(ds.X)
+    np.testing.assert_array_equal(make(None).fit(ds).predict(ds.X), default)
+    assert not np.array_equal(make(1).fit(ds).predict(ds.X), make(2).fit(ds).predict(ds.X))  # seeds still draw
+
+
 def test_query_cross_entropy_trains_on_probabilities():
     ds = make_ltr(40, n_features=6, random_state=0)
     y = ds.y / ds.y.max()

@@ -51,12 +51,12 @@ def worker_seed(random_state, y: np.ndarray, group_sizes: np.ndarray):
     ``SeedSequence([random_state, crc32(query sizes), crc32(labels)])``: a
     function of the user's seed and of the worker's own rows, so workers draw
     different streams, and a rerun with the same data on the same partition
-    placement draws the same ones. ``None`` stays ``None`` (not reproducible,
-    as for GBRanker). A one-worker fit therefore draws a different stream
-    from ``GBRanker(random_state=...)``, which seeds with ``random_state`` itself.
+    placement draws the same ones. ``None`` is seed 0, as for GBRanker. A
+    one-worker fit therefore draws a different stream from
+    ``GBRanker(random_state=...)``, which seeds with ``random_state`` itself.
     """
     if random_state is None:
-        return None
+        random_state = 0
     sizes = np.ascontiguousarray(group_sizes, dtype=np.int64)
     labels = np.ascontiguousarray(y, dtype=np.float64)
     entropy = [int(random_state), zlib.crc32(sizes.tobytes()), zlib.crc32(labels.tobytes())]

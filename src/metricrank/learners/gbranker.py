@@ -103,7 +103,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         Threads for LightGBM and the objective kernels (None: all cores).
     random_state : int or None, default None
         Seeds LightGBM and the stochastic objectives (YetiRank's permutations,
-        sampled pairs, Stochastic*): a fit is deterministic given it.
+        sampled pairs, Stochastic*): a fit is deterministic given it. None uses
+        fixed seeds (LightGBM's own, and 0 for the objective), as LightGBM,
+        CatBoost and XGBoost do, so two fits on the same data give the same
+        model; pass different values for different draws.
     importance_type : {"split", "gain"}, default "split"
     lgb_params : dict, optional
         Extra LightGBM parameters for the tree learner (not the objective).
@@ -294,7 +297,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         self._check_query_sizes(objective, ds, "training data")
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)
-        bound = objective.bind(data, self.random_state)
+        # None: a fixed seed, as LightGBM's, CatBoost's and XGBoost's defaults, so the same data give the same model
+        bound = objective.bind(data, 0 if self.random_state is None else self.random_state)
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
         for name, eds in evals:
             if eds.n_features != ds.n_features:

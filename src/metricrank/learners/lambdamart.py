@@ -215,6 +215,8 @@ class LambdaMART(GBRanker):
     n_jobs : int or None, default None
         Threads for LightGBM and the λ kernel (None: all cores).
     random_state : int or None, default None
+        As :class:`~metricrank.GBRanker`: seeds LightGBM and YetiRank's draws;
+        None uses fixed seeds, so two fits on the same data give the same model.
     importance_type : {"split", "gain"}, default "split"
         What :attr:`feature_importances_` counts.
     lgb_params : dict, optional
