@@ -146,6 +146,25 @@ def compare(candidate_path: str, reference_path: str) -> list[str]:
     return lines
 
 
+
+def parse_set(parser, items) -> dict:
+    """``--set NAME=VALUE ...`` as LambdaMART parameters (numbers, True/False or words), checked at once."""
+    params = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        if not name or not value:
+            parser.error(f"--set wants PARAM=VALUE, got {item!r}")
+        try:
+            params[name] = int(value) if value.lstrip("-").isdigit() else float(value)
+        except ValueError:
+            params[name] = {"True": True, "False": False}.get(value, value)  # e.g. target=RankNet
+    try:  # a misspelt parameter or a bad value fails here, not after the first fits
+        LambdaMART(JUDGED[0], **params)._check_params()
+    except (TypeError, ValueError) as error:
+        parser.error(f"--set: {error}")
+    return params
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shape", choices=sorted([*SHAPES, "mq2008"]))
@@ -190,19 +209,7 @@ def main() -> None:
     if not (np.isfinite(args.learning_rate) and args.learning_rate > 0 and args.trees >= 1):
         parser.error(f"--learning-rate must be finite and > 0, and --trees >= 1; got {args.learning_rate}, {args.trees}")
     per_query: dict = {}
-    params = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        if not name or not value:
-            parser.error(f"--set wants PARAM=VALUE, got {item!r}")
-        try:
-            params[name] = int(value) if value.lstrip("-").isdigit() else float(value)
-        except ValueError:
-            params[name] = {"True": True, "False": False}.get(value, value)  # e.g. target=RankNet
-    try:  # a misspelt parameter or a bad value fails here, not after the first fits
-        LambdaMART(JUDGED[0], **params)._check_params()
-    except (TypeError, ValueError) as error:
-        parser.error(f"--set: {error}")
+    params = parse_set(parser, args.set)
     known = systems(**params)  # chosen once: every system runs on every seed, so the per-query lists pair up
     unknown = sorted(set(args.systems or ()) - set(known))
     if unknown:
