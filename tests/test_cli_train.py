@@ -247,7 +247,7 @@ def test_a_library_error_is_one_line_not_a_traceback(files, capsys, monkeypatch)
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("command, shown", [("train", "(default: 100)"), ("tune", "(default: 30)"),
+@pytest.mark.parametrize("command, shown", [("train", "(default: 300)"), ("tune", "(default: 30)"),
                                             ("predict", None)])
 def test_help_shows_defaults_except_none_and_false(command, shown, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")  # one help line per option: the checks do not depend on wrapping

@@ -331,7 +331,7 @@ def add_parsers(sub, preset_choices) -> None:
                          "PairLogit(Pairwise)")
     tr.add_argument("--metric", action="append", metavar="SPEC",
                     help="evaluation metric (repeatable; the first drives early stopping; default: the objective's)")
-    tr.add_argument("--trees", type=int, default=100, help="number of trees")
+    tr.add_argument("--trees", type=int, default=300, help="number of trees (the cap under --early-stopping)")
     tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage of every tree")
     tr.add_argument("--leaves", type=_auto_or(int, "an integer >= 2"), default="auto",
                     help="leaves per tree, or 'auto' (7 to 31 by training size, and from 30,000 documents a "

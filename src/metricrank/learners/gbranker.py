@@ -49,7 +49,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         CatBoost's syntax (``YetiRank:permutations=20``), or a λ target
         ``lambda:<metric spec>`` / ``RankNet``. ``metricrank objectives`` lists
         them all with their parameters and defaults.
-    n_estimators : int, default 100
+    n_estimators : int, default 300
+        Number of trees; as :class:`~metricrank.LambdaMART`, which gives the measurements.
     learning_rate : float, default 0.1
     num_leaves : int or "auto", default "auto"
         Leaves per tree; ``"auto"`` grows with the training data (7, 15 or 31
@@ -150,7 +151,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     True
     """
 
-    def __init__(self, objective="YetiRank", *, n_estimators=100, learning_rate=0.1, num_leaves="auto",
+    def __init__(self, objective="YetiRank", *, n_estimators=300, learning_rate=0.1, num_leaves="auto",
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2="auto", path_smooth=0.0, extra_trees="auto",
                  max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, n_models="auto",
                  preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None, random_state=None, importance_type="split",
