@@ -85,7 +85,8 @@ def main() -> None:
     native = in_process(fit_lightgbm, args)
     ours = in_process(fit_metricrank, args)
     print(f"LightGBM LGBMRanker(): {native['seconds']:.1f} s, test NDCG@10 {native['ndcg']:.4f}")
-    print(f"LambdaMART{args.set or ' (defaults)'}: {ours['seconds']:.1f} s ({ours['seconds'] / native['seconds']:.2f}x), "
+    ratio = ours["seconds"] / native["seconds"]
+    print(f"LambdaMART{args.set or ' (defaults)'}: {ours['seconds']:.1f} s ({ratio:.2f}x), "
           f"test NDCG@10 {ours['ndcg']:.4f} ({ours['ndcg'] - native['ndcg']:+.4f})")
     print(f"  chose {ours['chose']}")
 
