@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 
+from ._cli_help import HelpFormatter
 from ._io import atomic_write
 
 
@@ -153,15 +154,6 @@ def only_for_lambda(objective, args, options):
         if getattr(args, option) is not None:
             raise ValueError(f"--{option} applies to λ objectives (lambda:<metric>, ranknet) only, "
                              f"not to --objective {objective.spec}")
-
-
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Defaults in the help, except ``None`` and ``False`` (their help says what happens without the option)."""
-
-    def _get_help_string(self, action):
-        if action.default is None or action.default is False:
-            return action.help
-        return super()._get_help_string(action)
 
 
 def _auto_or(convert, allowed: str):

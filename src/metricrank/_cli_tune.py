@@ -9,12 +9,12 @@ parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop ea
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 
 import numpy as np
 
+from ._cli_help import HelpFormatter
 from ._io import atomic_write
 
 
@@ -132,8 +132,6 @@ def _stack(a, b):
 
 
 def add_parsers(sub, preset_choices) -> None:
-    from ._cli_train import HelpFormatter
-
     tu = sub.add_parser("tune", help="search tree parameters with Optuna (folds by query) and save the best model",
                         formatter_class=HelpFormatter)
     tu.add_argument("--train", required=True, help="LETOR/SVMlight file with qid (.gz/.bz2 ok)")

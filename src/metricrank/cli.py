@@ -24,6 +24,7 @@ import sys
 import numpy as np
 
 from ._cli_analyze import add_parsers as add_analyze_parsers
+from ._cli_help import HelpFormatter
 from ._cli_train import add_parsers as add_train_parsers
 from ._cli_tune import add_parsers as add_tune_parsers
 from ._io import atomic_write, is_stdout, open_read
@@ -233,21 +234,6 @@ def _cmd_experiment(args) -> int:
     return 0
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Help with every option's default; descriptions keep their line breaks.
-
-    An option whose help already says ``default`` (or that is required, or a
-    positional) is left as written; otherwise ``(default: X)`` is appended.
-    """
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if ("default" in text or action.required or not action.option_strings
-                or action.default in (None, argparse.SUPPRESS) or action.nargs == 0):
-            return text
-        return f"{text} (default: %(default)s)"
-
-
 def _version() -> str:
     from . import __version__
 
@@ -256,7 +242,7 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="metricrank", formatter_class=_HelpFormatter,
+        prog="metricrank", formatter_class=HelpFormatter,
         description="Learning to rank for the metric you are judged by.\nResults go to stdout; progress, "
                     "warnings and errors to stderr.",
         epilog="'metricrank COMMAND --help' gives a command's options.")
@@ -269,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="evaluate scores against a LETOR/SVMlight file",
                         description="Evaluate one score per data row. Results go to stdout; "
                                     "warnings and errors to stderr.",
-                        formatter_class=_HelpFormatter)
+                        formatter_class=HelpFormatter)
     ev.add_argument("--data", required=True, help="LETOR/SVMlight file (.gz/.bz2 ok)")
     ev.add_argument("--scores", required=True,
                     help="one score per line (a single column), in the data file's row order")
@@ -288,21 +274,21 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(func=_cmd_eval)
 
     ls = sub.add_parser("metrics", help="list every metric with its parameters",
-                        formatter_class=_HelpFormatter)
+                        formatter_class=HelpFormatter)
     ls.add_argument("--width", type=int, default=None,
                     help="wrap at this many columns (default: terminal width, at most 100)")
     ls.set_defaults(func=_cmd_metrics)
 
     ex = sub.add_parser("experiment", help="reproduce a paper's experiment (tables as Markdown, plots as PNG)",
                         description="\n".join(f"{k}: {v[1]}" for k, v in EXPERIMENTS.items()),
-                        formatter_class=_HelpFormatter)
+                        formatter_class=HelpFormatter)
     ex.add_argument("name", choices=sorted(EXPERIMENTS), help="the experiment")
     ex.add_argument("--data-dir", help="shared data directory (default: $METRICRANK_DATA or ../shared/data)")
     ex.add_argument("--out", help="report directory (default: reports/<experiment>)")
     ex.set_defaults(func=_cmd_experiment)
 
     demo = sub.add_parser("demo", help="compare rankers on built-in synthetic data",
-                          formatter_class=_HelpFormatter)
+                          formatter_class=HelpFormatter)
     demo.add_argument("--queries", type=int, default=300, help="number of synthetic queries")
     demo.add_argument("--seed", type=int, default=0, help="random seed")
     demo.set_defaults(func=_cmd_demo)
