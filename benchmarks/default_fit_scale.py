@@ -63,9 +63,9 @@ def fit_lightgbm(args, train, test, queue):
     queue.put(dict(seconds=seconds, ndcg=evaluate(test, model.predict(test.X), metric=METRIC), chose="lambdarank"))
 
 
-def in_process(target, args):
+def in_process(target, args, train, test):
+    """``target``'s result, run in a forked process (which shares the data drawn once by the parent)."""
     queue = mp.get_context("fork").Queue()
-    train, test = load("synthetic", args.docs)[0]
     process = mp.get_context("fork").Process(target=target, args=(args, train, test, queue))
     process.start()
     result = queue.get()
@@ -82,8 +82,9 @@ def main() -> None:
                         help="LambdaMART parameters instead of the defaults (e.g. n_models=1 num_leaves=63)")
     args = parser.parse_args()
     args.set = parse_set(parser, args.set)
-    native = in_process(fit_lightgbm, args)
-    ours = in_process(fit_metricrank, args)
+    train, test = load("synthetic", args.docs)[0]
+    native = in_process(fit_lightgbm, args, train, test)
+    ours = in_process(fit_metricrank, args, train, test)
     print(f"LightGBM LGBMRanker(): {native['seconds']:.1f} s, test NDCG@10 {native['ndcg']:.4f}")
     ratio = ours["seconds"] / native["seconds"]
     print(f"LambdaMART{args.set or ' (defaults)'}: {ours['seconds']:.1f} s ({ratio:.2f}x), "
