@@ -7,8 +7,9 @@ written), a warm-start base model that is itself a GBRanker/LambdaMART is folded
 in (its trees are prepended: the scores of tree ensembles add), and the header
 names the objective ``lambdarank``, which LightGBM and ONNX converters read as
 a ranking model whose output is the raw score. A model of ``n_models`` > 1 is
-written as one model whose trees are all of theirs, each leaf value divided by
-``n_models``: the sum of those trees is the mean of the models' scores.
+written as one model whose trees are all of theirs, each leaf value (a linear tree's
+leaf constants and coefficients too) divided by ``n_models``: the sum of those trees
+is the mean of the models' scores.
 """
 
 from __future__ import annotations
@@ -21,14 +22,13 @@ from .._io import atomic_write
 __all__ = ["lightgbm_model_text", "write_lightgbm_model"]
 
 _TREE = re.compile(r"(?m)^(?=Tree=\d+\n)")
-_VALUES = re.compile(r"(?m)^(leaf_value|internal_value)=(.*)$")
+# the numbers a tree's score is linear in: constant leaves, and a linear tree's constants and coefficients
+_VALUES = re.compile(r"(?m)^(leaf_value|internal_value|leaf_const|leaf_coeff)=(.*)$")
 
 
 def _scaled(block: str, factor: float) -> str:
-    """A tree block with its leaf and internal values multiplied by ``factor``."""
-    if re.search(r"(?m)^is_linear=1$", block):
-        raise ValueError("cannot export a linear-tree model of n_models > 1: its leaf coefficients would need "
-                         "scaling too")
+    """A tree block whose score is ``factor`` times the block's: its leaf and internal values (and a linear
+    tree's leaf constants and coefficients) multiplied by ``factor``."""
     return _VALUES.sub(lambda m: m.group(1) + "=" + " ".join(repr(float(v) * factor) for v in m.group(2).split()),
                        block)
 
