@@ -16,6 +16,8 @@ trees, the tree count chosen on validation by the judged metric, test value at t
   labels 0-2 at 70/16/14 %. The size rule gives 7 randomised leaves.
 - ``mq2008``: not drawn: LETOR 4.0's MQ2008 folds from ``../shared/data`` (``--seeds`` are fold numbers,
   1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
+- ``lgb-example``: not drawn either: the suite's three splits of LightGBM's ranking example (``--seeds``
+  1-3, one validation split each; the same 50 test queries).
 
 ``--learning-rate`` and ``--trees`` (default 0.1 and 300, the suite's) change the protocol for every
 system alike, anchors included.
@@ -43,7 +45,8 @@ it (the queries of all seeds together). XGBoost's anchors run when xgboost is in
     .venv/bin/python benchmarks/data_shapes.py --tables seeds1-2.json seeds3-4.json
     .venv/bin/python benchmarks/data_shapes.py --shape mq2008 --seeds 1 6 --learning-rate 0.05 --trees 1000
 
-``--set`` values are numbers, True/False or words (``--set extra_trees=False``). ``--compare`` fits
+``--set`` values are numbers, True/False or words (``--set extra_trees=False``); ``lgb.NAME`` is a LightGBM
+parameter for ``lgb_params`` (``--set lgb.linear_tree=True``). ``--compare`` fits
 nothing: it pairs two ``--out`` files of the same shape, noise and seeds system by system. ``--tables``
 fits nothing either: it joins ``--out`` files of runs over different seeds (every system in each run)
 and prints the tables; ``a.json+m2.json`` reads one run from two files, the second's systems replacing
@@ -74,11 +77,15 @@ SHAPES = {
                     offset=700),
 }
 
+REAL = {"mq2008": 5, "lgb-example": 3}  # real data: its number of splits
+
 
 def split(shape: str, noise: float | None, seed: int) -> q.Split:
     if shape == "mq2008":
         fold = load_mq2008_fold(seed)
         return q.Split(shape, seed, fold.train, fold.vali, fold.test)
+    if shape == "lgb-example":
+        return q.load_suite(["lgb-example"])[seed - 1]
     s = SHAPES[shape]
     data = make_ltr(s["n_queries"], docs_per_query=s["docs_per_query"], n_features=46, n_informative=12,
                     n_labels=3, label_probs=s["label_probs"], noise=noise, relevance="nonlinear",
@@ -128,12 +135,27 @@ def joined(paths) -> dict:
     return out
 
 
-def compare(candidate_path: str, reference_path: str) -> list[str]:
+def mean_over_draws(per_query: dict, draws: int, path: str) -> dict:
+    """``per_query`` (``joined``'s) whose lists are ``draws`` runs over the same test queries, one after the
+    other: each query's mean over the runs."""
+    out = {}
+    for name, metrics in per_query.items():
+        for m, values in metrics.items():
+            if len(values) % draws:
+                raise ValueError(f"{path}: {name} {m} has {len(values)} queries, not a multiple of --draws {draws}")
+            out.setdefault(name, {})[m] = np.mean(np.reshape(values, (draws, -1)), axis=0).tolist()
+    return out
+
+
+def compare(candidate_path: str, reference_path: str, draws: int = 1) -> list[str]:
     """Lines comparing the systems two ``--out`` files share, metric by metric: mean test values and
     the suite's paired per-query test of candidate against reference. Both files must come from the
     same shape, noise and seeds (the per-query lists pair up only then; a length mismatch raises).
-    Either may name several files, comma-separated: their seeds are joined in the order given."""
-    candidate, reference = joined(candidate_path.split(",")), joined(reference_path.split(","))
+    Either may name several files, comma-separated: their seeds are joined in the order given; with
+    ``draws`` > 1 the joined values are that many runs over the same test queries (other ``--random-state``
+    values), and each query's values are averaged over them before the paired test."""
+    candidate, reference = (mean_over_draws(joined(path.split(",")), draws, path)
+                            for path in (candidate_path, reference_path))
     lines = ["| system | metric | candidate | reference | Δ | W/L, p |", "|---|---|---|---|---|---|"]
     for name in (n for n in candidate if n in reference):
         for m in (m for m in JUDGED if m in candidate[name] and m in reference[name]):
@@ -148,16 +170,21 @@ def compare(candidate_path: str, reference_path: str) -> list[str]:
 
 
 def parse_set(parser, items) -> dict:
-    """``--set NAME=VALUE ...`` as LambdaMART parameters (numbers, True/False or words), checked at once."""
+    """``--set NAME=VALUE ...`` as LambdaMART parameters (numbers, True/False or words), checked at once;
+    ``lgb.NAME=VALUE`` goes to ``lgb_params``."""
     params = {}
     for item in items:
         name, _, value = item.partition("=")
         if not name or not value:
             parser.error(f"--set wants PARAM=VALUE, got {item!r}")
         try:
-            params[name] = int(value) if value.lstrip("-").isdigit() else float(value)
+            value = int(value) if value.lstrip("-").isdigit() else float(value)
         except ValueError:
-            params[name] = {"True": True, "False": False}.get(value, value)  # e.g. target=RankNet
+            value = {"True": True, "False": False}.get(value, value)  # e.g. target=RankNet
+        if name.startswith("lgb."):  # a LightGBM parameter, passed through lgb_params (lgb.linear_tree=True)
+            params.setdefault("lgb_params", {})[name[4:]] = value
+        else:
+            params[name] = value
     try:  # a misspelt parameter or a bad value fails here, not after the first fits
         LambdaMART(JUDGED[0], **params)._check_params()
     except (TypeError, ValueError) as error:
@@ -167,7 +194,7 @@ def parse_set(parser, items) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shape", choices=sorted([*SHAPES, "mq2008"]))
+    parser.add_argument("--shape", choices=sorted([*SHAPES, *REAL]))
     parser.add_argument("--noise", type=float, help="make_ltr's noise")
     parser.add_argument("--seeds", type=int, nargs=2, default=(1, 4), metavar=("FIRST", "STOP"))
     parser.add_argument("--learning-rate", type=float, default=0.1, help="every system's (default: the suite's 0.1)")
@@ -175,10 +202,18 @@ def main() -> None:
     parser.add_argument("--systems", nargs="+", help="only these systems (names as printed); default: all")
     parser.add_argument("--set", nargs="+", default=[], metavar="PARAM=VALUE",
                         help="parameters of the metricrank systems instead of their defaults, e.g. lambda_l2=0")
+    parser.add_argument("--random-state", type=int, default=0,
+                        help="every system's seed (default 0); others draw the models' randomness afresh on the "
+                             "same splits, e.g. MQ2008's five folds")
     parser.add_argument("--out", help="write the per-query test values here (JSON)")
     parser.add_argument("--compare", nargs=2, metavar=("CANDIDATE.json", "REFERENCE.json"),
                         help="fit nothing: compare two --out files system by system (paired per query); "
                              "either may be several files, comma-separated, their seeds joined in order")
+    parser.add_argument("--draws", type=int, default=1,
+                        help="with --compare: each side's values are this many runs over the same test queries, one "
+                             "after the other (e.g. five --random-state values on MQ2008's five folds: 5; on "
+                             "lgb-example, whose three splits share the 50 test queries: 15); each query's values "
+                             "are averaged over them")
     parser.add_argument("--tables", nargs="+", metavar="OUT.json",
                         help="fit nothing: print the tables of --out files of one shape and noise, "
                              "their seeds joined in the order given")
@@ -188,6 +223,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.replace and not args.tables:
         parser.error("--replace goes with --tables")
+    if args.draws != 1 and not (args.compare and args.draws > 1):
+        parser.error(f"--draws goes with --compare and must be >= 1; got {args.draws}")
     if args.tables:
         tables = {**joined(args.tables), **joined(args.replace or [])}
         for m in JUDGED:  # the paired tests need every system on the same queries
@@ -199,15 +236,18 @@ def main() -> None:
             print("\n".join(["", *table(tables, m)]))
         return
     if args.compare:
-        for line in compare(*args.compare):
+        for line in compare(*args.compare, draws=args.draws):
             print(line)
         return
-    if args.shape is None or (args.noise is None) != (args.shape == "mq2008"):
-        parser.error("--shape is required, and --noise with every shape but mq2008 (except with --compare or --tables)")
-    if args.shape == "mq2008" and not 1 <= args.seeds[0] < args.seeds[1] <= 6:
-        parser.error(f"--shape mq2008: --seeds are fold numbers, FIRST >= 1 and STOP <= 6; got {args.seeds}")
+    if args.shape is None or (args.noise is None) != (args.shape in REAL):
+        parser.error(f"--shape is required, and --noise with every shape but {' and '.join(REAL)} "
+                     "(except with --compare or --tables)")
+    if args.shape in REAL and not 1 <= args.seeds[0] < args.seeds[1] <= REAL[args.shape] + 1:
+        parser.error(f"--shape {args.shape}: --seeds are split numbers, FIRST >= 1 and STOP <= "
+                     f"{REAL[args.shape] + 1}; got {args.seeds}")
     if not (np.isfinite(args.learning_rate) and args.learning_rate > 0 and args.trees >= 1):
-        parser.error(f"--learning-rate must be finite and > 0, and --trees >= 1; got {args.learning_rate}, {args.trees}")
+        parser.error(f"--learning-rate must be finite and > 0, and --trees >= 1; "
+                     f"got {args.learning_rate}, {args.trees}")
     per_query: dict = {}
     params = parse_set(parser, args.set)
     known = systems(**params)  # chosen once: every system runs on every seed, so the per-query lists pair up
@@ -216,12 +256,12 @@ def main() -> None:
         parser.error(f"unknown --systems {unknown}; choose from {sorted(known)}")
     chosen = {n: s for n, s in known.items() if not args.systems or n in args.systems}
     print(f"metricrank systems' parameters: {params or 'their defaults'}; learning rate {args.learning_rate}, "
-          f"{args.trees} trees", flush=True)
+          f"{args.trees} trees, random state {args.random_state}", flush=True)
     for seed in range(*args.seeds):
         data = split(args.shape, args.noise, seed)
         for name, (metrics, fit) in chosen.items():
             result = q.run_system(fit, data, metrics, lr=args.learning_rate, trees=args.trees, threads=1,
-                                  seed=0)
+                                  seed=args.random_state)
             for m in metrics:
                 per_query.setdefault(name, {}).setdefault(m, []).extend(result[m]["per_query"])
             print(seed, name, {m: round(result[m]["test"], 4) for m in metrics},
