@@ -193,7 +193,7 @@ def main():
         print(f"| target | truncation {args.truncation}: ms | ratio | all pairs: ms | ratio |")
         print("|---|---:|---:|---:|---:|")
         for spec, t, t_full in rows:
-            print(f"| {spec} | {t * 1e3:.1f} | {t / ref:.2f} | {t_full * 1e3:.1f} | {t_full / ref_full:.2f} |")
+            print(f"| {spec} | {t * 1e3:.2f} | {t / ref:.2f} | {t_full * 1e3:.2f} | {t_full / ref_full:.2f} |")
 
 
 if __name__ == "__main__":

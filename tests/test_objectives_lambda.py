@@ -168,6 +168,10 @@ def random_queries(seed, n_queries=12, tie_scores=True):
 @pytest.mark.parametrize("truncation", [None, 3])
 def test_accumulator_matches_reference(spec, norm, truncation):
     y, s, ptr, rng = random_queries(len(spec) + 3 * norm + (truncation or 0))
+    # and a query of one label (no pair), then one whose labels differ only at its last document
+    y = np.concatenate([y, [2.0, 2.0, 2.0, 2.0], [0.0, 0.0, 0.0, 0.0, 1.0]])
+    s = np.concatenate([s, [0.5, 1.0, 0.0, 2.0], [3.0, 1.0, 2.0, 0.0, 1.5]])
+    ptr = np.concatenate([ptr, [ptr[-1] + 4, ptr[-1] + 9]])
     weights = rng.uniform(0.5, 2.0, size=y.shape[0])
     group_weights = rng.uniform(0.5, 2.0, size=ptr.shape[0] - 1)
     obj = LambdaObjective(spec, sigma=1.7, truncation=truncation, norm=norm)

@@ -310,9 +310,12 @@ def test_pairs_match_the_definition_draw_by_draw():
     kernel (the exponential form for scores spanning at most 600, the sum beyond) and both query paths
     (up to 128 documents and more)."""
     rng = np.random.default_rng(3)
-    sizes = [2, 17, 64, 128, 129, 200, 40, 150]
+    sizes = [2, 17, 64, 128, 129, 200, 40, 150, 30, 140, 25]
     ptr = np.concatenate([[0], np.cumsum(sizes)])
     y = rng.integers(0, 4, ptr[-1]).astype(float)
+    y[ptr[8]:ptr[10]] = 2.0  # two queries of one label (no pair), small and large, skipped by the kernel
+    y[ptr[10]:ptr[11]] = 0.0
+    y[ptr[11] - 1] = 1.0  # and one whose labels differ only at its last document
     a = rng.normal(size=ptr[-1]) * 3.0
     for q in (6, 7):  # scores spanning 800: the sum ordering, small and large query
         s, e = ptr[q], ptr[q + 1]

@@ -75,6 +75,11 @@ def _one_query(code, params, const, score, label, a, b, ties, sigma, truncation,
         hess[t] = 0.0
     if n < 2 or group_weight == 0.0:
         return 0.0
+    for t in range(a + 1, b):
+        if label[t] != label[a]:
+            break
+    else:  # no two labels differ: no pair has a λ (a quarter of MQ2008's queries), so skip the sort
+        return 0.0
     order = rank_order(score[a:b], label[a:b], label[a:b], ties)
     lab = lab_buf[:n]
     s = s_buf[:n]

@@ -144,6 +144,13 @@ def _generate(raw, y, ptr, uniforms, decay, scale, slot_ptr, keys, weights, coun
         counts[q] = 0
         if n < 2:
             continue
+        constant = True
+        for i in range(1, n):
+            if y[s + i] != y[s]:
+                constant = False
+                break
+        if constant:  # no two labels differ: no permutation has a pair (a quarter of MQ2008's queries)
+            continue
         base = slot_ptr[q]
         noisy = np.empty(n)
         order = np.empty(n, dtype=np.int64)
