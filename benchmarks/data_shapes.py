@@ -45,7 +45,8 @@ it (the queries of all seeds together). XGBoost's anchors run when xgboost is in
     .venv/bin/python benchmarks/data_shapes.py --tables seeds1-2.json seeds3-4.json
     .venv/bin/python benchmarks/data_shapes.py --shape mq2008 --seeds 1 6 --learning-rate 0.05 --trees 1000
 
-``--set`` values are numbers, True/False or words (``--set extra_trees=False``); ``lgb.NAME`` is a LightGBM
+``--judged`` names the judged metrics (default NDCG@10, MAP and MAUC; ``--judged MRR`` adds a
+``LambdaMART(MRR)`` system). ``--set`` values are numbers, True/False or words (``--set extra_trees=False``); ``lgb.NAME`` is a LightGBM
 parameter for ``lgb_params`` (``--set lgb.linear_tree=True``). ``--compare`` fits
 nothing: it pairs two ``--out`` files of the same shape, noise and seeds system by system. ``--tables``
 fits nothing either: it joins ``--out`` files of runs over different seeds (every system in each run)
@@ -66,6 +67,7 @@ from metricrank import LambdaMART, make_ltr
 from metricrank._io import atomic_write
 from metricrank.experiments import quality as q
 from metricrank.experiments._datasets import load_mq2008_fold
+from metricrank.metrics import get_metric
 
 JUDGED = ("NDCG:top=10;type=Exp", "MAP", "MAUC")
 SHAPES = {
@@ -93,14 +95,14 @@ def split(shape: str, noise: float | None, seed: int) -> q.Split:
     return q.Split(shape, seed, *q._split_queries(data, s["cuts"], seed))
 
 
-def systems(**params) -> dict:
+def systems(judged=JUDGED, **params) -> dict:
     """``{name: (judged metrics, fit)}``: LambdaMART(M) for each M and GBRanker(QuerySoftMax), with ``params``
     (default: none, every default), then the anchors."""
-    out = {f"LambdaMART({m})": ((m,), q.lambdamart(m, **params)) for m in JUDGED}
-    out["GBRanker(QuerySoftMax)"] = (JUDGED, q.gbranker("QuerySoftMax", **params))
+    out = {f"LambdaMART({m})": ((m,), q.lambdamart(m, **params)) for m in judged}
+    out["GBRanker(QuerySoftMax)"] = (judged, q.gbranker("QuerySoftMax", **params))
     for name, fit in q.ANCHORS.items():
         if not name.startswith("XGBoost") or importlib.util.find_spec("xgboost"):
-            out[name] = (JUDGED, fit)
+            out[name] = (judged, fit)
     return out
 
 
@@ -158,7 +160,7 @@ def compare(candidate_path: str, reference_path: str, draws: int = 1) -> list[st
                             for path in (candidate_path, reference_path))
     lines = ["| system | metric | candidate | reference | Δ | W/L, p |", "|---|---|---|---|---|---|"]
     for name in (n for n in candidate if n in reference):
-        for m in (m for m in JUDGED if m in candidate[name] and m in reference[name]):
+        for m in (m for m in candidate[name] if m in reference[name]):
             a, b = np.asarray(candidate[name][m]), np.asarray(reference[name][m])
             if a.shape != b.shape:
                 raise ValueError(f"{name} {m}: {a.size} queries in {candidate_path}, {b.size} in {reference_path}; "
@@ -200,6 +202,9 @@ def main() -> None:
     parser.add_argument("--learning-rate", type=float, default=0.1, help="every system's (default: the suite's 0.1)")
     parser.add_argument("--trees", type=int, default=300, help="every system's tree budget (default: the suite's 300)")
     parser.add_argument("--systems", nargs="+", help="only these systems (names as printed); default: all")
+    parser.add_argument("--judged", nargs="+", default=list(JUDGED), metavar="METRIC",
+                        help=f"the judged metrics (default: {' '.join(JUDGED)}); each names a LambdaMART(METRIC) "
+                             "system, and every other system is judged by all of them")
     parser.add_argument("--set", nargs="+", default=[], metavar="PARAM=VALUE",
                         help="parameters of the metricrank systems instead of their defaults, e.g. lambda_l2=0")
     parser.add_argument("--random-state", type=int, default=0,
@@ -227,12 +232,13 @@ def main() -> None:
         parser.error(f"--draws goes with --compare and must be >= 1; got {args.draws}")
     if args.tables:
         tables = {**joined(args.tables), **joined(args.replace or [])}
-        for m in JUDGED:  # the paired tests need every system on the same queries
+        metrics = list(dict.fromkeys(m for v in tables.values() for m in v))  # the files' metrics, in order
+        for m in metrics:  # the paired tests need every system on the same queries
             sizes = {name: len(v[m]) for name, v in tables.items() if m in v}
             if len(set(sizes.values())) > 1:
                 parser.error(f"--tables: {m} has different query counts per system {sizes}; "
                              "join runs that each ran every system")
-        for m in JUDGED:
+        for m in metrics:
             print("\n".join(["", *table(tables, m)]))
         return
     if args.compare:
@@ -250,7 +256,12 @@ def main() -> None:
                      f"got {args.learning_rate}, {args.trees}")
     per_query: dict = {}
     params = parse_set(parser, args.set)
-    known = systems(**params)  # chosen once: every system runs on every seed, so the per-query lists pair up
+    for m in args.judged:  # a misspelt metric fails here, not after the first fits
+        try:
+            get_metric(m)
+        except ValueError as error:
+            parser.error(f"--judged: {error}")
+    known = systems(args.judged, **params)  # chosen once: every system runs on every seed, so the lists pair up
     unknown = sorted(set(args.systems or ()) - set(known))
     if unknown:
         parser.error(f"unknown --systems {unknown}; choose from {sorted(known)}")
@@ -269,7 +280,7 @@ def main() -> None:
     if args.out:
         with atomic_write(args.out) as f:
             f.write(json.dumps(per_query).encode())
-    for m in JUDGED:
+    for m in args.judged:
         print("\n".join(["", *table(per_query, m)]))
 
 
