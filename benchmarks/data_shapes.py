@@ -45,9 +45,10 @@ it (the queries of all seeds together). XGBoost's anchors run when xgboost is in
     .venv/bin/python benchmarks/data_shapes.py --tables seeds1-2.json seeds3-4.json
     .venv/bin/python benchmarks/data_shapes.py --shape mq2008 --seeds 1 6 --learning-rate 0.05 --trees 1000
 
-``--judged`` names the judged metrics (default NDCG@10, MAP and MAUC; ``--judged MRR`` adds a
-``LambdaMART(MRR)`` system). ``--set`` values are numbers, True/False or words (``--set extra_trees=False``); ``lgb.NAME`` is a LightGBM
-parameter for ``lgb_params`` (``--set lgb.linear_tree=True``). ``--compare`` fits
+``--judged`` names the judged metrics (default NDCG@10, MAP and MAUC; ``--judged MRR`` judges by MRR
+alone, with a ``LambdaMART(MRR)`` system). ``--set`` values are numbers, True/False or words (``--set
+extra_trees=False``); ``lgb.NAME`` is a LightGBM parameter for ``lgb_params`` (``--set
+lgb.linear_tree=True``). ``--compare`` fits
 nothing: it pairs two ``--out`` files of the same shape, noise and seeds system by system. ``--tables``
 fits nothing either: it joins ``--out`` files of runs over different seeds (every system in each run)
 and prints the tables; ``a.json+m2.json`` reads one run from two files, the second's systems replacing
