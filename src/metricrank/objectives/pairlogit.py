@@ -66,6 +66,16 @@ def pair_terms(d, w):
     return g, g * (1.0 - s)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def one_label(label, start, stop):
+    """Whether rows ``start:stop`` all have the same label: then no pair of them has a gradient, and the
+    pairwise kernels skip the query (a quarter of MQ2008's training queries)."""
+    for t in range(start + 1, stop):
+        if label[t] != label[start]:
+            return False
+    return True
+
+
 @njit(cache=True, nogil=True)
 def _sorted_group(y, s, e):
     """Rows of ``s:e`` by decreasing label (0-based positions) and the end of each tie block.

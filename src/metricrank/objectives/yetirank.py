@@ -60,7 +60,7 @@ from ..metrics._base import USE_WEIGHTS_TRUE, Param, parse_float, parse_int
 from ..metrics.registry import get_metric
 from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
 from .lambda_objective import resolve_target
-from .pairlogit import pair_terms
+from .pairlogit import one_label, pair_terms
 
 __all__ = ["DEFINITIONS", "BoundYetiRank", "YETIRANK_PAIR_SCALE", "YetiRank", "YetiRankPairwise"]
 
@@ -144,12 +144,7 @@ def _generate(raw, y, ptr, uniforms, decay, scale, slot_ptr, keys, weights, coun
         counts[q] = 0
         if n < 2:
             continue
-        constant = True
-        for i in range(1, n):
-            if y[s + i] != y[s]:
-                constant = False
-                break
-        if constant:  # no two labels differ: no permutation has a pair (a quarter of MQ2008's queries)
+        if one_label(y, s, s + n):  # no permutation has a pair
             continue
         base = slot_ptr[q]
         noisy = np.empty(n)
