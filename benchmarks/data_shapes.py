@@ -59,6 +59,7 @@ in runs that split the seeds differently).
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 
@@ -83,12 +84,18 @@ SHAPES = {
 REAL = {"mq2008": 5, "lgb-example": 3}  # real data: its number of splits
 
 
+@functools.lru_cache(maxsize=1)
+def _lgb_example_splits() -> list:
+    """The suite's three splits of LightGBM's example, read once per process."""
+    return q.load_suite(["lgb-example"])
+
+
 def split(shape: str, noise: float | None, seed: int) -> q.Split:
     if shape == "mq2008":
         fold = load_mq2008_fold(seed)
         return q.Split(shape, seed, fold.train, fold.vali, fold.test)
     if shape == "lgb-example":
-        return q.load_suite(["lgb-example"])[seed - 1]
+        return _lgb_example_splits()[seed - 1]
     s = SHAPES[shape]
     data = make_ltr(s["n_queries"], docs_per_query=s["docs_per_query"], n_features=46, n_informative=12,
                     n_labels=3, label_probs=s["label_probs"], noise=noise, relevance="nonlinear",
