@@ -10,6 +10,10 @@ Examples
 1.0
 """
 
+from . import _numba_cache
+
+_numba_cache.install()  # before any kernel is defined: see _numba_cache
+
 from .analysis import compare_per_query
 from .data import RankingDataset, load_letor, make_ltr, save_letor
 from .learners import SVMMAP, GBRanker, LambdaMART, LPRanker, SVMAcc, SVMROCArea, SVMROCAreaMultiClass, ThresholdBinner
