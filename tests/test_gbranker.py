@@ -342,3 +342,17 @@ def test_yetirank_warns_that_it_ignores_row_weights():
         warnings.simplefilter("error")
         GBRanker("YetiRank", n_estimators=2, **SMALL).fit(ds.X, ds.y, qid=ds.qid)  # no weights, no warning
         GBRanker("PairLogit", n_estimators=2, **SMALL).fit(ds.X, ds.y, qid=ds.qid, sample_weight=w)
+
+
+def test_num_iteration_reads_the_first_trees_and_is_checked():
+    ds = make_ltr(30, n_features=5, random_state=6)
+    full = LambdaMART(metric="MAP", n_estimators=12, random_state=0).fit(ds.X, ds.y, qid=ds.qid)
+    first4 = LambdaMART(metric="MAP", n_estimators=4, random_state=0).fit(ds.X, ds.y, qid=ds.qid)
+    # the same seeds grow the same first trees: a 4-tree model is the oracle of num_iteration=4
+    np.testing.assert_allclose(full.predict(ds.X, num_iteration=4), first4.predict(ds.X), rtol=0, atol=1e-12)
+    assert not np.allclose(full.predict(ds.X, num_iteration=4), full.predict(ds.X))
+    for every in (0, -1, 12, 13, 1000, np.int64(12)):  # LightGBM's convention: all iterations
+        np.testing.assert_array_equal(full.predict(ds.X, num_iteration=every), full.predict(ds.X))
+    for bad in (2.0, 2.5, True, "3"):
+        with pytest.raises(TypeError, match="num_iteration must be an integer"):
+            full.predict(ds.X, num_iteration=bad)

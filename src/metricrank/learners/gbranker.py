@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
 from dataclasses import asdict
@@ -393,8 +394,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         X : array-like, sparse matrix, DataFrame or RankingDataset
             A DataFrame must have the training columns, in the training order.
         num_iteration : int, optional
-            Use the first ``num_iteration`` trees; default the best iteration when
-            early stopping found one, otherwise all trees.
+            Use the first ``num_iteration`` iterations (with ``n_models_`` > 1, each
+            model's first ``num_iteration`` trees); default the best iteration when
+            early stopping found one, otherwise all. As in LightGBM, 0 or less, or
+            more than were grown, means all of them.
         pred_contrib : bool, default False
             Return SHAP values instead (LightGBM's TreeSHAP, in its layout): an
             array of shape (n, n_features + 1), one column per feature and the
@@ -408,6 +411,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                            estimator=type(self).__name__)
         if num_iteration is None:
             num_iteration = self.best_iteration_ or self.n_estimators_
+        elif not isinstance(num_iteration, numbers.Integral) or isinstance(num_iteration, bool):
+            raise TypeError(f"num_iteration must be an integer (0 or less: every iteration); got {num_iteration!r}")
         if pred_contrib:
             out = np.asarray(self.booster_.predict(X, num_iteration=num_iteration, pred_contrib=True))
             if self.booster_.num_model_per_iteration() > 1:  # n_models blocks of (features + 1): their mean
