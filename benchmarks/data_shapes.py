@@ -48,7 +48,8 @@ it (the queries of all seeds together). XGBoost's anchors run when xgboost is in
 ``--judged`` names the judged metrics (default NDCG@10, MAP and MAUC; ``--judged MRR`` judges by MRR
 alone, with a ``LambdaMART(MRR)`` system). ``--set`` values are numbers, True/False or words (``--set
 extra_trees=False``); ``lgb.NAME`` is a LightGBM parameter for ``lgb_params`` (``--set
-lgb.linear_tree=True``). ``--compare`` fits
+lgb.linear_tree=True``). ``--drop-one-label`` trains every system without the training queries whose
+documents all share one label (validation and test keep theirs). ``--compare`` fits
 nothing: it pairs two ``--out`` files of the same shape, noise and seeds system by system. ``--tables``
 fits nothing either: it joins ``--out`` files of runs over different seeds (every system in each run)
 and prints the tables; ``a.json+m2.json`` reads one run from two files, the second's systems replacing
@@ -101,6 +102,15 @@ def split(shape: str, noise: float | None, seed: int) -> q.Split:
                     n_labels=3, label_probs=s["label_probs"], noise=noise, relevance="nonlinear",
                     random_state=s["offset"] + seed)
     return q.Split(shape, seed, *q._split_queries(data, s["cuts"], seed))
+
+
+def without_one_label_queries(s: q.Split) -> q.Split:
+    """``s`` with the training queries whose documents all share one label left out (validation and test
+    kept): they give the pairwise and λ gradients nothing, only rows to bin and to count per leaf."""
+    train = s.train
+    labels = np.split(train.y, train.group_ptr[1:-1])
+    keep = [i for i, y in enumerate(labels) if y.size and np.ptp(y) > 0]
+    return q.Split(s.dataset, s.fold, train.subset_queries(keep), s.vali, s.test)
 
 
 def systems(judged=JUDGED, **params) -> dict:
@@ -218,6 +228,8 @@ def main() -> None:
     parser.add_argument("--random-state", type=int, default=0,
                         help="every system's seed (default 0); others draw the models' randomness afresh on the "
                              "same splits, e.g. MQ2008's five folds")
+    parser.add_argument("--drop-one-label", action="store_true",
+                        help="train without the training queries whose documents all share one label")
     parser.add_argument("--out", help="write the per-query test values here (JSON)")
     parser.add_argument("--compare", nargs=2, metavar=("CANDIDATE.json", "REFERENCE.json"),
                         help="fit nothing: compare two --out files system by system (paired per query); "
@@ -236,6 +248,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.replace and not args.tables:
         parser.error("--replace goes with --tables")
+    if args.drop_one_label and (args.compare or args.tables):
+        parser.error("--drop-one-label goes with fits, not with --compare or --tables")
     if args.draws != 1 and not (args.compare and args.draws > 1):
         parser.error(f"--draws goes with --compare and must be >= 1; got {args.draws}")
     if args.tables:
@@ -275,9 +289,13 @@ def main() -> None:
         parser.error(f"unknown --systems {unknown}; choose from {sorted(known)}")
     chosen = {n: s for n, s in known.items() if not args.systems or n in args.systems}
     print(f"metricrank systems' parameters: {params or 'their defaults'}; learning rate {args.learning_rate}, "
-          f"{args.trees} trees, random state {args.random_state}", flush=True)
+          f"{args.trees} trees, random state {args.random_state}"
+          + (", training queries of one label dropped" if args.drop_one_label else ""), flush=True)
     for seed in range(*args.seeds):
         data = split(args.shape, args.noise, seed)
+        if args.drop_one_label:
+            data = without_one_label_queries(data)
+            print(f"{seed}: {data.train.n_queries} training queries of more than one label kept", flush=True)
         for name, (metrics, fit) in chosen.items():
             result = q.run_system(fit, data, metrics, lr=args.learning_rate, trees=args.trees, threads=1,
                                   seed=args.random_state)
