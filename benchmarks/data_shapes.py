@@ -54,7 +54,9 @@ nothing: it pairs two ``--out`` files of the same shape, noise and seeds system 
 fits nothing either: it joins ``--out`` files of runs over different seeds (every system in each run)
 and prints the tables; ``a.json+m2.json`` reads one run from two files, the second's systems replacing
 the first's, and ``--replace`` does the same for the whole join (systems run again on the same seeds,
-in runs that split the seeds differently).
+in runs that split the seeds differently). With ``--draws N``, both average each query's values over N
+runs of other ``--random-state`` values first, so that a system is judged beside the anchors, each over
+the same draws of its randomness.
 """
 
 from __future__ import annotations
@@ -235,10 +237,10 @@ def main() -> None:
                         help="fit nothing: compare two --out files system by system (paired per query); "
                              "either may be several files, comma-separated, their seeds joined in order")
     parser.add_argument("--draws", type=int, default=1,
-                        help="with --compare: each side's values are this many runs over the same test queries, one "
-                             "after the other (e.g. five --random-state values on MQ2008's five folds: 5; on "
-                             "lgb-example, whose three splits share the 50 test queries: 15); each query's values "
-                             "are averaged over them")
+                        help="with --compare or --tables: each side's (each system's) values are this many runs over "
+                             "the same test queries, one after the other (e.g. five --random-state values on MQ2008's "
+                             "five folds: 5; on lgb-example, whose three splits share the 50 test queries: 15); each "
+                             "query's values are averaged over them")
     parser.add_argument("--tables", nargs="+", metavar="OUT.json",
                         help="fit nothing: print the tables of --out files of one shape and noise, "
                              "their seeds joined in the order given")
@@ -250,10 +252,14 @@ def main() -> None:
         parser.error("--replace goes with --tables")
     if args.drop_one_label and (args.compare or args.tables):
         parser.error("--drop-one-label goes with fits, not with --compare or --tables")
-    if args.draws != 1 and not (args.compare and args.draws > 1):
-        parser.error(f"--draws goes with --compare and must be >= 1; got {args.draws}")
+    if args.draws != 1 and not ((args.compare or args.tables) and args.draws > 1):
+        parser.error(f"--draws goes with --compare or --tables and must be >= 1; got {args.draws}")
     if args.tables:
         tables = {**joined(args.tables), **joined(args.replace or [])}
+        try:
+            tables = mean_over_draws(tables, args.draws, "--tables")
+        except ValueError as error:
+            parser.error(str(error))
         metrics = list(dict.fromkeys(m for v in tables.values() for m in v))  # the files' metrics, in order
         for m in metrics:  # the paired tests need every system on the same queries
             sizes = {name: len(v[m]) for name, v in tables.items() if m in v}
@@ -264,8 +270,11 @@ def main() -> None:
             print("\n".join(["", *table(tables, m)]))
         return
     if args.compare:
-        for line in compare(*args.compare, draws=args.draws):
-            print(line)
+        try:
+            lines = compare(*args.compare, draws=args.draws)
+        except ValueError as error:
+            parser.error(str(error))
+        print("\n".join(lines))
         return
     if args.shape is None or (args.noise is None) != (args.shape in REAL):
         parser.error(f"--shape is required, and --noise with every shape but {' and '.join(REAL)} "
