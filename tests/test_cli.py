@@ -215,6 +215,36 @@ def test_experiment_out_checked_first(tmp_path, capsys):
     assert "--out" in err and "not a directory" in err
 
 
+@pytest.mark.parametrize("args, message", [
+    (["welleck", "--random-states", "1", "2"], "only the quality experiment takes it, not welleck"),
+    (["quality", "--random-states", "3", "3"], "distinct integers"),
+    (["quality", "--random-states", "-1"], "distinct integers"),
+])
+def test_experiment_random_states_checked_before_any_work(args, message, tmp_path, capsys, monkeypatch):
+    from metricrank.experiments import quality, welleck_mq2008
+
+    def no_run(**kwargs):
+        raise AssertionError("the experiment started")
+
+    monkeypatch.setattr(quality, "run", no_run)
+    monkeypatch.setattr(welleck_mq2008, "run", no_run)
+    assert main(["experiment", *args, "--out", str(tmp_path / "report")]) == 2
+    err = capsys.readouterr().err
+    assert "--random-states" in err and message in err
+
+
+def test_experiment_quality_passes_random_states(tmp_path, monkeypatch, capsys):
+    from metricrank.experiments import quality
+
+    seen = {}
+    monkeypatch.setattr(quality, "run", lambda **kwargs: seen.update(kwargs) or "report")
+    assert main(["experiment", "quality", "--random-states", "0", "1000", "--out", str(tmp_path / "q")]) == 0
+    assert seen["random_states"] == (0, 1000)
+    seen.clear()
+    assert main(["experiment", "quality", "--out", str(tmp_path / "q")]) == 0
+    assert "random_states" not in seen  # the module's default (state 0 alone)
+
+
 def test_metrics_listing_fits_80_columns(capsys):
     assert main(["metrics", "--width", "80"]) == 0
     out = capsys.readouterr().out

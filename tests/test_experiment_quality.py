@@ -189,3 +189,38 @@ def test_tuned_systems_search_for_every_judged_metric():
     on_vali = {f"tuned LambdaMART({m})": (m,) for m in quality.JUDGED}
     by_cv = {f"tuned (3-fold CV) LambdaMART({m})": (m,) for m in quality.JUDGED[:2]}
     assert {name: metrics for name, (metrics, _) in systems.items()} == {**on_vali, **by_cv}
+
+
+def test_several_random_states_average_each_fold_and_each_query(split, tmp_path):
+    import json
+
+    from metricrank.analysis import compare_per_query
+
+    fit = quality.lambdamart("MAP", num_leaves=4, min_data_in_leaf=3)  # YetiRank: its pairs are drawn from the seed
+    systems = {"LambdaMART(MAP)": (("MAP",), fit)}
+    report = quality.run(out_dir=tmp_path, splits=[split], lr=0.3, trees=6, threads=1, anchors=["LightGBM lambdarank"],
+                         metricrank_systems=systems, progress=False, random_states=[0, 5])
+    # the oracle: each state fitted on its own, then averaged by hand
+    runs = [quality.run_system(fit, split, ["MAP"], lr=0.3, trees=6, threads=1, seed=r)["MAP"] for r in (0, 5)]
+    assert runs[0]["per_query"] != runs[1]["per_query"]  # the states differ, so the average is a real one
+    anchor = quality.run_system(quality.ANCHORS["LightGBM lambdarank"], split, ["MAP"], lr=0.3, trees=6,
+                                threads=1)["MAP"]
+    mean = (runs[0]["test"] + runs[1]["test"]) / 2
+    per_query = (np.asarray(runs[0]["per_query"]) + np.asarray(runs[1]["per_query"])) / 2
+    cmp = compare_per_query(per_query, np.asarray(anchor["per_query"]))
+    section = report.split("### MAP")[1].split("###")[0]
+    row = next(line for line in section.splitlines() if line.startswith("| LambdaMART(MAP)"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == f"{mean:.4f}" and cells[2] == f"{mean - anchor['test']:+.4f}"
+    assert cells[3] == f"{cmp.wins}/{cmp.losses}, {cmp.pvalue:.3g}"
+    assert "random states 0, 5" in report
+    cache = json.loads((tmp_path / "results.json").read_text())
+    # state 0 keeps the keys of a one-state run, so the committed cache stays valid
+    assert quality._key("LambdaMART(MAP)", split, 0.3, 6) in cache
+    assert cache[quality._key("LambdaMART(MAP)", split, 0.3, 6, 5)]["MAP"]["test"] == runs[1]["test"]
+
+
+@pytest.mark.parametrize("states", [[], [1, 1], [-1], [2**31], [1.5], [True], "12"])
+def test_random_states_are_checked(states):
+    with pytest.raises(ValueError, match="random_states must be distinct integers"):
+        quality.check_random_states(states)

@@ -227,8 +227,18 @@ def _cmd_experiment(args) -> int:
     check_output_dir(out, "--out")
     if args.data_dir is not None and not os.path.isdir(args.data_dir):
         raise CLIError(f"--data-dir: {args.data_dir} is not a directory")
+    options = {}
+    if args.random_states is not None:
+        if args.name != "quality":
+            raise CLIError(f"--random-states: only the quality experiment takes it, not {args.name}")
+        from .experiments.quality import check_random_states
+
+        try:
+            options["random_states"] = check_random_states(args.random_states)
+        except ValueError as error:
+            raise CLIError(f"--random-states: {error}") from None
     module = importlib.import_module(f".experiments.{EXPERIMENTS[args.name][0]}", __package__)
-    report = module.run(data_dir=args.data_dir, out_dir=out)
+    report = module.run(data_dir=args.data_dir, out_dir=out, **options)
     print(report)
     print(f"written to {out}/report.md", file=sys.stderr)
     return 0
@@ -285,6 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("name", choices=sorted(EXPERIMENTS), help="the experiment")
     ex.add_argument("--data-dir", help="shared data directory (default: $METRICRANK_DATA or ../shared/data)")
     ex.add_argument("--out", help="report directory (default: reports/<experiment>)")
+    ex.add_argument("--random-states", type=int, nargs="+", metavar="R",
+                    help="quality only: run every system under each of these seeds (default: 0 alone); a fold's "
+                         "value and each test query's are their means over them")
     ex.set_defaults(func=_cmd_experiment)
 
     demo = sub.add_parser("demo", help="compare rankers on built-in synthetic data",

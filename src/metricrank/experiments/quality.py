@@ -1,7 +1,8 @@
 """The quality suite: metricrank's rankers against LightGBM, XGBoost and CatBoost, metric by metric.
 
 Protocol, the same for every system: one learning rate and one tree budget for all, each
-library's own defaults otherwise; each system is trained once per fold, the tree count is chosen
+library's own defaults otherwise; each system is trained once per fold (or once per fold and random
+state, with ``random_states``: the values are then averaged over the states), the tree count is chosen
 on the validation data by the judged metric, and the test value is read at that count. For
 metricrank, ``LambdaMART(metric=M)`` is trained for each judged metric M (and each ``GBRanker``
 objective once). Reported per data set and judged metric: the mean test value over folds, the
@@ -11,7 +12,7 @@ Data sets: MQ2008 (5 folds), LightGBM's ranking example (validation split by que
 file, 3 seeds), and ``make_ltr(relevance="nonlinear")`` at two sizes (3 seeds each; the committed cache
 holds two of the larger) plus a noisy MQ2007-like variant (``synthetic-noisy-40k``, 3 seeds).
 
-Run: ``metricrank experiment quality`` (or :func:`run`); a cache of every fitted system's values
+Run: ``metricrank experiment quality [--random-states R ...]`` (or :func:`run`); a cache of every fitted system's values
 (``results.json`` in the output directory) lets reruns and the defaults search reuse the anchors.
 """
 
@@ -294,9 +295,19 @@ def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: in
     return out
 
 
-def _key(system: str, split: Split, lr: float, trees: int) -> str:
+def _key(system: str, split: Split, lr: float, trees: int, random_state: int = 0) -> str:
     version = DATA_VERSION.get(split.dataset, 1)
-    return f"{system}|{split.dataset}|{split.fold}|{lr}|{trees}" + (f"|data=v{version}" if version > 1 else "")
+    return (f"{system}|{split.dataset}|{split.fold}|{lr}|{trees}" + (f"|data=v{version}" if version > 1 else "")
+            + (f"|seed={random_state}" if random_state else ""))  # state 0: the keys of the committed cache
+
+
+def check_random_states(random_states) -> tuple[int, ...]:
+    """``random_states`` as a tuple of distinct integers in [0, 2**31), at least one; else a ValueError."""
+    states = tuple(random_states) if not isinstance(random_states, (str, bytes)) else ()
+    if (not states or len(set(states)) != len(states)
+            or any(isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 0 <= r < 2**31 for r in states)):
+        raise ValueError(f"random_states must be distinct integers in [0, 2**31), at least one; got {random_states!r}")
+    return tuple(int(r) for r in states)
 
 
 def default_systems() -> dict:
@@ -324,14 +335,20 @@ def tuned_systems() -> dict:
 
 def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=None, lr: float = 0.1,
         trees: int = 300, threads: int = 2, folds: int | None = None, metricrank_systems=None,
-        anchors=None, progress: bool = True, splits=None) -> str:
+        anchors=None, progress: bool = True, splits=None, random_states=(0,)) -> str:
     """Run the suite, write ``report.md``, plots and ``results.json``; return the report text.
 
     ``metricrank_systems`` maps a name to ``(judged metrics, fit)``; by default
     ``LambdaMART(metric=M)`` for each judged metric M, GBRanker YetiRank, QuerySoftMax and PairLogit,
     and LambdaMART tuned by :func:`tuned` (20 trials) on the validation queries for every judged metric, and by
     3-fold CV for NDCG@10 and MAP.
+
+    ``random_states`` seeds every system, anchors included, once per state on every split. With more
+    than one, a split's test value is the mean over the states and so is each test query's value
+    before the paired test: a single draw of a system's randomness (or of the best anchor's) can move a
+    small test set's MRR by 0.02 (BENCHMARKS.md, "Stop 38: the two real sets over five random states").
     """
+    random_states = check_random_states(random_states)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cache_path = out / "results.json"
@@ -345,37 +362,43 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
     jobs += [(name, metrics, fit) for name, (metrics, fit) in metricrank_systems.items()]
     for split in splits:
         for name, metrics, fit in jobs:
-            key = _key(name, split, lr, trees)
-            missing = [m for m in metrics if m not in cache.get(key, {})]
-            if not missing or "error" in cache.get(key, {}):
-                continue
-            try:
-                # systems are seeded, so values for metrics added later come from the same model
-                cache[key] = {**cache.get(key, {}),
-                              **run_system(fit, split, missing, lr=lr, trees=trees, threads=threads)}
-            except ImportError as err:  # an anchor library that is not installed
-                cache[key] = {"error": str(err)}
-            if progress:
-                print(f"{split.dataset} fold {split.fold}: {name} {cache[key].get('seconds', float('nan')):.1f}s",
-                      flush=True)
-            with atomic_write(cache_path) as fh:
-                fh.write(json.dumps(cache).encode())
-    report = _report(cache, splits, jobs, lr, trees, out)
+            for state in random_states:
+                key = _key(name, split, lr, trees, state)
+                missing = [m for m in metrics if m not in cache.get(key, {})]
+                if not missing or "error" in cache.get(key, {}):
+                    continue
+                try:
+                    # systems are seeded, so values for metrics added later come from the same model
+                    cache[key] = {**cache.get(key, {}), **run_system(fit, split, missing, lr=lr, trees=trees,
+                                                                     threads=threads, seed=state)}
+                except ImportError as err:  # an anchor library that is not installed
+                    cache[key] = {"error": str(err)}
+                if progress:
+                    print(f"{split.dataset} fold {split.fold}{f' state {state}' if state else ''}: {name} "
+                          f"{cache[key].get('seconds', float('nan')):.1f}s", flush=True)
+                with atomic_write(cache_path) as fh:
+                    fh.write(json.dumps(cache).encode())
+    report = _report(cache, splits, jobs, lr, trees, out, random_states)
     with atomic_write(out / "report.md") as fh:
         fh.write(report.encode("utf-8"))
     return report
 
 
-def summarise(cache: dict, splits, names, lr: float, trees: int, dataset: str, metric: str):
-    """``{system: (mean test value, per-fold values, concatenated per-query values, mean seconds)}``."""
+def summarise(cache: dict, splits, names, lr: float, trees: int, dataset: str, metric: str, random_states=(0,)):
+    """``{system: (mean test value, per-fold values, concatenated per-query values, mean seconds)}``.
+
+    With several ``random_states`` a fold's value and each query's value are their means over the states.
+    """
     rows = {}
     for name in names:
-        entries = [cache.get(_key(name, s, lr, trees)) for s in splits if s.dataset == dataset]
-        if not entries or any(e is None or metric not in e for e in entries):
+        entries = [[cache.get(_key(name, s, lr, trees, r)) for r in random_states]
+                   for s in splits if s.dataset == dataset]
+        if not entries or any(e is None or metric not in e for fold in entries for e in fold):
             continue
-        tests = [e[metric]["test"] for e in entries]
-        per_query = np.concatenate([e[metric]["per_query"] for e in entries])
-        rows[name] = (float(np.mean(tests)), tests, per_query, float(np.mean([e["seconds"] for e in entries])))
+        tests = [float(np.mean([e[metric]["test"] for e in fold])) for fold in entries]
+        per_query = np.concatenate([np.mean([e[metric]["per_query"] for e in fold], axis=0) for fold in entries])
+        seconds = float(np.mean([e["seconds"] for fold in entries for e in fold]))
+        rows[name] = (float(np.mean(tests)), tests, per_query, seconds)
     return rows
 
 
@@ -387,7 +410,7 @@ def _compare(a, b):
     return compare_per_query(a[scored], b[scored])
 
 
-def _report(cache, splits, jobs, lr, trees, out: Path) -> str:
+def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> str:
     anchors = [name for name, _, _ in jobs if name in ANCHORS]
     names = [name for name, _, _ in jobs]
     lines = ["# Quality suite", "", f"Learning rate {lr}, {trees} trees, each library's defaults otherwise; "
@@ -398,11 +421,15 @@ def _report(cache, splits, jobs, lr, trees, out: Path) -> str:
              "on a shared machine: indicative only. LambdaMART(M) is LambdaMART(metric=M) with every other "
              "parameter at its default: target=\"auto\" trains NDCG, MAP, graded ERR and MAUC on YetiRank (the "
              "very model of GBRanker(YetiRank), judged by M) and MRR on exponential-gain NDCG over the whole "
-             "list.", ""]
+             "list."]
+    if len(random_states) > 1:
+        lines[-1] += (f" Every system ran under random states {', '.join(map(str, random_states))}: a fold's "
+                      "test value and each test query's value are their means over the states.")
+    lines.append("")
     for dataset in dict.fromkeys(s.dataset for s in splits):
         lines += [f"## {dataset}", ""]
         for metric in JUDGED:
-            rows = summarise(cache, splits, names, lr, trees, dataset, metric)
+            rows = summarise(cache, splits, names, lr, trees, dataset, metric, random_states)
             anchor_rows = {k: v for k, v in rows.items() if k in anchors}
             if not anchor_rows:
                 continue
@@ -415,12 +442,12 @@ def _report(cache, splits, jobs, lr, trees, out: Path) -> str:
                              f"{mean - anchor_rows[best][0]:+.4f} | "
                              f"{'' if cmp is None else f'{cmp.wins}/{cmp.losses}, {cmp.pvalue:.3g}'} | {seconds:.1f} |")
             lines.append("")
-        _plot(cache, splits, names, lr, trees, dataset, out)
+        _plot(cache, splits, names, lr, trees, dataset, out, random_states)
         lines += [f"![{dataset}]({dataset}.png)", ""]
     return "\n".join(lines)
 
 
-def _plot(cache, splits, names, lr, trees, dataset, out: Path) -> None:
+def _plot(cache, splits, names, lr, trees, dataset, out: Path, random_states=(0,)) -> None:
     try:
         import matplotlib
 
@@ -430,7 +457,7 @@ def _plot(cache, splits, names, lr, trees, dataset, out: Path) -> None:
         return
     fig, axes = plt.subplots(1, len(JUDGED), figsize=(4 * len(JUDGED), 5), sharey=False)
     for ax, metric in zip(axes, JUDGED):
-        rows = summarise(cache, splits, names, lr, trees, dataset, metric)
+        rows = summarise(cache, splits, names, lr, trees, dataset, metric, random_states)
         labels = list(rows)
         ax.boxplot([rows[k][1] for k in labels], orientation="horizontal")
         ax.set_yticks(range(1, len(labels) + 1), labels, fontsize=7)
