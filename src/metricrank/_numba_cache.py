@@ -8,9 +8,9 @@ stamped with a digest of all the package's ``.py`` files as well: any change to 
 recompiles the kernels on their next call.
 
 numba offers no public hook for this. The locator classes it tries in turn are a class attribute
-(``numba.core.caching.CacheImpl._locator_classes``, in every numba from 0.59 on); each one is wrapped, for this package's files only, in a subclass
-whose stamp adds the digest. ``NUMBA_CACHE_LOCATOR_CLASSES`` replaces that list, so with it set the
-stamps are numba's own.
+(``numba.core.caching.CacheImpl._locator_classes``, in every numba from 0.59 on); each one is wrapped,
+for this package's files only, in a subclass whose stamp adds the digest. ``NUMBA_CACHE_LOCATOR_CLASSES``
+replaces that list, so with it set the stamps are numba's own.
 """
 
 from __future__ import annotations
