@@ -232,6 +232,11 @@ def test_predict_on_dask_and_in_memory_data_agree_and_to_local_round_trips(clien
     path = tmp_path / "model.json"
     model.to_local().save(path)
     np.testing.assert_array_equal(metricrank.learners.load_ranker(path).predict(valid.X), in_memory)
+    # num_iteration is checked at the call, before any graph is built, as GBRanker.predict checks it
+    np.testing.assert_array_equal(model.predict(da.from_array(valid.X, chunks=(300, 4)), num_iteration=3).compute(),
+                                  model.to_local().predict(valid.X, num_iteration=3))
+    with pytest.raises(TypeError, match="num_iteration must be an integer"):
+        model.predict(da.from_array(valid.X, chunks=(300, 4)), num_iteration=2.5)
 
 
 def test_dask_dataframe_with_a_qid_column(client, data):

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from ..learners._frames import FeatureSchema
+from ..learners._inputs import check_num_iteration
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -345,6 +346,7 @@ max_query_size, random_state, importance_type, lgb_params
         dask array (dask array input), dask Series (DataFrame input) or ndarray
         """
         self._check_fitted()
+        check_num_iteration(num_iteration)  # here, not in a worker at compute time
         model = self._local
         if _is_dask_frame(X):
             import pandas as pd

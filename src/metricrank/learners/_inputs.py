@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -9,7 +10,15 @@ import scipy.sparse as sp
 
 from ..data import OneQueryWarning, RankingDataset
 
-__all__ = ["as_dataset", "check_features", "eval_datasets"]
+__all__ = ["as_dataset", "check_features", "check_num_iteration", "eval_datasets"]
+
+
+def check_num_iteration(num_iteration):
+    """``num_iteration`` of ``predict``: None or an integer (not a bool); else a TypeError naming it."""
+    if num_iteration is not None and (not isinstance(num_iteration, numbers.Integral)
+                                      or isinstance(num_iteration, bool)):
+        raise TypeError(f"num_iteration must be an integer (0 or less: every iteration); got {num_iteration!r}")
+    return num_iteration
 
 
 def check_features(X, *, n_features: int | None = None, what: str = "X", estimator: str = "the model"):

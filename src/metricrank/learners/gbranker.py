@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import os
 import warnings
 from dataclasses import asdict
@@ -20,7 +19,7 @@ from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
 from ._gbdt import GBDTBase, positive_int
-from ._inputs import as_dataset, check_features, eval_datasets
+from ._inputs import as_dataset, check_features, check_num_iteration, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._persistence import read_model_file, validate_booster_text, write_model_file
 
@@ -409,10 +408,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             X = X.X
         X = check_features(apply_schema(X, self._schema(), "X"), n_features=self.n_features_in_,
                            estimator=type(self).__name__)
-        if num_iteration is None:
+        if check_num_iteration(num_iteration) is None:
             num_iteration = self.best_iteration_ or self.n_estimators_
-        elif not isinstance(num_iteration, numbers.Integral) or isinstance(num_iteration, bool):
-            raise TypeError(f"num_iteration must be an integer (0 or less: every iteration); got {num_iteration!r}")
         if pred_contrib:
             out = np.asarray(self.booster_.predict(X, num_iteration=num_iteration, pred_contrib=True))
             if self.booster_.num_model_per_iteration() > 1:  # n_models blocks of (features + 1): their mean
