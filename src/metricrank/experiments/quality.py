@@ -346,7 +346,8 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
     ``random_states`` seeds every system, anchors included, once per state on every split. With more
     than one, a split's test value is the mean over the states and so is each test query's value
     before the paired test: a single draw of a system's randomness (or of the best anchor's) can move a
-    small test set's MRR by 0.02 (BENCHMARKS.md, "Stop 38: the two real sets over five random states").
+    small test set's MRR by 0.02 (BENCHMARKS.md, "Stop 38: the two real sets over five random states of
+    every system").
     """
     random_states = check_random_states(random_states)
     out = Path(out_dir)
