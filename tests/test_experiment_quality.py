@@ -220,7 +220,7 @@ def test_several_random_states_average_each_fold_and_each_query(split, tmp_path)
     assert cache[quality._key("LambdaMART(MAP)", split, 0.3, 6, 5)]["MAP"]["test"] == runs[1]["test"]
 
 
-@pytest.mark.parametrize("states", [[], [1, 1], [-1], [2**31], [1.5], [True], "12"])
+@pytest.mark.parametrize("states", [[], [1, 1], [-1], [2**31], [1.5], [True], "12", 5])
 def test_random_states_are_checked(states):
     with pytest.raises(ValueError, match="random_states must be distinct integers"):
         quality.check_random_states(states)

@@ -19,10 +19,12 @@ Run: ``metricrank experiment quality [--random-states R ...]`` (or :func:`run`);
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Callable
 
 import numpy as np
@@ -303,9 +305,10 @@ def _key(system: str, split: Split, lr: float, trees: int, random_state: int = 0
 
 def check_random_states(random_states) -> tuple[int, ...]:
     """``random_states`` as a tuple of distinct integers in [0, 2**31), at least one; else a ValueError."""
-    states = tuple(random_states) if not isinstance(random_states, (str, bytes)) else ()
+    iterable = isinstance(random_states, Iterable) and not isinstance(random_states, (str, bytes))
+    states = tuple(random_states) if iterable else ()
     if (not states or len(set(states)) != len(states)
-            or any(isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 0 <= r < 2**31 for r in states)):
+            or any(isinstance(r, bool) or not isinstance(r, numbers.Integral) or not 0 <= r < 2**31 for r in states)):
         raise ValueError(f"random_states must be distinct integers in [0, 2**31), at least one; got {random_states!r}")
     return tuple(int(r) for r in states)
 
