@@ -14,6 +14,9 @@ trees, the tree count chosen on validation by the judged metric, test value at t
   41,000 training documents the size rule gives 15 randomised leaves and the capacity check runs.
 - ``ohsumed``: OHSUMED's shape: 106 queries of 50-250 documents (about 16,000), split 64/21/21,
   labels 0-2 at 70/16/14 %. The size rule gives 7 randomised leaves.
+- ``td2004``: LETOR 3.0 TD2004's shape: 75 queries of 800-1,200 documents (about 75,000), split 45/15/15
+  by query (its folds' 3:1:1), binary labels at 98/2 %. About 45,000 training documents: 15 randomised
+  leaves, four models, and no capacity check (45 training queries).
 - ``mq2008``: not drawn: LETOR 4.0's MQ2008 folds from ``../shared/data`` (``--seeds`` are fold numbers,
   1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
 - ``lgb-example``: not drawn either: the suite's three splits of LightGBM's ranking example (``--seeds``
@@ -28,7 +31,7 @@ Since stop 27 default ``LambdaMART`` averages several YetiRank models from 30,00
 those of stops 27-30 ``--set n_models=2``.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007,
-``700 + seed`` for ohsumed) and split. Prints, per judged metric, each system's mean test value over
+``700 + seed`` for ohsumed, ``1100 + seed`` for td2004) and split. Prints, per judged metric, each system's mean test value over
 the test queries of all seeds, its difference to the best anchor and the per-query Wilcoxon p against
 it (the queries of all seeds together). XGBoost's anchors run when xgboost is installed.
 
@@ -82,6 +85,8 @@ SHAPES = {
                    offset=900),
     "ohsumed": dict(n_queries=106, docs_per_query=(50, 250), label_probs=[0.70, 0.16, 0.14], cuts=[64, 85],
                     offset=700),
+    "td2004": dict(n_queries=75, docs_per_query=(800, 1200), label_probs=[0.98, 0.02], cuts=[45, 60],
+                   offset=1100),
 }
 
 REAL = {"mq2008": 5, "lgb-example": 3}  # real data: its number of splits
@@ -101,7 +106,7 @@ def split(shape: str, noise: float | None, seed: int) -> q.Split:
         return _lgb_example_splits()[seed - 1]
     s = SHAPES[shape]
     data = make_ltr(s["n_queries"], docs_per_query=s["docs_per_query"], n_features=46, n_informative=12,
-                    n_labels=3, label_probs=s["label_probs"], noise=noise, relevance="nonlinear",
+                    n_labels=len(s["label_probs"]), label_probs=s["label_probs"], noise=noise, relevance="nonlinear",
                     random_state=s["offset"] + seed)
     return q.Split(shape, seed, *q._split_queries(data, s["cuts"], seed))
 

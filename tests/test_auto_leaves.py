@@ -36,7 +36,8 @@ def tree_leaves(model):
 
 @pytest.mark.parametrize("estimator", [LambdaMART, GBRanker])
 def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
-    small = make_ltr(30, docs_per_query=(10, 20), n_features=5, random_state=0)
+    # 150 queries: enough hessian per leaf that "auto" is the unbounded 10 (tests/test_auto_lambda_l2.py has the bound)
+    small = make_ltr(150, docs_per_query=(10, 20), n_features=5, random_state=0)
     model = estimator(n_estimators=3, n_jobs=1, random_state=0).fit(small)
     assert model.num_leaves == "auto" and model.num_leaves_ == 7
     assert model.extra_trees == "auto" and model.extra_trees_ is True
@@ -67,7 +68,7 @@ def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
 
 
 def test_auto_survives_save_and_load(tmp_path):
-    data = make_ltr(30, docs_per_query=(10, 20), n_features=5, random_state=0)
+    data = make_ltr(150, docs_per_query=(10, 20), n_features=5, random_state=0)
     model = LambdaMART(n_estimators=3, n_jobs=1, random_state=0).fit(data)
     path = tmp_path / "m.json"
     model.save(path)
@@ -101,7 +102,7 @@ def test_cli_default_leaves_is_auto(tmp_path):
     from metricrank import save_letor
     from metricrank.cli import main
 
-    data = make_ltr(30, docs_per_query=(10, 20), n_features=5, random_state=0)
+    data = make_ltr(150, docs_per_query=(10, 20), n_features=5, random_state=0)
     save_letor(data, tmp_path / "train.txt")
     assert main(["train", "--train", str(tmp_path / "train.txt"), "--trees", "3", "--quiet", "--threads", "1",
                  "--out", str(tmp_path / "m.json")]) == 0

@@ -359,3 +359,26 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
         DaskGBRanker(num_leaves=1).fit(one_partition(train), train.y, qid=train.qid)
     with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, early_stopping_rounds=3)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_auto_penalty_has_the_single_machine_hessian_bound(client, weighted):
+    # one relevant document in each query of 60: PairLogit's mass is 59/2 a query (weighted: each pair by its
+    # rows' weights), 354 over 12 queries, below 10 per leaf of 63; two partitions sum to the in-memory mass
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(720, 4))
+    y = np.zeros(720)
+    y[::60] = 1.0
+    qid = np.repeat(np.arange(12), 60)
+    w = rng.uniform(0.5, 2.0, size=720) if weighted else None
+    params = dict(objective="PairLogit", num_leaves=63, min_data_in_leaf=3, n_estimators=2, random_state=0)
+    model = DaskGBRanker(**params).fit(da.from_array(X, chunks=(360, 4)), da.from_array(y, chunks=360),
+                                       qid=da.from_array(qid, chunks=360),
+                                       sample_weight=None if w is None else da.from_array(w, chunks=360))
+    local = GBRanker(**params, n_jobs=1).fit(X, y, qid=qid, sample_weight=w)
+    assert model.n_partitions_ == 2
+    assert 0 < local.lambda_l2_ < 10 and model.lambda_l2_ == pytest.approx(local.lambda_l2_, rel=1e-12)
+    # (the Dask booster comes back through LightGBM's model text, which keeps 6 digits of a parameter)
+    assert model.to_local().booster_.params["lambda_l2"] == pytest.approx(local.lambda_l2_, rel=1e-5)
+    if not weighted:
+        assert local.lambda_l2_ == pytest.approx(12 * 59 / 2 / 63, rel=1e-12)

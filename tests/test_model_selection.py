@@ -453,7 +453,9 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
     assert res.best_params_["min_sum_hessian_in_leaf"] == 1e-3
     # trials that differ from the start only by noise: the start is kept, "best" takes the top trial
     space = {"bagging_fraction": optuna.distributions.FloatDistribution(0.8, 0.9), "bagging_freq": [1]}
-    base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1)
+    # (lambda_l2 pinned: these small folds hold too little hessian for "auto" to be 10, the value this case was built on)
+    base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1,
+                      lambda_l2=10.0)
     kw["pruner"] = optuna.pruners.NopPruner()
     kept = tune(base, X, y, n_trials=4, param_space=space, **kw)
     best = tune(base, X, y, n_trials=4, param_space=space, selection="best", **kw)
@@ -473,7 +475,9 @@ def test_tune_shares_the_level_among_the_trials_it_chose_the_best_from(data):
 
     X, y, qid = data
     space = {"bagging_fraction": optuna.distributions.FloatDistribution(0.5, 0.9), "bagging_freq": [1]}
-    base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1)
+    # (lambda_l2 pinned to the value this case was built on, as above)
+    base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1,
+                      lambda_l2=10.0)
     kw = dict(qid=qid, metric=METRIC, cv=3, early_stopping_rounds=3, random_state=5, show_progress=False,
               pruner=optuna.pruners.NopPruner(), n_trials=8, param_space=space)
     res = tune(base, X, y, **kw)

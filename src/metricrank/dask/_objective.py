@@ -20,9 +20,10 @@ import numpy as np
 
 from .._groups import group_ptr_from_sizes
 from ..learners._boosting import numba_threads
+from ..learners._gbdt import hessian_mass
 from ..objectives._base import Objective, as_training_data
 
-__all__ = ["WorkerObjective", "check_distributable", "worker_seed"]
+__all__ = ["WorkerObjective", "check_distributable", "hessian_mass_of_partitions", "worker_seed"]
 
 
 def check_distributable(objective: Objective, pairs=None) -> None:
@@ -61,6 +62,31 @@ def worker_seed(random_state, y: np.ndarray, group_sizes: np.ndarray):
     labels = np.ascontiguousarray(y, dtype=np.float64)
     entropy = [int(random_state), zlib.crc32(sizes.tobytes()), zlib.crc32(labels.tobytes())]
     return int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint64)[0])
+
+
+def hessian_mass_of_partitions(client, y, sizes: list, sample_weight, objective: Objective, random_state) -> float:
+    """``objective``'s hessian at scores 0, summed over every row: the mass that bounds ``lambda_l2="auto"``
+    (:func:`metricrank.learners._gbdt.auto_lambda_l2`). One task per partition (``sizes``: its query sizes, as
+    :func:`~metricrank.dask._partitions.check_query_layout` returns them); only the partitions' sums travel.
+    Whole queries per partition make it the single-machine mass for objectives that draw nothing; a stochastic
+    one draws each partition's pairs from its :func:`worker_seed` stream."""
+    from dask import delayed
+
+    y_blocks = y.to_delayed().ravel().tolist()
+    w_blocks = [None] * len(y_blocks) if sample_weight is None else sample_weight.to_delayed().ravel().tolist()
+    tasks = [delayed(_partition_mass, pure=True)(yb, part, wb, objective, random_state)
+             for yb, part, wb in zip(y_blocks, sizes, w_blocks)]
+    return float(sum(client.compute(tasks, sync=True)))
+
+
+def _partition_mass(y, sizes, weight, objective: Objective, random_state) -> float:
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if y.size == 0:
+        return 0.0
+    data = as_training_data(y, group_ptr_from_sizes(sizes, n_rows=len(y)),
+                            weights=None if weight is None else np.asarray(weight, dtype=np.float64))
+    with numba_threads(_worker_threads()):
+        return hessian_mass(objective, data, None, worker_seed(random_state, y, sizes))
 
 
 def _worker_threads():

@@ -178,7 +178,7 @@ def judging_metric(metric: str, preset=None) -> str:
 
 
 def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int, bool, float], *, init_model=None,
-                   early_stopping_rounds=None, categorical_feature=None) -> CapacityCheck:
+                   early_stopping_rounds=None, categorical_feature=None, hessian_mass=None) -> CapacityCheck:
     """Run the check for ``estimator`` (unfitted, its ``num_leaves`` and ``extra_trees`` "auto") on ``ds``.
 
     ``start`` is the size rule's ``(num_leaves, extra_trees, lambda_l2)``; ``init_model`` the warm start's base
@@ -187,7 +187,8 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     without, all ``n_estimators`` trees. A shorter patience of the check's own stops a noisy metric at
     a chance peak: on the noisy suite set, stopped after 30 trees without improvement, the rule's
     trees peaked at 11 trees by MRR and lost to bigger trees that went on to 143 (BENCHMARKS.md, "The
-    capacity check of num_leaves="auto""). Call it where :func:`applies`.
+    capacity check of num_leaves="auto""). ``hessian_mass`` bounds the added levels' ``lambda_l2="auto"``
+    as it bounds the rule's (:func:`~metricrank.learners._gbdt.auto_lambda_l2`). Call it where :func:`applies`.
     """
     from ..metrics import get_metric
     from ..model_selection import improvement_pvalue
@@ -227,9 +228,9 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
         return np.asarray(result.per_query, dtype=np.float64), summary
 
     kept = start
-    added_l2 = estimator._lambda_l2_for(added_level=True)
     for _ in range(CHECK_MAX_STEPS):
-        candidate = (*next_capacity(*kept[:2]), added_l2)
+        leaves, extra = next_capacity(*kept[:2])
+        candidate = (leaves, extra, estimator._lambda_l2_for(True, leaves, hessian_mass))
         report.looks.append([])
         for looks in range(1, len(folds) + 1):
             kept_values, kept_summary = judged(kept, looks)

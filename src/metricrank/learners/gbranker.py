@@ -18,7 +18,7 @@ from ._boosting import EvalSet, IterationInfo, boost, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
-from ._gbdt import GBDTBase, positive_int
+from ._gbdt import GBDTBase, hessian_mass, positive_int
 from ._inputs import as_dataset, check_features, check_num_iteration, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._persistence import read_model_file, validate_booster_text, write_model_file
@@ -68,7 +68,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     lambda_l2 : float or "auto", default "auto"
         L2 penalty on leaf values (the Newton denominator, and the ridge of the
         pairwise system). ``"auto"``: 10, and 1 at the levels the capacity check
-        adds above the size rule (fitted ``lambda_l2_``); as
+        adds above the size rule, each at most the objective's hessian mass per
+        leaf at the first tree (fitted ``lambda_l2_``); as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
     path_smooth : float, default 0.0
         LightGBM's leaf smoothing towards the parent; as :class:`~metricrank.LambdaMART`.
@@ -298,6 +299,13 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         self._check_query_sizes(objective, ds, "training data")
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)
+        base_train = self._base_scores(init_model, init_score, ds)
+        # lambda_l2="auto" is bounded by the hessian mass per leaf (auto_lambda_l2); taken before the training's
+        # binding, so that two bindings (their pairs and buffers) are never held at once
+        mass = None
+        if isinstance(self.lambda_l2, str):
+            with numba_threads(self.n_jobs):
+                mass = hessian_mass(objective, data, base_train, self.random_state)
         # None: a fixed seed, as LightGBM's, CatBoost's and XGBoost's defaults, so the same data give the same model
         bound = objective.bind(data, 0 if self.random_state is None else self.random_state)
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
@@ -318,20 +326,19 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if n_models > 1 and objective.pairwise_leaves:
             raise ValueError(f"n_models={n_models}: {objective.spec} refits each tree's leaves pairwise on one "
                              f"score column, so it trains a single model; set n_models=1")
-        base_train = self._base_scores(init_model, init_score, ds)
         self.capacity_check_ = None
         # raw init_score has no counterpart for the held-out queries' evaluation: the rule then
         if init_score is None and _capacity.applies(self, ds, eval_metrics[0]):
-            start = (self._resolve_num_leaves(ds.n_docs), self._resolve_extra_trees(ds.n_docs),
-                     self._lambda_l2_for(added_level=False))
+            leaves = self._resolve_num_leaves(ds.n_docs)
+            start = (leaves, self._resolve_extra_trees(ds.n_docs), self._lambda_l2_for(False, leaves, mass))
             self.capacity_check_ = _capacity.check_capacity(
                 self, ds, eval_metrics[0], start, init_model=init_model, early_stopping_rounds=early_stopping_rounds,
-                categorical_feature=schema.categorical or None)
+                categorical_feature=schema.categorical or None, hessian_mass=mass)
             if self.verbose:
                 print(self.capacity_check_, flush=True)
         check = self.capacity_check_
         params = self._tree_params(ds.n_docs, None if check is None
-                                   else (check.num_leaves, check.extra_trees, check.lambda_l2))
+                                   else (check.num_leaves, check.extra_trees, check.lambda_l2), hessian_mass=mass)
         eval_bases = [None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
                       for _, eds in evals]
         tracker = None

@@ -1,0 +1,73 @@
+"""What ``lambda_l2="auto"`` resolves to on every split the defaults were measured on, and on the long-list shapes.
+
+For each default target of ``LambdaMART`` (NDCG@10, MRR, ERR@10 and MAUC; MAP trains as NDCG@10 does, on
+YetiRank) and ``GBRanker``'s QuerySoftMax and PairLogit: the training objective's hessian mass per leaf of the
+size rule (its hessian summed over the training rows at scores 0, divided by ``num_leaves="auto"``), and
+the penalty :func:`metricrank.learners._gbdt.auto_lambda_l2` gives at the rule's leaves and at the capacity
+check's added levels (the smallest over 31, 63 and 127 leaves, above the rule's; ``-`` where the check does
+not run: below 30,000 training documents or 100 queries). ``<-`` marks a split where either differs from the
+unbounded 10 and 1.
+
+    .venv/bin/python benchmarks/hessian_mass.py                       # the suite, mq2007, ohsumed, gov, td2004
+    .venv/bin/python benchmarks/hessian_mass.py --shapes gov td2004 --seeds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+import data_shapes
+from metricrank import GBRanker, LambdaMART
+from metricrank.experiments import quality as q
+from metricrank.learners._capacity import CHECK_MIN_DOCS, CHECK_MIN_QUERIES
+from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, auto_lambda_l2, auto_num_leaves,
+                                       hessian_mass)
+from metricrank.objectives._base import as_training_data
+
+SUITE = ("mq2008", "lgb-example", "synthetic-noisy-40k", "synthetic-50k", "synthetic-250k")
+NOISE = {"mq2007": 5, "ohsumed": 3, "gov": 2, "td2004": 2}
+
+
+def objectives() -> dict:
+    return {"NDCG": LambdaMART(metric="NDCG:top=10;type=Exp"), "MRR": LambdaMART(metric="MRR"),
+            "ERR": LambdaMART(metric="ERR:type=Graded;top=10"), "MAUC": LambdaMART(metric="MAUC"),
+            "QuerySoftMax": GBRanker("QuerySoftMax"), "PairLogit": GBRanker("PairLogit")}
+
+
+def line(split) -> str:
+    train = split.train
+    y = np.asarray(train.y, dtype=np.float64)
+    leaves = auto_num_leaves(train.n_docs)
+    checked = train.n_docs >= CHECK_MIN_DOCS and train.n_queries >= CHECK_MIN_QUERIES  # where the check can run
+    cells = []
+    for name, model in objectives().items():
+        objective = model._objective_for_training(model._make_objective(), y, np.ones(y.size))
+        mass = hessian_mass(objective, as_training_data(y, train.group_ptr), None, 0)
+        rule = auto_lambda_l2(mass, leaves)
+        if checked:
+            added = min(auto_lambda_l2(mass, k, ADDED_LEVEL_LAMBDA_L2) for k in (31, 63, 127) if k > leaves)
+        else:
+            added = ADDED_LEVEL_LAMBDA_L2
+        mark = "" if (rule, added) == (AUTO_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2) else " <-"
+        cells.append(f"{name} {mass / leaves:.1f} ({rule:.2f}/{f'{added:.2f}' if checked else '-'}){mark}")
+    return f"{split.dataset}/{split.fold} docs {train.n_docs} queries {train.n_queries} leaves {leaves}: " + \
+        " | ".join(cells)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suite", nargs="*", default=list(SUITE), help="quality suite data sets (all their splits)")
+    parser.add_argument("--shapes", nargs="*", default=list(NOISE), help="data_shapes.py shapes")
+    parser.add_argument("--seeds", type=int, default=10, help="draws per shape (1..N)")
+    args = parser.parse_args()
+    for split in q.load_suite(args.suite):
+        print(line(split), flush=True)
+    for shape in args.shapes:
+        for seed in range(1, args.seeds + 1):
+            print(line(data_shapes.split(shape, NOISE[shape], seed)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""``lambda_l2="auto"``: 10 (1 at the capacity check's added levels), at most the hessian mass per leaf.
+
+The oracle of the mass is PairLogit's hessian written out: at scores s, a pair (i, j) of a query adds
+``σ(s_i - s_j) σ(s_j - s_i)`` to both documents, so the mass is ``Σ_pairs 2 σ(d) (1 - σ(d))``: a half per pair
+at scores 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metricrank import GBRanker, LambdaMART, make_ltr
+from metricrank.learners._gbdt import ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, auto_lambda_l2
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def pairlogit_mass(y, qid, scores):
+    """Σ over the pairs of different labels in a query of 2 σ(d)(1 - σ(d)), d the pair's score difference."""
+    total = 0.0
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        for i in rows:
+            for j in rows:
+                if y[i] > y[j]:
+                    p = sigmoid(scores[i] - scores[j])
+                    total += 2 * p * (1 - p)
+    return total
+
+
+def sparse_relevance(n_queries=6, docs=40, seed=0):
+    """One relevant document per query of ``docs``: 39 pairs each, a mass of 19.5 per query at scores 0."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_queries * docs, 4))
+    y = np.zeros(n_queries * docs)
+    y[::docs] = 1.0
+    X[::docs, 0] += 1.0  # something to learn
+    qid = np.repeat(np.arange(n_queries), docs)
+    return X, y, qid
+
+
+@pytest.mark.parametrize("mass, leaves, cap, expected", [
+    (None, 31, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2), (7 * 17.2, 7, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2),
+    (31 * 1.7, 31, AUTO_LAMBDA_L2, 1.7), (0.0, 7, AUTO_LAMBDA_L2, 0.0),
+    (63 * 0.5, 63, ADDED_LEVEL_LAMBDA_L2, 0.5), (63 * 3.0, 63, ADDED_LEVEL_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2)])
+def test_rule(mass, leaves, cap, expected):
+    assert auto_lambda_l2(mass, leaves, cap) == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_penalty_is_at_most_the_mass_per_leaf():
+    X, y, qid = sparse_relevance()
+    mass = pairlogit_mass(y, qid, np.zeros(len(y)))
+    assert mass == pytest.approx(6 * 39 / 2)  # 117: 16.7 per leaf of 7, below 10 only for more leaves
+    params = dict(n_estimators=5, min_data_in_leaf=3, n_jobs=1, random_state=0)
+    model = GBRanker("PairLogit", num_leaves=15, **params).fit(X, y, qid=qid)
+    assert model.lambda_l2_ == pytest.approx(mass / 15, rel=1e-12)
+    assert model.booster_.params["lambda_l2"] == pytest.approx(mass / 15, rel=1e-12)
+    # the same trees as the value given by hand
+    by_hand = GBRanker("PairLogit", num_leaves=15, lambda_l2=mass / 15, **params).fit(X, y, qid=qid)
+    np.testing.assert_allclose(model.predict(X), by_hand.predict(X), rtol=1e-12)
+    # 7 leaves: 16.7 per leaf, so 10
+    assert GBRanker("PairLogit", num_leaves=7, **params).fit(X, y, qid=qid).lambda_l2_ == AUTO_LAMBDA_L2
+    # a number given is kept
+    assert GBRanker("PairLogit", num_leaves=15, lambda_l2=30.0, **params).fit(X, y, qid=qid).lambda_l2_ == 30.0
+
+
+def test_the_mass_is_taken_at_the_first_trees_scores():
+    X, y, qid = sparse_relevance()
+    base = np.random.default_rng(1).normal(scale=2.0, size=len(y))
+    mass = pairlogit_mass(y, qid, base)
+    assert mass < 15 * AUTO_LAMBDA_L2 and mass != pytest.approx(pairlogit_mass(y, qid, np.zeros(len(y))))
+    model = GBRanker("PairLogit", num_leaves=15, n_estimators=3, min_data_in_leaf=3, n_jobs=1,
+                     random_state=0).fit(X, y, qid=qid, init_score=base)
+    assert model.lambda_l2_ == pytest.approx(mass / 15, rel=1e-12)
+
+
+def test_yetirank_draws_in_training_are_not_disturbed():
+    """The mass comes from a binding of its own: where the bound does not bind, "auto" is exactly 10."""
+    data = make_ltr(150, docs_per_query=(10, 20), n_features=5, random_state=0)
+    auto = LambdaMART("NDCG:top=10", n_estimators=8, n_jobs=1, random_state=3).fit(data)
+    assert auto.lambda_l2_ == AUTO_LAMBDA_L2
+    ten = LambdaMART("NDCG:top=10", n_estimators=8, lambda_l2=AUTO_LAMBDA_L2, n_jobs=1, random_state=3).fit(data)
+    np.testing.assert_array_equal(auto.predict(data.X), ten.predict(data.X))
+
+
+def test_long_lists_with_few_relevant_documents_take_the_bound():
+    """YetiRank on queries of 300 documents with one or two relevant: a mass per leaf far below 10."""
+    from metricrank.objectives import get_objective
+    from metricrank.objectives._base import as_training_data
+
+    data = make_ltr(12, docs_per_query=300, n_features=5, n_labels=3, label_probs=[0.99, 0.007, 0.003],
+                    random_state=0)
+    model = LambdaMART("MAP", n_estimators=3, n_jobs=1, random_state=5).fit(data)
+    _, hess = get_objective("YetiRank").bind(as_training_data(data.y, data.group_ptr), 5)(np.zeros(data.n_docs))
+    assert 0 < model.lambda_l2_ < 1.0
+    assert model.lambda_l2_ == pytest.approx(hess.sum() / model.num_leaves_, rel=1e-12)
+    assert model.booster_.params["lambda_l2"] == pytest.approx(model.lambda_l2_, rel=1e-12)
+
+
+def test_the_capacity_check_bounds_its_added_levels():
+    """The check's trials: the rule's trees and the added level, each with "auto" bounded by the mass per leaf."""
+    from metricrank.objectives import get_objective
+    from metricrank.objectives._base import as_training_data
+
+    data = make_ltr(110, docs_per_query=300, n_features=5, n_labels=2, label_probs=[0.995, 0.005],
+                    relevance="nonlinear", random_state=0)
+    assert data.n_docs >= 30_000 and data.n_queries >= 100  # where the check runs
+    model = LambdaMART("NDCG:top=10", n_estimators=3, n_jobs=1, random_state=2).fit(data)
+    _, hess = get_objective("YetiRank").bind(as_training_data(data.y, data.group_ptr), 2)(np.zeros(data.n_docs))
+    trials = model.capacity_check_.trials
+    assert [t["num_leaves"] for t in trials[:2]] == [15, 31]
+    assert trials[0]["lambda_l2"] == pytest.approx(min(AUTO_LAMBDA_L2, hess.sum() / 15), rel=1e-12)
+    assert trials[1]["lambda_l2"] < ADDED_LEVEL_LAMBDA_L2
+    assert trials[1]["lambda_l2"] == pytest.approx(hess.sum() / 31, rel=1e-12)
