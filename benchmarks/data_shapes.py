@@ -51,7 +51,8 @@ it (the queries of all seeds together). XGBoost's anchors run when xgboost is in
 ``--judged`` names the judged metrics (default NDCG@10, MAP and MAUC; ``--judged MRR`` judges by MRR
 alone, with a ``LambdaMART(MRR)`` system). ``--set`` values are numbers, True/False or words (``--set
 extra_trees=False``); ``lgb.NAME`` is a LightGBM parameter for ``lgb_params`` (``--set
-lgb.linear_tree=True``). ``--drop-one-label`` trains every system without the training queries whose
+lgb.linear_tree=True``). ``--hessian-bound C`` lets ``lambda_l2="auto"`` be at most C times the hessian mass
+per leaf (default once). ``--drop-one-label`` trains every system without the training queries whose
 documents all share one label (validation and test keep theirs). ``--compare`` fits
 nothing: it pairs two ``--out`` files of the same shape, noise and seeds system by system. ``--tables``
 fits nothing either: it joins ``--out`` files of runs over different seeds (every system in each run)
@@ -75,6 +76,7 @@ from metricrank import LambdaMART, make_ltr
 from metricrank._io import atomic_write
 from metricrank.experiments import quality as q
 from metricrank.experiments._datasets import load_mq2008_fold
+from metricrank.learners import _gbdt
 from metricrank.metrics import get_metric
 
 JUDGED = ("NDCG:top=10;type=Exp", "MAP", "MAUC")
@@ -237,6 +239,9 @@ def main() -> None:
                              "same splits, e.g. MQ2008's five folds")
     parser.add_argument("--drop-one-label", action="store_true",
                         help="train without the training queries whose documents all share one label")
+    parser.add_argument("--hessian-bound", type=float, default=None, metavar="C",
+                        help="lambda_l2=\"auto\" at most C times the hessian mass per leaf instead of once "
+                             "(metricrank.learners._gbdt.HESSIAN_BOUND, for this run)")
     parser.add_argument("--out", help="write the per-query test values here (JSON)")
     parser.add_argument("--compare", nargs=2, metavar=("CANDIDATE.json", "REFERENCE.json"),
                         help="fit nothing: compare two --out files system by system (paired per query); "
@@ -290,6 +295,10 @@ def main() -> None:
     if not (np.isfinite(args.learning_rate) and args.learning_rate > 0 and args.trees >= 1):
         parser.error(f"--learning-rate must be finite and > 0, and --trees >= 1; "
                      f"got {args.learning_rate}, {args.trees}")
+    if args.hessian_bound is not None:
+        if not (np.isfinite(args.hessian_bound) and args.hessian_bound > 0):
+            parser.error(f"--hessian-bound must be finite and > 0; got {args.hessian_bound}")
+        _gbdt.HESSIAN_BOUND = args.hessian_bound
     per_query: dict = {}
     params = parse_set(parser, args.set)
     for m in args.judged:  # a misspelt metric fails here, not after the first fits
@@ -304,6 +313,7 @@ def main() -> None:
     chosen = {n: s for n, s in known.items() if not args.systems or n in args.systems}
     print(f"metricrank systems' parameters: {params or 'their defaults'}; learning rate {args.learning_rate}, "
           f"{args.trees} trees, random state {args.random_state}"
+          + (f", hessian bound {args.hessian_bound}" if args.hessian_bound is not None else "")
           + (", training queries of one label dropped" if args.drop_one_label else ""), flush=True)
     for seed in range(*args.seeds):
         data = split(args.shape, args.noise, seed)

@@ -6,7 +6,8 @@ size rule (its hessian summed over the training rows at scores 0, divided by ``n
 the penalty :func:`metricrank.learners._gbdt.auto_lambda_l2` gives at the rule's leaves and at the capacity
 check's added levels (the smallest over 31, 63 and 127 leaves, above the rule's; ``-`` where the check does
 not run: below 30,000 training documents or 100 queries). ``<-`` marks a split where either differs from the
-unbounded 10 and 1.
+unbounded 10 and 1. Each line also gives the share of rows whose YetiRank hessian is above 0 at the first
+tree: the documents its pairs reach.
 
     .venv/bin/python benchmarks/hessian_mass.py                       # the suite, mq2007, ohsumed, gov, td2004
     .venv/bin/python benchmarks/hessian_mass.py --shapes gov td2004 --seeds 3
@@ -23,7 +24,7 @@ from metricrank import GBRanker, LambdaMART
 from metricrank.experiments import quality as q
 from metricrank.learners._capacity import CHECK_MIN_DOCS, CHECK_MIN_QUERIES
 from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, auto_lambda_l2, auto_num_leaves,
-                                       hessian_mass)
+                                       first_hessian_mass)
 from metricrank.objectives._base import as_training_data
 
 SUITE = ("mq2008", "lgb-example", "synthetic-noisy-40k", "synthetic-50k", "synthetic-250k")
@@ -44,7 +45,10 @@ def line(split) -> str:
     cells = []
     for name, model in objectives().items():
         objective = model._objective_for_training(model._make_objective(), y, np.ones(y.size))
-        mass = hessian_mass(objective, as_training_data(y, train.group_ptr), None, 0)
+        data = as_training_data(y, train.group_ptr)
+        mass = first_hessian_mass(objective, data, None, 0)
+        if name == "NDCG":  # YetiRank's: how many rows its pairs reach
+            reached = np.mean(objective.bind(data, 0)(np.zeros(y.size))[1] > 0)
         rule = auto_lambda_l2(mass, leaves)
         if checked:
             added = min(auto_lambda_l2(mass, k, ADDED_LEVEL_LAMBDA_L2) for k in (31, 63, 127) if k > leaves)
@@ -52,8 +56,8 @@ def line(split) -> str:
             added = ADDED_LEVEL_LAMBDA_L2
         mark = "" if (rule, added) == (AUTO_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2) else " <-"
         cells.append(f"{name} {mass / leaves:.1f} ({rule:.2f}/{f'{added:.2f}' if checked else '-'}){mark}")
-    return f"{split.dataset}/{split.fold} docs {train.n_docs} queries {train.n_queries} leaves {leaves}: " + \
-        " | ".join(cells)
+    return (f"{split.dataset}/{split.fold} docs {train.n_docs} queries {train.n_queries} leaves {leaves}, "
+            f"YetiRank's hessian above 0 on {reached:.0%} of rows: " + " | ".join(cells))
 
 
 def main() -> None:

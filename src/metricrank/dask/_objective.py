@@ -20,7 +20,7 @@ import numpy as np
 
 from .._groups import group_ptr_from_sizes
 from ..learners._boosting import numba_threads
-from ..learners._gbdt import hessian_mass
+from ..learners._gbdt import first_hessian_mass
 from ..objectives._base import Objective, as_training_data
 
 __all__ = ["WorkerObjective", "check_distributable", "hessian_mass_of_partitions", "worker_seed"]
@@ -86,7 +86,7 @@ def _partition_mass(y, sizes, weight, objective: Objective, random_state) -> flo
     data = as_training_data(y, group_ptr_from_sizes(sizes, n_rows=len(y)),
                             weights=None if weight is None else np.asarray(weight, dtype=np.float64))
     with numba_threads(_worker_threads()):
-        return hessian_mass(objective, data, None, worker_seed(random_state, y, sizes))
+        return first_hessian_mass(objective, data, None, worker_seed(random_state, y, sizes))
 
 
 def _worker_threads():

@@ -10,7 +10,7 @@ from ._boosting import BoostResult, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_MODELS", "AUTO_MODELS_MIN_DOCS",
            "EXTRA_TREES_MAX_DOCS", "GBDTBase", "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves",
-           "auto_or_int", "hessian_mass", "positive_int"]
+           "auto_or_int", "first_hessian_mass", "positive_int"]
 
 #: ``num_leaves="auto"`` aims at this many training documents per leaf (BENCHMARKS.md, "Leaves by data size").
 AUTO_DOCS_PER_LEAF = 2000
@@ -93,7 +93,7 @@ def auto_lambda_l2(hessian_mass: float | None, num_leaves: int, cap: float = AUT
     return float(min(cap, HESSIAN_BOUND * hessian_mass / num_leaves))
 
 
-def hessian_mass(objective, data, base_scores, random_state) -> float:
+def first_hessian_mass(objective, data, base_scores, random_state) -> float:
     """``objective``'s hessian summed over the rows of ``data`` (TrainingData) at the first tree's scores,
     ``base_scores`` (zeros when None): :func:`auto_lambda_l2`'s mass. The objective is bound afresh, so the
     random draws of a stochastic objective's training are the same with or without this call."""

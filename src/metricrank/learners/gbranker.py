@@ -18,7 +18,7 @@ from ._boosting import EvalSet, IterationInfo, boost, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
-from ._gbdt import GBDTBase, hessian_mass, positive_int
+from ._gbdt import GBDTBase, first_hessian_mass, positive_int
 from ._inputs import as_dataset, check_features, check_num_iteration, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._persistence import read_model_file, validate_booster_text, write_model_file
@@ -305,7 +305,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         mass = None
         if isinstance(self.lambda_l2, str):
             with numba_threads(self.n_jobs):
-                mass = hessian_mass(objective, data, base_train, self.random_state)
+                mass = first_hessian_mass(objective, data, base_train, self.random_state)
         # None: a fixed seed, as LightGBM's, CatBoost's and XGBoost's defaults, so the same data give the same model
         bound = objective.bind(data, 0 if self.random_state is None else self.random_state)
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
