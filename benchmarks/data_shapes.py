@@ -17,6 +17,9 @@ trees, the tree count chosen on validation by the judged metric, test value at t
 - ``td2004``: LETOR 3.0 TD2004's shape: 75 queries of 800-1,200 documents (about 75,000), split 45/15/15
   by query (its folds' 3:1:1), binary labels at 98/2 %. About 45,000 training documents: 15 randomised
   leaves, four models, and no capacity check (45 training queries).
+- ``np2003``: LETOR 3.0 NP2003's and HP2003's shape: 150 queries of 800-1,200 documents (about 150,000),
+  split 90/30/30, binary labels at 99.8/0.2 % (about two relevant documents a query, some none). About
+  90,000 training documents: 31 leaves, four models, no capacity check (90 training queries).
 - ``mq2008``: not drawn: LETOR 4.0's MQ2008 folds from ``../shared/data`` (``--seeds`` are fold numbers,
   1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
 - ``lgb-example``: not drawn either: the suite's three splits of LightGBM's ranking example (``--seeds``
@@ -30,10 +33,11 @@ Since stop 27 default ``LambdaMART`` averages several YetiRank models from 30,00
 ``mq2007`` and ``gov`` draws. Runs of those shapes before stop 27 are what ``--set n_models=1`` gives now,
 those of stops 27-30 ``--set n_models=2``.
 
-Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007,
-``700 + seed`` for ohsumed, ``1100 + seed`` for td2004) and split. Prints, per judged metric, each system's mean test value over
-the test queries of all seeds, its difference to the best anchor and the per-query Wilcoxon p against
-it (the queries of all seeds together). XGBoost's anchors run when xgboost is installed.
+Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007, ``700 + seed``
+for ohsumed, ``1100 + seed`` for td2004, ``1300 + seed`` for np2003) and split. Prints, per judged metric,
+each system's mean test value over the test queries of all seeds, its difference to the best anchor and the
+per-query Wilcoxon p against it (the queries of all seeds together). XGBoost's anchors run when xgboost is
+installed.
 
     .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 4
     .venv/bin/python benchmarks/data_shapes.py --shape ohsumed --noise 3 --seeds 1 6
@@ -48,19 +52,19 @@ it (the queries of all seeds together). XGBoost's anchors run when xgboost is in
     .venv/bin/python benchmarks/data_shapes.py --tables seeds1-2.json seeds3-4.json
     .venv/bin/python benchmarks/data_shapes.py --shape mq2008 --seeds 1 6 --learning-rate 0.05 --trees 1000
 
-``--judged`` names the judged metrics (default NDCG@10, MAP and MAUC; ``--judged MRR`` judges by MRR
-alone, with a ``LambdaMART(MRR)`` system). ``--set`` values are numbers, True/False or words (``--set
+``--judged`` names the judged metrics (default NDCG@10, MAP and MAUC; ``--judged MRR`` judges by MRR alone,
+with a ``LambdaMART(MRR)`` system). ``--set`` values are numbers, True/False or words (``--set
 extra_trees=False``); ``lgb.NAME`` is a LightGBM parameter for ``lgb_params`` (``--set
-lgb.linear_tree=True``). ``--hessian-bound C`` lets ``lambda_l2="auto"`` be at most C times the hessian mass
-per leaf (default once). ``--drop-one-label`` trains every system without the training queries whose
-documents all share one label (validation and test keep theirs). ``--compare`` fits
-nothing: it pairs two ``--out`` files of the same shape, noise and seeds system by system. ``--tables``
-fits nothing either: it joins ``--out`` files of runs over different seeds (every system in each run)
-and prints the tables; ``a.json+m2.json`` reads one run from two files, the second's systems replacing
-the first's, and ``--replace`` does the same for the whole join (systems run again on the same seeds,
-in runs that split the seeds differently). With ``--draws N``, both average each query's values over N
-runs of other ``--random-state`` values first, so that a system is judged beside the anchors, each over
-the same draws of its randomness.
+lgb.linear_tree=True``). ``--hessian-rows R`` lets ``lambda_l2="auto"`` be at most R times the mean hessian
+per row (default 750; stop 39's ``--hessian-bound``, the mass per leaf, ran at commit de0bc56).
+``--drop-one-label`` trains every system without the training queries whose documents all share one label
+(validation and test keep theirs). ``--compare`` fits nothing: it pairs two ``--out`` files of the same shape,
+noise and seeds system by system. ``--tables`` fits nothing either: it joins ``--out`` files of runs over
+different seeds (every system in each run) and prints the tables; ``a.json+m2.json`` reads one run from two
+files, the second's systems replacing the first's, and ``--replace`` does the same for the whole join (systems
+run again on the same seeds, in runs that split the seeds differently). With ``--draws N``, both average each
+query's values over N runs of other ``--random-state`` values first, so that a system is judged beside the
+anchors, each over the same draws of its randomness.
 """
 
 from __future__ import annotations
@@ -89,6 +93,8 @@ SHAPES = {
                     offset=700),
     "td2004": dict(n_queries=75, docs_per_query=(800, 1200), label_probs=[0.98, 0.02], cuts=[45, 60],
                    offset=1100),
+    "np2003": dict(n_queries=150, docs_per_query=(800, 1200), label_probs=[0.998, 0.002], cuts=[90, 120],
+                   offset=1300),
 }
 
 REAL = {"mq2008": 5, "lgb-example": 3}  # real data: its number of splits
@@ -239,9 +245,9 @@ def main() -> None:
                              "same splits, e.g. MQ2008's five folds")
     parser.add_argument("--drop-one-label", action="store_true",
                         help="train without the training queries whose documents all share one label")
-    parser.add_argument("--hessian-bound", type=float, default=None, metavar="C",
-                        help="lambda_l2=\"auto\" at most C times the hessian mass per leaf instead of once "
-                             "(metricrank.learners._gbdt.HESSIAN_BOUND, for this run)")
+    parser.add_argument("--hessian-rows", type=float, default=None, metavar="R",
+                        help="lambda_l2=\"auto\" at most R times the mean hessian per row instead of 750 "
+                             "(metricrank.learners._gbdt.HESSIAN_ROWS, for this run)")
     parser.add_argument("--out", help="write the per-query test values here (JSON)")
     parser.add_argument("--compare", nargs=2, metavar=("CANDIDATE.json", "REFERENCE.json"),
                         help="fit nothing: compare two --out files system by system (paired per query); "
@@ -295,10 +301,10 @@ def main() -> None:
     if not (np.isfinite(args.learning_rate) and args.learning_rate > 0 and args.trees >= 1):
         parser.error(f"--learning-rate must be finite and > 0, and --trees >= 1; "
                      f"got {args.learning_rate}, {args.trees}")
-    if args.hessian_bound is not None:
-        if not (np.isfinite(args.hessian_bound) and args.hessian_bound > 0):
-            parser.error(f"--hessian-bound must be finite and > 0; got {args.hessian_bound}")
-        _gbdt.HESSIAN_BOUND = args.hessian_bound
+    if args.hessian_rows is not None:
+        if not (np.isfinite(args.hessian_rows) and args.hessian_rows > 0):
+            parser.error(f"--hessian-rows must be finite and > 0; got {args.hessian_rows}")
+        _gbdt.HESSIAN_ROWS = args.hessian_rows
     per_query: dict = {}
     params = parse_set(parser, args.set)
     for m in args.judged:  # a misspelt metric fails here, not after the first fits
@@ -313,7 +319,8 @@ def main() -> None:
     chosen = {n: s for n, s in known.items() if not args.systems or n in args.systems}
     print(f"metricrank systems' parameters: {params or 'their defaults'}; learning rate {args.learning_rate}, "
           f"{args.trees} trees, random state {args.random_state}"
-          + (f", hessian bound {args.hessian_bound}" if args.hessian_bound is not None else "")
+          + (f", lambda_l2=\"auto\" at most {args.hessian_rows:g} mean hessians" if args.hessian_rows is not None
+             else "")
           + (", training queries of one label dropped" if args.drop_one_label else ""), flush=True)
     for seed in range(*args.seeds):
         data = split(args.shape, args.noise, seed)

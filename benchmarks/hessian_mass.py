@@ -1,13 +1,13 @@
 """What ``lambda_l2="auto"`` resolves to on every split the defaults were measured on, and on the long-list shapes.
 
 For each default target of ``LambdaMART`` (NDCG@10, MRR, ERR@10 and MAUC; MAP trains as NDCG@10 does, on
-YetiRank) and ``GBRanker``'s QuerySoftMax and PairLogit: the training objective's hessian mass per leaf of the
-size rule (its hessian summed over the training rows at scores 0, divided by ``num_leaves="auto"``), and
-the penalty :func:`metricrank.learners._gbdt.auto_lambda_l2` gives at the rule's leaves and at the capacity
-check's added levels (the smallest over 31, 63 and 127 leaves, above the rule's; ``-`` where the check does
-not run: below 30,000 training documents or 100 queries). ``<-`` marks a split where either differs from the
-unbounded 10 and 1. Each line also gives the share of rows whose YetiRank hessian is above 0 at the first
-tree: the documents its pairs reach.
+YetiRank) and ``GBRanker``'s QuerySoftMax and PairLogit: the training objective's mean hessian per row at
+scores 0 (in thousandths), its hessian mass per leaf of the size rule (the sum over the rows divided by
+``num_leaves="auto"``: stop 39's bound), and the penalty :func:`metricrank.learners._gbdt.auto_lambda_l2`
+gives to the rule's trees and to the capacity check's added levels (``-`` where the check does not run: below
+30,000 training documents or 100 queries). ``<-`` marks a split where either differs from the unbounded 10
+and 1. Each line also gives the share of rows whose YetiRank hessian is above 0 at the first tree: the
+documents its pairs reach.
 
     .venv/bin/python benchmarks/hessian_mass.py                       # the suite, mq2007, ohsumed, gov, td2004
     .venv/bin/python benchmarks/hessian_mass.py --shapes gov td2004 --seeds 3
@@ -28,7 +28,7 @@ from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, au
 from metricrank.objectives._base import as_training_data
 
 SUITE = ("mq2008", "lgb-example", "synthetic-noisy-40k", "synthetic-50k", "synthetic-250k")
-NOISE = {"mq2007": 5, "ohsumed": 3, "gov": 2, "td2004": 2}
+NOISE = {"mq2007": 5, "ohsumed": 3, "gov": 2, "td2004": 2, "np2003": 2}
 
 
 def objectives() -> dict:
@@ -49,13 +49,11 @@ def line(split) -> str:
         mass = first_hessian_mass(objective, data, None, 0)
         if name == "NDCG":  # YetiRank's: how many rows its pairs reach
             reached = np.mean(objective.bind(data, 0)(np.zeros(y.size))[1] > 0)
-        rule = auto_lambda_l2(mass, leaves)
-        if checked:
-            added = min(auto_lambda_l2(mass, k, ADDED_LEVEL_LAMBDA_L2) for k in (31, 63, 127) if k > leaves)
-        else:
-            added = ADDED_LEVEL_LAMBDA_L2
+        mean = mass / y.size
+        rule, added = auto_lambda_l2(mean), auto_lambda_l2(mean, ADDED_LEVEL_LAMBDA_L2)
         mark = "" if (rule, added) == (AUTO_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2) else " <-"
-        cells.append(f"{name} {mass / leaves:.1f} ({rule:.2f}/{f'{added:.2f}' if checked else '-'}){mark}")
+        cells.append(f"{name} {1000 * mean:.2f}e-3 {mass / leaves:.1f}/leaf "
+                     f"({rule:.2f}/{f'{added:.2f}' if checked else '-'}){mark}")
     return (f"{split.dataset}/{split.fold} docs {train.n_docs} queries {train.n_queries} leaves {leaves}, "
             f"YetiRank's hessian above 0 on {reached:.0%} of rows: " + " | ".join(cells))
 

@@ -1,7 +1,7 @@
-"""``lambda_l2="auto"``: 10 (1 at the capacity check's added levels), at most the hessian mass per leaf.
+"""``lambda_l2="auto"``: 10 (1 at the capacity check's added levels), at most 750 times the mean hessian per row.
 
-The oracle of the mass is PairLogit's hessian written out: at scores s, a pair (i, j) of a query adds
-``σ(s_i - s_j) σ(s_j - s_i)`` to both documents, so the mass is ``Σ_pairs 2 σ(d) (1 - σ(d))``: a half per pair
+The oracle of the hessian is PairLogit's written out: at scores s, a pair (i, j) of a query adds
+``σ(s_i - s_j) σ(s_j - s_i)`` to both documents, so the sum is ``Σ_pairs 2 σ(d) (1 - σ(d))``: a half per pair
 at scores 0.
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
-from metricrank.learners._gbdt import ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, auto_lambda_l2
+from metricrank.learners._gbdt import ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, HESSIAN_ROWS, auto_lambda_l2
 
 
 def sigmoid(x):
@@ -42,43 +42,54 @@ def sparse_relevance(n_queries=6, docs=40, seed=0):
     return X, y, qid
 
 
-@pytest.mark.parametrize("mass, leaves, cap, expected", [
-    (None, 31, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2), (7 * 17.2, 7, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2),
-    (31 * 1.7, 31, AUTO_LAMBDA_L2, 1.7), (0.0, 7, AUTO_LAMBDA_L2, 0.0),
-    (63 * 0.5, 63, ADDED_LEVEL_LAMBDA_L2, 0.5), (63 * 3.0, 63, ADDED_LEVEL_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2)])
-def test_rule(mass, leaves, cap, expected):
-    assert auto_lambda_l2(mass, leaves, cap) == pytest.approx(expected, rel=1e-12)
+@pytest.mark.parametrize("mean, cap, expected", [
+    (None, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2), (0.0141, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2),
+    (0.0008, AUTO_LAMBDA_L2, HESSIAN_ROWS * 0.0008), (0.0, AUTO_LAMBDA_L2, 0.0),
+    (0.0005, ADDED_LEVEL_LAMBDA_L2, HESSIAN_ROWS * 0.0005), (0.002, ADDED_LEVEL_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2)])
+def test_rule(mean, cap, expected):
+    assert auto_lambda_l2(mean, cap) == pytest.approx(expected, rel=1e-12)
 
 
-def test_the_penalty_is_at_most_the_mass_per_leaf():
+def test_the_penalty_is_at_most_750_mean_hessians_at_the_first_trees_scores():
     X, y, qid = sparse_relevance()
-    mass = pairlogit_mass(y, qid, np.zeros(len(y)))
-    assert mass == pytest.approx(6 * 39 / 2)  # 117: 16.7 per leaf of 7, below 10 only for more leaves
-    params = dict(n_estimators=5, min_data_in_leaf=3, n_jobs=1, random_state=0)
-    model = GBRanker("PairLogit", num_leaves=15, **params).fit(X, y, qid=qid)
-    assert model.lambda_l2_ == pytest.approx(mass / 15, rel=1e-12)
-    assert model.booster_.params["lambda_l2"] == pytest.approx(mass / 15, rel=1e-12)
+    zeros = pairlogit_mass(y, qid, np.zeros(len(y))) / len(y)
+    assert zeros == pytest.approx(39 / 2 / 40)  # at scores 0 every pair weighs, and 750 of 0.49 is far above 10
+    params = dict(num_leaves=7, n_estimators=3, min_data_in_leaf=3, n_jobs=1, random_state=0)
+    assert GBRanker("PairLogit", **params).fit(X, y, qid=qid).lambda_l2_ == AUTO_LAMBDA_L2
+    # base scores that order every pair by a margin of about 8: each pair's hessian is about 7e-4
+    base = 8.0 * y + np.random.default_rng(1).normal(scale=0.3, size=len(y))
+    mean = pairlogit_mass(y, qid, base) / len(y)
+    assert 0 < HESSIAN_ROWS * mean < 1.0
+    model = GBRanker("PairLogit", **params).fit(X, y, qid=qid, init_score=base)
+    assert model.lambda_l2_ == pytest.approx(HESSIAN_ROWS * mean, rel=1e-12)
+    assert model.booster_.params["lambda_l2"] == pytest.approx(HESSIAN_ROWS * mean, rel=1e-12)
     # the same trees as the value given by hand
-    by_hand = GBRanker("PairLogit", num_leaves=15, lambda_l2=mass / 15, **params).fit(X, y, qid=qid)
+    by_hand = GBRanker("PairLogit", lambda_l2=HESSIAN_ROWS * mean, **params).fit(X, y, qid=qid, init_score=base)
     np.testing.assert_allclose(model.predict(X), by_hand.predict(X), rtol=1e-12)
-    # 7 leaves: 16.7 per leaf, so 10
-    assert GBRanker("PairLogit", num_leaves=7, **params).fit(X, y, qid=qid).lambda_l2_ == AUTO_LAMBDA_L2
     # a number given is kept
-    assert GBRanker("PairLogit", num_leaves=15, lambda_l2=30.0, **params).fit(X, y, qid=qid).lambda_l2_ == 30.0
+    given = GBRanker("PairLogit", lambda_l2=30.0, **params).fit(X, y, qid=qid, init_score=base)
+    assert given.lambda_l2_ == 30.0
 
 
-def test_the_mass_is_taken_at_the_first_trees_scores():
-    X, y, qid = sparse_relevance()
-    base = np.random.default_rng(1).normal(scale=2.0, size=len(y))
-    mass = pairlogit_mass(y, qid, base)
-    assert mass < 15 * AUTO_LAMBDA_L2 and mass != pytest.approx(pairlogit_mass(y, qid, np.zeros(len(y))))
-    model = GBRanker("PairLogit", num_leaves=15, n_estimators=3, min_data_in_leaf=3, n_jobs=1,
-                     random_state=0).fit(X, y, qid=qid, init_score=base)
-    assert model.lambda_l2_ == pytest.approx(mass / 15, rel=1e-12)
+def test_the_penalty_does_not_depend_on_the_data_size():
+    """The mean of a query subset is the whole set's on average: twice the queries, the same penalty."""
+    from metricrank.objectives import get_objective
+    from metricrank.objectives._base import as_training_data
+
+    X, y, qid = sparse_relevance(n_queries=6)
+    X2, y2, qid2 = sparse_relevance(n_queries=12)
+    base, base2 = 8.0 * y, 8.0 * y2  # the same margin in every query
+    params = dict(n_estimators=2, min_data_in_leaf=3, n_jobs=1, random_state=0)
+    small = GBRanker("PairLogit", **params).fit(X, y, qid=qid, init_score=base)
+    large = GBRanker("PairLogit", **params).fit(X2, y2, qid=qid2, init_score=base2)
+    assert small.num_leaves_ == large.num_leaves_ and small.lambda_l2_ < 1.0
+    assert small.lambda_l2_ == pytest.approx(large.lambda_l2_, rel=1e-12)
+    _, hess = get_objective("PairLogit").bind(as_training_data(y2, np.arange(0, 481, 40)), 0)(base2)
+    assert large.lambda_l2_ == pytest.approx(HESSIAN_ROWS * hess.mean(), rel=1e-12)
 
 
 def test_yetirank_draws_in_training_are_not_disturbed():
-    """The mass comes from a binding of its own: where the bound does not bind, "auto" is exactly 10."""
+    """The hessian comes from a binding of its own: where the bound does not bind, "auto" is exactly 10."""
     data = make_ltr(150, docs_per_query=(10, 20), n_features=5, random_state=0)
     auto = LambdaMART("NDCG:top=10", n_estimators=8, n_jobs=1, random_state=3).fit(data)
     assert auto.lambda_l2_ == AUTO_LAMBDA_L2
@@ -87,7 +98,7 @@ def test_yetirank_draws_in_training_are_not_disturbed():
 
 
 def test_long_lists_with_few_relevant_documents_take_the_bound():
-    """YetiRank on queries of 300 documents with one or two relevant: a mass per leaf far below 10."""
+    """YetiRank on queries of 300 documents with one or two relevant: a mean hessian far below 10 / 750."""
     from metricrank.objectives import get_objective
     from metricrank.objectives._base import as_training_data
 
@@ -96,12 +107,12 @@ def test_long_lists_with_few_relevant_documents_take_the_bound():
     model = LambdaMART("MAP", n_estimators=3, n_jobs=1, random_state=5).fit(data)
     _, hess = get_objective("YetiRank").bind(as_training_data(data.y, data.group_ptr), 5)(np.zeros(data.n_docs))
     assert 0 < model.lambda_l2_ < 1.0
-    assert model.lambda_l2_ == pytest.approx(hess.sum() / model.num_leaves_, rel=1e-12)
+    assert model.lambda_l2_ == pytest.approx(HESSIAN_ROWS * hess.mean(), rel=1e-12)
     assert model.booster_.params["lambda_l2"] == pytest.approx(model.lambda_l2_, rel=1e-12)
 
 
 def test_the_capacity_check_bounds_its_added_levels():
-    """The check's trials: the rule's trees and the added level, each with "auto" bounded by the mass per leaf."""
+    """The check's trials: the rule's trees and the added level, each with "auto" bounded by the mean hessian."""
     from metricrank.objectives import get_objective
     from metricrank.objectives._base import as_training_data
 
@@ -112,6 +123,6 @@ def test_the_capacity_check_bounds_its_added_levels():
     _, hess = get_objective("YetiRank").bind(as_training_data(data.y, data.group_ptr), 2)(np.zeros(data.n_docs))
     trials = model.capacity_check_.trials
     assert [t["num_leaves"] for t in trials[:2]] == [15, 31]
-    assert trials[0]["lambda_l2"] == pytest.approx(min(AUTO_LAMBDA_L2, hess.sum() / 15), rel=1e-12)
-    assert trials[1]["lambda_l2"] < ADDED_LEVEL_LAMBDA_L2
-    assert trials[1]["lambda_l2"] == pytest.approx(hess.sum() / 31, rel=1e-12)
+    assert HESSIAN_ROWS * hess.mean() < ADDED_LEVEL_LAMBDA_L2  # bound below both caps
+    for trial in trials[:2]:
+        assert trial["lambda_l2"] == pytest.approx(HESSIAN_ROWS * hess.mean(), rel=1e-12)

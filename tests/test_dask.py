@@ -363,15 +363,19 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_the_auto_penalty_has_the_single_machine_hessian_bound(client, weighted):
-    # one relevant document in each query of 60: PairLogit's mass is 59/2 a query (weighted: each pair by its
-    # rows' weights), 354 over 12 queries, below 10 per leaf of 63; two partitions sum to the in-memory mass
+    # each partition of 360 rows: a query of 5 with one relevant document (4 pairs, PairLogit's hessian 4/2 at
+    # scores 0; weighted: each pair by its rows' weights) and five of 71 with one label (none); the mean over
+    # 720 rows is 4/720, so "auto" is 750 * 4/720 = 4.2; the two partitions' sums give the in-memory mean
+    from metricrank.learners._gbdt import HESSIAN_ROWS
+
     rng = np.random.default_rng(0)
+    sizes = [5] + [71] * 5 + [5] + [71] * 5
+    qid = np.repeat(np.arange(12), sizes)
     X = rng.normal(size=(720, 4))
     y = np.zeros(720)
-    y[::60] = 1.0
-    qid = np.repeat(np.arange(12), 60)
+    y[[0, 360]] = 1.0
     w = rng.uniform(0.5, 2.0, size=720) if weighted else None
-    params = dict(objective="PairLogit", num_leaves=63, min_data_in_leaf=3, n_estimators=2, random_state=0)
+    params = dict(objective="PairLogit", min_data_in_leaf=3, n_estimators=2, random_state=0)
     model = DaskGBRanker(**params).fit(da.from_array(X, chunks=(360, 4)), da.from_array(y, chunks=360),
                                        qid=da.from_array(qid, chunks=360),
                                        sample_weight=None if w is None else da.from_array(w, chunks=360))
@@ -381,4 +385,4 @@ def test_the_auto_penalty_has_the_single_machine_hessian_bound(client, weighted)
     # (the Dask booster comes back through LightGBM's model text, which keeps 6 digits of a parameter)
     assert model.to_local().booster_.params["lambda_l2"] == pytest.approx(local.lambda_l2_, rel=1e-5)
     if not weighted:
-        assert local.lambda_l2_ == pytest.approx(12 * 59 / 2 / 63, rel=1e-12)
+        assert local.lambda_l2_ == pytest.approx(HESSIAN_ROWS * 2 * 4 / 2 / 720, rel=1e-12)

@@ -99,8 +99,8 @@ max_query_size, random_state, importance_type, lgb_params
         Stochastic*) seeds each worker from ``random_state`` and the worker's
         own rows (see :func:`metricrank.dask._objective.worker_seed`).
         ``num_leaves="auto"`` and ``extra_trees="auto"`` follow the size rule
-        only (so ``lambda_l2="auto"`` is the rule's 10, at most the hessian mass
-        per leaf, summed over the partitions): GBRanker's capacity
+        only (so ``lambda_l2="auto"`` is the rule's 10, at most 750 times the
+        mean hessian per row over the partitions): GBRanker's capacity
         check (extra fits on held-out training queries,
         :mod:`metricrank.learners._capacity`) does not run on a cluster.
     repartition_by_query : bool, default False
@@ -279,9 +279,9 @@ max_query_size, random_state, importance_type, lgb_params
         # the single-machine twin's parameters ("auto" resolved for the whole training set; it has no
         # n_jobs, so LightGBM's threads are the workers' own)
         twin._resolve_n_models(int(sizes.sum()), objective)  # 1: the twin's n_models
-        mass = None if not isinstance(twin.lambda_l2, str) else hessian_mass_of_partitions(
-            client, y, layout.sizes, sample_weight, objective, self.random_state)
-        params = twin._tree_params(int(sizes.sum()), hessian_mass=mass)
+        mean_hessian = None if not isinstance(twin.lambda_l2, str) else hessian_mass_of_partitions(
+            client, y, layout.sizes, sample_weight, objective, self.random_state) / int(sizes.sum())
+        params = twin._tree_params(int(sizes.sum()), mean_hessian=mean_hessian)
         self.num_leaves_, self.extra_trees_, self.lambda_l2_ = twin.num_leaves_, twin.extra_trees_, twin.lambda_l2_
         del params["objective"]  # ours, below
         engine = DaskLGBMRanker(objective=WorkerObjective(objective, self.random_state),

@@ -178,7 +178,7 @@ def judging_metric(metric: str, preset=None) -> str:
 
 
 def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int, bool, float], *, init_model=None,
-                   early_stopping_rounds=None, categorical_feature=None, hessian_mass=None) -> CapacityCheck:
+                   early_stopping_rounds=None, categorical_feature=None, mean_hessian=None) -> CapacityCheck:
     """Run the check for ``estimator`` (unfitted, its ``num_leaves`` and ``extra_trees`` "auto") on ``ds``.
 
     ``start`` is the size rule's ``(num_leaves, extra_trees, lambda_l2)``; ``init_model`` the warm start's base
@@ -187,7 +187,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     without, all ``n_estimators`` trees. A shorter patience of the check's own stops a noisy metric at
     a chance peak: on the noisy suite set, stopped after 30 trees without improvement, the rule's
     trees peaked at 11 trees by MRR and lost to bigger trees that went on to 143 (BENCHMARKS.md, "The
-    capacity check of num_leaves="auto""). ``hessian_mass`` bounds the added levels' ``lambda_l2="auto"``
+    capacity check of num_leaves="auto""). ``mean_hessian`` bounds the added levels' ``lambda_l2="auto"``
     as it bounds the rule's (:func:`~metricrank.learners._gbdt.auto_lambda_l2`). Call it where :func:`applies`.
     """
     from ..metrics import get_metric
@@ -230,7 +230,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     kept = start
     for _ in range(CHECK_MAX_STEPS):
         leaves, extra = next_capacity(*kept[:2])
-        candidate = (leaves, extra, estimator._lambda_l2_for(True, leaves, hessian_mass))
+        candidate = (leaves, extra, estimator._lambda_l2_for(True, mean_hessian))
         report.looks.append([])
         for looks in range(1, len(folds) + 1):
             kept_values, kept_summary = judged(kept, looks)

@@ -9,8 +9,8 @@ from sklearn.exceptions import NotFittedError
 from ._boosting import BoostResult, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_MODELS", "AUTO_MODELS_MIN_DOCS",
-           "EXTRA_TREES_MAX_DOCS", "GBDTBase", "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves",
-           "auto_or_int", "first_hessian_mass", "positive_int"]
+           "EXTRA_TREES_MAX_DOCS", "GBDTBase", "HESSIAN_ROWS", "auto_extra_trees", "auto_lambda_l2", "auto_n_models",
+           "auto_num_leaves", "auto_or_int", "first_hessian_mass", "positive_int"]
 
 #: ``num_leaves="auto"`` aims at this many training documents per leaf (BENCHMARKS.md, "Leaves by data size").
 AUTO_DOCS_PER_LEAF = 2000
@@ -57,8 +57,8 @@ def auto_extra_trees(n_docs: int) -> bool:
 
 #: ``lambda_l2="auto"``: the L2 penalty on leaf values of the size rule's trees and of any capacity
 #: set by hand, chosen with 7 leaves on the LETOR sets for the best worst case over the judged metrics
-#: (BENCHMARKS.md, "Defaults for LambdaMART and GBRanker"); at most the first tree's hessian mass per
-#: leaf (:func:`auto_lambda_l2`).
+#: (BENCHMARKS.md, "Defaults for LambdaMART and GBRanker"); at most the hessian of
+#: :data:`HESSIAN_ROWS` average training rows at the first tree (:func:`auto_lambda_l2`).
 AUTO_LAMBDA_L2 = 10.0
 #: ``lambda_l2="auto"`` at the levels the capacity check adds above the size rule, which it adds only
 #: where held-out queries show the data support bigger trees. There, YetiRank with 1 beat the same trees
@@ -67,36 +67,41 @@ AUTO_LAMBDA_L2 = 10.0
 ADDED_LEVEL_LAMBDA_L2 = 1.0
 
 
-#: ``lambda_l2="auto"`` is at most this many times the hessian mass per leaf (:func:`auto_lambda_l2`).
-HESSIAN_BOUND = 1.0
+#: ``lambda_l2="auto"`` is at most the first tree's hessian of this many average training rows
+#: (:func:`auto_lambda_l2`): the smallest round number at which every default objective keeps 10 on every set
+#: the defaults were chosen on (the least mean hessian there: 0.0141 per row, MRR's λ target on the
+#: ``ohsumed`` draws; 10 / 0.0141 = 709).
+HESSIAN_ROWS = 750
 
 
-def auto_lambda_l2(hessian_mass: float | None, num_leaves: int, cap: float = AUTO_LAMBDA_L2) -> float:
-    """``lambda_l2="auto"`` for trees of ``num_leaves`` leaves: ``cap``, but at most ``hessian_mass /
-    num_leaves``, the objective's hessian summed over the training rows at the first tree's scores, per leaf.
+def auto_lambda_l2(mean_hessian: float | None, cap: float = AUTO_LAMBDA_L2) -> float:
+    """``lambda_l2="auto"``: ``cap``, but at most :data:`HESSIAN_ROWS` (750) times ``mean_hessian``, the
+    objective's hessian per training row at the first tree's scores.
 
-    A leaf's Newton step is ``Σg / (Σh + lambda_l2)``, so the penalty multiplies it by ``Σh / (Σh + lambda_l2)``.
-    On every set the defaults were measured on, the mass per leaf of each default objective is 17 or more,
-    and 10 keeps the first steps at 0.63 of the unpenalised step or more. Where the mass is far smaller
-    (YetiRank on lists of 500-1,000 documents with 3 % relevant: 1.7 per leaf), 10 would shrink them
-    sevenfold, and the bound halves them at most (BENCHMARKS.md, "Stop 39: the penalty bounded by the
-    hessian mass").
-    ``hessian_mass`` None (not measured): ``cap``.
+    A leaf's Newton step is ``Σg / (Σh + lambda_l2)``: the penalty then weighs at most as much as 750 rows of
+    the average hessian. On every set the defaults were chosen on, every default objective's mean hessian is
+    0.014 or more and the penalty is ``cap``. On long lists with few relevant documents YetiRank's pairs
+    reach few rows and the mean is small (lists of 500-1,000 documents with 3 % relevant: 0.0008; 800-1,200
+    with 2 %: 0.0003): there 10 would shrink the leaves' steps several times over, and the bound gives
+    0.55-0.62 and 0.21-0.24 (BENCHMARKS.md, "Stop 40: the penalty scaled by the mean hessian"). The mean of
+    a subset of the queries is the whole set's on average, so the penalty does not depend on the data's
+    size. ``mean_hessian`` None (not measured): ``cap``.
 
     Examples
     --------
-    >>> auto_lambda_l2(None, 31), auto_lambda_l2(200.0, 7), auto_lambda_l2(62.0, 31), auto_lambda_l2(62.0, 31, cap=1.0)
-    (10.0, 10.0, 2.0, 1.0)
+    >>> auto_lambda_l2(None), auto_lambda_l2(0.03), auto_lambda_l2(0.0008), auto_lambda_l2(0.0008, cap=0.5)
+    (10.0, 10.0, 0.6, 0.5)
     """
-    if hessian_mass is None:
+    if mean_hessian is None:
         return float(cap)
-    return float(min(cap, HESSIAN_BOUND * hessian_mass / num_leaves))
+    return float(min(cap, HESSIAN_ROWS * mean_hessian))
 
 
 def first_hessian_mass(objective, data, base_scores, random_state) -> float:
     """``objective``'s hessian summed over the rows of ``data`` (TrainingData) at the first tree's scores,
-    ``base_scores`` (zeros when None): :func:`auto_lambda_l2`'s mass. The objective is bound afresh, so the
-    random draws of a stochastic objective's training are the same with or without this call."""
+    ``base_scores`` (zeros when None); divided by the rows, :func:`auto_lambda_l2`'s mean. The objective is
+    bound afresh, so the random draws of a stochastic objective's training are the same with or without this
+    call."""
     scores = np.zeros(data.n_rows) if base_scores is None else np.ascontiguousarray(base_scores, dtype=np.float64)
     _, hess = objective.bind(data, 0 if random_state is None else random_state)(scores)
     return float(np.sum(hess))
@@ -203,12 +208,11 @@ class GBDTBase(BaseEstimator):
         self.extra_trees_ = auto_extra_trees(n_docs) if isinstance(value, str) else bool(value)
         return self.extra_trees_
 
-    def _lambda_l2_for(self, added_level: bool, num_leaves: int, hessian_mass: float | None = None) -> float:
-        """``lambda_l2`` with "auto" resolved for trees of ``num_leaves`` leaves (:func:`auto_lambda_l2`):
-        at most :data:`ADDED_LEVEL_LAMBDA_L2` at a level the capacity check adds above the size rule, at most
-        :data:`AUTO_LAMBDA_L2` otherwise."""
+    def _lambda_l2_for(self, added_level: bool, mean_hessian: float | None = None) -> float:
+        """``lambda_l2`` with "auto" resolved (:func:`auto_lambda_l2`): at most :data:`ADDED_LEVEL_LAMBDA_L2`
+        at a level the capacity check adds above the size rule, at most :data:`AUTO_LAMBDA_L2` otherwise."""
         if isinstance(self.lambda_l2, str):
-            return auto_lambda_l2(hessian_mass, num_leaves, ADDED_LEVEL_LAMBDA_L2 if added_level else AUTO_LAMBDA_L2)
+            return auto_lambda_l2(mean_hessian, ADDED_LEVEL_LAMBDA_L2 if added_level else AUTO_LAMBDA_L2)
         return float(self.lambda_l2)
 
     def _sizes_by_rule(self) -> bool:
@@ -216,13 +220,13 @@ class GBDTBase(BaseEstimator):
         return isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str)
 
     def _tree_params(self, n_docs: int, capacity: tuple[int, bool, float] | None = None,
-                     hessian_mass: float | None = None) -> dict:
+                     mean_hessian: float | None = None) -> dict:
         """LightGBM's parameters for ``n_docs`` training rows; ``capacity`` (leaves, extra_trees,
-        lambda_l2) overrides the "auto" resolution (the capacity check's choice); ``hessian_mass`` bounds
+        lambda_l2) overrides the "auto" resolution (the capacity check's choice); ``mean_hessian`` bounds
         ``lambda_l2="auto"`` (:func:`auto_lambda_l2`). Sets ``num_leaves_``, ``extra_trees_`` and ``lambda_l2_``."""
         if capacity is None:
             leaves, extra = self._resolve_num_leaves(n_docs), self._resolve_extra_trees(n_docs)
-            self.lambda_l2_ = self._lambda_l2_for(False, leaves, hessian_mass)
+            self.lambda_l2_ = self._lambda_l2_for(False, mean_hessian)
         else:
             leaves, extra = int(capacity[0]), bool(capacity[1])
             self.num_leaves_, self.extra_trees_, self.lambda_l2_ = leaves, extra, float(capacity[2])

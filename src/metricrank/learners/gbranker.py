@@ -68,8 +68,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     lambda_l2 : float or "auto", default "auto"
         L2 penalty on leaf values (the Newton denominator, and the ridge of the
         pairwise system). ``"auto"``: 10, and 1 at the levels the capacity check
-        adds above the size rule, each at most the objective's hessian mass per
-        leaf at the first tree (fitted ``lambda_l2_``); as
+        adds above the size rule, each at most 750 times the objective's mean
+        hessian per row at the first tree (fitted ``lambda_l2_``); as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
     path_smooth : float, default 0.0
         LightGBM's leaf smoothing towards the parent; as :class:`~metricrank.LambdaMART`.
@@ -300,12 +300,12 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)
         base_train = self._base_scores(init_model, init_score, ds)
-        # lambda_l2="auto" is bounded by the hessian mass per leaf (auto_lambda_l2); taken before the training's
+        # lambda_l2="auto" is bounded by the mean hessian per row (auto_lambda_l2); taken before the training's
         # binding, so that two bindings (their pairs and buffers) are never held at once
-        mass = None
+        mean_hessian = None
         if isinstance(self.lambda_l2, str):
             with numba_threads(self.n_jobs):
-                mass = first_hessian_mass(objective, data, base_train, self.random_state)
+                mean_hessian = first_hessian_mass(objective, data, base_train, self.random_state) / ds.n_docs
         # None: a fixed seed, as LightGBM's, CatBoost's and XGBoost's defaults, so the same data give the same model
         bound = objective.bind(data, 0 if self.random_state is None else self.random_state)
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
@@ -330,15 +330,16 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         # raw init_score has no counterpart for the held-out queries' evaluation: the rule then
         if init_score is None and _capacity.applies(self, ds, eval_metrics[0]):
             leaves = self._resolve_num_leaves(ds.n_docs)
-            start = (leaves, self._resolve_extra_trees(ds.n_docs), self._lambda_l2_for(False, leaves, mass))
+            start = (leaves, self._resolve_extra_trees(ds.n_docs), self._lambda_l2_for(False, mean_hessian))
             self.capacity_check_ = _capacity.check_capacity(
                 self, ds, eval_metrics[0], start, init_model=init_model, early_stopping_rounds=early_stopping_rounds,
-                categorical_feature=schema.categorical or None, hessian_mass=mass)
+                categorical_feature=schema.categorical or None, mean_hessian=mean_hessian)
             if self.verbose:
                 print(self.capacity_check_, flush=True)
         check = self.capacity_check_
         params = self._tree_params(ds.n_docs, None if check is None
-                                   else (check.num_leaves, check.extra_trees, check.lambda_l2), hessian_mass=mass)
+                                   else (check.num_leaves, check.extra_trees, check.lambda_l2),
+                                   mean_hessian=mean_hessian)
         eval_bases = [None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
                       for _, eds in evals]
         tracker = None

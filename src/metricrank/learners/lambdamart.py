@@ -136,15 +136,18 @@ class LambdaMART(GBRanker):
         and lost by no significant margin on the noisy sets (BENCHMARKS.md,
         "Stop 22: the penalty of added levels"). The check compares the rule's
         trees with 10 against the bigger ones with 1. Either value is at most
-        the hessian mass per leaf: the training objective's hessian summed
-        over the rows at the first tree's scores, divided by the leaves. A
-        leaf's step ``Σg / (Σh + lambda_l2)`` is then shrunk by at most half.
-        The bound binds where the gradient reaches few documents, as YetiRank's
-        on lists of 500-1,200 documents with 2-3 % relevant (1.7 and 0.9 per
-        leaf, against 17 or more on every set the defaults were chosen on,
-        where 10 stays); there 10 kept the trees from learning within the
-        budget (BENCHMARKS.md, "Stop 39: the penalty bounded by the hessian
-        mass"). The fitted value is ``lambda_l2_``.
+        750 times the mean hessian per row: the training objective's hessian
+        at the first tree's scores, averaged over the training rows (in a
+        leaf's step ``Σg / (Σh + lambda_l2)`` the penalty then weighs at most
+        as much as 750 average rows). The bound binds where the gradient
+        reaches few documents, as YetiRank's on lists of 500-1,200 documents
+        with 2-3 % relevant (0.0008 and 0.0003 per row, so about 0.6 and
+        0.2, against 0.014 or more for every default objective on every set
+        the defaults were chosen on, where 10 stays); there 10 kept the trees
+        from learning within the budget (BENCHMARKS.md, "Stop 39: the penalty
+        bounded by the hessian mass" and "Stop 40: the penalty scaled by the
+        mean hessian"). It does not depend on the data's size. The fitted
+        value is ``lambda_l2_``.
     path_smooth : float, default 0.0
         LightGBM's ``path_smooth``: a leaf's value is pulled towards its
         parent's, with weight ``path_smooth / (n + path_smooth)`` for a leaf of
