@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
-from metricrank.learners._gbdt import ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, HESSIAN_ROWS, auto_lambda_l2
+from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR, HESSIAN_ROWS,
+                                       auto_lambda_l2)
 
 
 def sigmoid(x):
@@ -44,7 +45,8 @@ def sparse_relevance(n_queries=6, docs=40, seed=0):
 
 @pytest.mark.parametrize("mean, cap, expected", [
     (None, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2), (0.0141, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2),
-    (0.0008, AUTO_LAMBDA_L2, HESSIAN_ROWS * 0.0008), (0.0, AUTO_LAMBDA_L2, 0.0),
+    (0.0008, AUTO_LAMBDA_L2, HESSIAN_ROWS * 0.0008), (0.0, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR),
+    (0.00003, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR), (0.00003, ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR),
     (0.0005, ADDED_LEVEL_LAMBDA_L2, HESSIAN_ROWS * 0.0005), (0.002, ADDED_LEVEL_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2)])
 def test_rule(mean, cap, expected):
     assert auto_lambda_l2(mean, cap) == pytest.approx(expected, rel=1e-12)
@@ -69,6 +71,17 @@ def test_the_penalty_is_at_most_750_mean_hessians_at_the_first_trees_scores():
     # a number given is kept
     given = GBRanker("PairLogit", lambda_l2=30.0, **params).fit(X, y, qid=qid, init_score=base)
     assert given.lambda_l2_ == 30.0
+
+
+def test_the_penalty_is_at_least_the_floor():
+    """Base scores that order every pair by a margin of 12: 750 mean hessians are about 0.009, below 0.1."""
+    X, y, qid = sparse_relevance()
+    base = 12.0 * y
+    mean = pairlogit_mass(y, qid, base) / len(y)
+    assert 0 < HESSIAN_ROWS * mean < AUTO_LAMBDA_L2_FLOOR / 5
+    model = GBRanker("PairLogit", num_leaves=7, n_estimators=2, min_data_in_leaf=3, n_jobs=1,
+                     random_state=0).fit(X, y, qid=qid, init_score=base)
+    assert model.lambda_l2_ == AUTO_LAMBDA_L2_FLOOR == model.booster_.params["lambda_l2"]
 
 
 def test_the_penalty_does_not_depend_on_the_data_size():
@@ -116,13 +129,13 @@ def test_the_capacity_check_bounds_its_added_levels():
     from metricrank.objectives import get_objective
     from metricrank.objectives._base import as_training_data
 
-    data = make_ltr(110, docs_per_query=300, n_features=5, n_labels=2, label_probs=[0.995, 0.005],
+    data = make_ltr(110, docs_per_query=300, n_features=5, n_labels=2, label_probs=[0.99, 0.01],
                     relevance="nonlinear", random_state=0)
     assert data.n_docs >= 30_000 and data.n_queries >= 100  # where the check runs
     model = LambdaMART("NDCG:top=10", n_estimators=3, n_jobs=1, random_state=2).fit(data)
     _, hess = get_objective("YetiRank").bind(as_training_data(data.y, data.group_ptr), 2)(np.zeros(data.n_docs))
     trials = model.capacity_check_.trials
     assert [t["num_leaves"] for t in trials[:2]] == [15, 31]
-    assert HESSIAN_ROWS * hess.mean() < ADDED_LEVEL_LAMBDA_L2  # bound below both caps
+    assert AUTO_LAMBDA_L2_FLOOR < HESSIAN_ROWS * hess.mean() < ADDED_LEVEL_LAMBDA_L2  # bound below both caps
     for trial in trials[:2]:
         assert trial["lambda_l2"] == pytest.approx(HESSIAN_ROWS * hess.mean(), rel=1e-12)

@@ -69,7 +69,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         L2 penalty on leaf values (the Newton denominator, and the ridge of the
         pairwise system). ``"auto"``: 10, and 1 at the levels the capacity check
         adds above the size rule, each at most 750 times the objective's mean
-        hessian per row at the first tree (fitted ``lambda_l2_``); as
+        hessian per row at the first tree and at least 0.1 (fitted
+        ``lambda_l2_``); as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
     path_smooth : float, default 0.0
         LightGBM's leaf smoothing towards the parent; as :class:`~metricrank.LambdaMART`.
