@@ -36,7 +36,7 @@ def tree_leaves(model):
 
 @pytest.mark.parametrize("estimator", [LambdaMART, GBRanker])
 def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
-    # 150 queries: enough hessian per leaf that "auto" is the unbounded 10 (tests/test_auto_lambda_l2.py has the bound)
+    # a mean hessian per row far above 10 / 750: "auto" is the unbounded 10 (tests/test_auto_lambda_l2.py: the bound)
     small = make_ltr(150, docs_per_query=(10, 20), n_features=5, random_state=0)
     model = estimator(n_estimators=3, n_jobs=1, random_state=0).fit(small)
     assert model.num_leaves == "auto" and model.num_leaves_ == 7

@@ -453,7 +453,7 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
     assert res.best_params_["min_sum_hessian_in_leaf"] == 1e-3
     # trials that differ from the start only by noise: the start is kept, "best" takes the top trial
     space = {"bagging_fraction": optuna.distributions.FloatDistribution(0.8, 0.9), "bagging_freq": [1]}
-    # (lambda_l2 pinned: these small folds hold too little hessian for "auto" to be 10, the value this case was built on)
+    # (lambda_l2 pinned to 10, the value this case was built on, so that no change to "auto" moves it)
     base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1,
                       lambda_l2=10.0)
     kw["pruner"] = optuna.pruners.NopPruner()

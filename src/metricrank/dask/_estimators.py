@@ -100,8 +100,8 @@ max_query_size, random_state, importance_type, lgb_params
         own rows (see :func:`metricrank.dask._objective.worker_seed`).
         ``num_leaves="auto"`` and ``extra_trees="auto"`` follow the size rule
         only (so ``lambda_l2="auto"`` is the rule's 10, at most 750 times the
-        mean hessian per row over the partitions, at least 0.1): GBRanker's capacity
-        check (extra fits on held-out training queries,
+        mean hessian per row over the partitions and at least 0.1): GBRanker's
+        capacity check (extra fits on held-out training queries,
         :mod:`metricrank.learners._capacity`) does not run on a cluster.
     repartition_by_query : bool, default False
         Repartition the training data with :func:`partition_by_query` (query

@@ -228,9 +228,9 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
         return np.asarray(result.per_query, dtype=np.float64), summary
 
     kept = start
+    added_l2 = estimator._lambda_l2_for(True, mean_hessian)
     for _ in range(CHECK_MAX_STEPS):
-        leaves, extra = next_capacity(*kept[:2])
-        candidate = (leaves, extra, estimator._lambda_l2_for(True, mean_hessian))
+        candidate = (*next_capacity(*kept[:2]), added_l2)
         report.looks.append([])
         for looks in range(1, len(folds) + 1):
             kept_values, kept_summary = judged(kept, looks)
