@@ -30,7 +30,7 @@ import importlib.util
 import json
 
 import numpy as np
-from data_shapes import joined, split
+from data_shapes import SHAPES, joined, split
 
 from metricrank import LambdaMART, evaluate
 from metricrank._io import atomic_write
@@ -105,7 +105,7 @@ def tables(per_query: dict) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shape", choices=["mq2008", "mq2007", "ohsumed", "gov"])
+    parser.add_argument("--shape", choices=sorted(["mq2008", *SHAPES]))
     parser.add_argument("--noise", type=float)
     parser.add_argument("--seeds", type=int, nargs=2, metavar=("FIRST", "STOP"), default=(1, 2))
     parser.add_argument("--out", help="per-query test values (JSON)")

@@ -124,6 +124,24 @@ def test_long_lists_with_few_relevant_documents_take_the_bound():
     assert model.booster_.params["lambda_l2"] == pytest.approx(model.lambda_l2_, rel=1e-12)
 
 
+def test_querysoftmax_keeps_the_cap_where_its_mean_hessian_is_small():
+    """QuerySoftMax spreads a query's hessian over all its documents (written out: T p_i (1 - p_i), T the
+    query's label sum, p its softmax; at scores 0 and one relevant document in 300 a mean of 299/300², 750 of
+    which are 2.5): ``lambda_l2="auto"`` keeps 10 for it, while YetiRank on the same data takes the bound."""
+    X, y, qid = sparse_relevance(n_queries=6, docs=300)
+    mean = 300 * (1 / 300) * (1 - 1 / 300) / 300  # a query's hessian over its rows
+    assert HESSIAN_ROWS * mean < 3.0
+    from metricrank.objectives import get_objective
+
+    _, hess = get_objective("QuerySoftMax").gradient_hessian(y, np.zeros(len(y)), np.arange(0, len(y) + 1, 300))
+    assert hess.mean() == pytest.approx(mean, rel=1e-12)  # the oracle is the objective's hessian
+    params = dict(num_leaves=7, n_estimators=3, min_data_in_leaf=3, n_jobs=1, random_state=0)
+    model = GBRanker("QuerySoftMax", **params).fit(X, y, qid=qid)
+    assert model.lambda_l2_ == AUTO_LAMBDA_L2
+    assert model.booster_.params["lambda_l2"] == AUTO_LAMBDA_L2
+    assert GBRanker("YetiRank", **params).fit(X, y, qid=qid).lambda_l2_ < AUTO_LAMBDA_L2
+
+
 def test_the_capacity_check_bounds_its_added_levels():
     """The check's trials: the rule's trees and the added level, each with "auto" bounded by the mean hessian."""
     from metricrank.objectives import get_objective

@@ -386,3 +386,21 @@ def test_the_auto_penalty_has_the_single_machine_hessian_bound(client, weighted)
     assert model.to_local().booster_.params["lambda_l2"] == pytest.approx(local.lambda_l2_, rel=1e-5)
     if not weighted:
         assert local.lambda_l2_ == pytest.approx(HESSIAN_ROWS * 2 * 4 / 2 / 720, rel=1e-12)
+
+
+def test_querysoftmax_keeps_the_capped_penalty(client):
+    # the layout above: QuerySoftMax's hessian is 1/5 (1 - 1/5) on each row of the two queries of 5 with a
+    # relevant document, a mean of 1.6/720, 750 of which are 1.67; QuerySoftMax keeps 10, as GBRanker does
+    from metricrank.learners._gbdt import AUTO_LAMBDA_L2
+
+    rng = np.random.default_rng(0)
+    sizes = [5] + [71] * 5 + [5] + [71] * 5
+    qid = np.repeat(np.arange(12), sizes)
+    X = rng.normal(size=(720, 4))
+    y = np.zeros(720)
+    y[[0, 360]] = 1.0
+    params = dict(objective="QuerySoftMax", min_data_in_leaf=3, n_estimators=2, random_state=0)
+    model = DaskGBRanker(**params).fit(da.from_array(X, chunks=(360, 4)), da.from_array(y, chunks=360),
+                                       qid=da.from_array(qid, chunks=360))
+    assert model.lambda_l2_ == AUTO_LAMBDA_L2
+    assert GBRanker(**params, n_jobs=1).fit(X, y, qid=qid).lambda_l2_ == AUTO_LAMBDA_L2

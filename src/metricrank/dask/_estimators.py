@@ -279,8 +279,10 @@ max_query_size, random_state, importance_type, lgb_params
         # the single-machine twin's parameters ("auto" resolved for the whole training set; it has no
         # n_jobs, so LightGBM's threads are the workers' own)
         twin._resolve_n_models(int(sizes.sum()), objective)  # 1: the twin's n_models
-        mean_hessian = None if not isinstance(twin.lambda_l2, str) else hessian_mass_of_partitions(
-            client, y, layout.sizes, sample_weight, objective, self.random_state) / int(sizes.sum())
+        mean_hessian = None
+        if isinstance(twin.lambda_l2, str) and objective.hessian_scales_penalty:
+            mean_hessian = hessian_mass_of_partitions(
+                client, y, layout.sizes, sample_weight, objective, self.random_state) / int(sizes.sum())
         params = twin._tree_params(int(sizes.sum()), mean_hessian=mean_hessian)
         self.num_leaves_, self.extra_trees_, self.lambda_l2_ = twin.num_leaves_, twin.extra_trees_, twin.lambda_l2_
         del params["objective"]  # ours, below

@@ -91,7 +91,8 @@ def auto_lambda_l2(mean_hessian: float | None, cap: float = AUTO_LAMBDA_L2) -> f
     0.55-0.62 and 0.21-0.24 (BENCHMARKS.md, "Stop 40: the penalty scaled by the mean hessian"). With about
     two relevant documents in 1,000 the mean is 0.00003, and 0.1 did better than 0.02 there. The mean of
     a subset of the queries is the whole set's on average, so the penalty does not depend on the data's
-    size. ``mean_hessian`` None (not measured): ``cap``.
+    size. ``mean_hessian`` None (not measured, or an objective whose ``hessian_scales_penalty`` is False:
+    QuerySoftMax, whose softmax spreads a query's hessian over all its documents): ``cap``.
 
     Examples
     --------

@@ -70,7 +70,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         pairwise system). ``"auto"``: 10, and 1 at the levels the capacity check
         adds above the size rule, each at most 750 times the objective's mean
         hessian per row at the first tree and at least 0.1 (fitted
-        ``lambda_l2_``); as
+        ``lambda_l2_``; QuerySoftMax keeps 10 and 1); as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
     path_smooth : float, default 0.0
         LightGBM's leaf smoothing towards the parent; as :class:`~metricrank.LambdaMART`.
@@ -304,7 +304,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         # lambda_l2="auto" is bounded by the mean hessian per row (auto_lambda_l2); taken before the training's
         # binding, so that two bindings (their pairs and buffers) are never held at once
         mean_hessian = None
-        if isinstance(self.lambda_l2, str):
+        if isinstance(self.lambda_l2, str) and objective.hessian_scales_penalty:
             with numba_threads(self.n_jobs):
                 mean_hessian = first_hessian_mass(objective, data, base_train, self.random_state) / ds.n_docs
         # None: a fixed seed, as LightGBM's, CatBoost's and XGBoost's defaults, so the same data give the same model

@@ -148,7 +148,10 @@ class LambdaMART(GBRanker):
         bounded by the hessian mass" and "Stop 40: the penalty scaled by the
         mean hessian"). It is at least 0.1: with about two relevant
         documents in 1,000 the mean gave 0.02, and 0.1 did better. It does
-        not depend on the data's size. The fitted value is ``lambda_l2_``.
+        not depend on the data's size. ``GBRanker("QuerySoftMax")`` keeps 10
+        (its softmax spreads the hessian over every document of a list; where
+        the bound binds it cost 0.012-0.014: BENCHMARKS.md, "Stop 41"). The
+        fitted value is ``lambda_l2_``.
     path_smooth : float, default 0.0
         LightGBM's ``path_smooth``: a leaf's value is pulled towards its
         parent's, with weight ``path_smooth / (n + path_smooth)`` for a leaf of

@@ -166,6 +166,10 @@ class Objective:
     reads_row_weights : bool
         Row weights (``sample_weight``) enter the loss (YetiRank, as CatBoost's,
         ignores them: estimators warn when they are given).
+    hessian_scales_penalty : bool
+        ``lambda_l2="auto"`` is bounded by this objective's mean hessian per
+        row (:func:`metricrank.learners._gbdt.auto_lambda_l2`); False: it
+        keeps its cap (QuerySoftMax).
     """
 
     name: str = ""
@@ -175,6 +179,7 @@ class Objective:
     quadratic: bool = False
     stochastic: bool = False
     reads_row_weights: bool = True
+    hessian_scales_penalty: bool = True
 
     def __init__(self, spec: str, params: dict):
         self.spec = spec
