@@ -361,19 +361,25 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, early_stopping_rounds=3)
 
 
-@pytest.mark.parametrize("weighted", [False, True])
-def test_the_auto_penalty_has_the_single_machine_hessian_bound(client, weighted):
-    # each partition of 360 rows: a query of 5 with one relevant document (4 pairs, PairLogit's hessian 4/2 at
-    # scores 0; weighted: each pair by its rows' weights) and five of 71 with one label (none); the mean over
-    # 720 rows is 4/720, so "auto" is 750 * 4/720 = 4.2; the two partitions' sums give the in-memory mean
-    from metricrank.learners._gbdt import HESSIAN_ROWS
-
+def two_sparse_partitions():
+    """X, y, qid of 720 rows, 360 per partition: a query of 5 with one relevant document, then five of 71
+    with one label, twice; and a generator for more draws."""
     rng = np.random.default_rng(0)
     sizes = [5] + [71] * 5 + [5] + [71] * 5
-    qid = np.repeat(np.arange(12), sizes)
     X = rng.normal(size=(720, 4))
     y = np.zeros(720)
     y[[0, 360]] = 1.0
+    return X, y, np.repeat(np.arange(12), sizes), rng
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_auto_penalty_has_the_single_machine_hessian_bound(client, weighted):
+    # each partition: a query of 5 with one relevant document (4 pairs, PairLogit's hessian 4/2 at scores 0;
+    # weighted: each pair by its rows' weights) and five with one label (none); the mean over 720 rows is
+    # 4/720, so "auto" is 750 * 4/720 = 4.2; the two partitions' sums give the in-memory mean
+    from metricrank.learners._gbdt import HESSIAN_ROWS
+
+    X, y, qid, rng = two_sparse_partitions()
     w = rng.uniform(0.5, 2.0, size=720) if weighted else None
     params = dict(objective="PairLogit", min_data_in_leaf=3, n_estimators=2, random_state=0)
     model = DaskGBRanker(**params).fit(da.from_array(X, chunks=(360, 4)), da.from_array(y, chunks=360),
@@ -389,16 +395,11 @@ def test_the_auto_penalty_has_the_single_machine_hessian_bound(client, weighted)
 
 
 def test_querysoftmax_keeps_the_capped_penalty(client):
-    # the layout above: QuerySoftMax's hessian is 1/5 (1 - 1/5) on each row of the two queries of 5 with a
-    # relevant document, a mean of 1.6/720, 750 of which are 1.67; QuerySoftMax keeps 10, as GBRanker does
+    # QuerySoftMax's hessian is 1/5 (1 - 1/5) on each row of the two queries of 5 with a relevant document, a
+    # mean of 1.6/720, 750 of which are 1.67; QuerySoftMax keeps 10, as GBRanker does
     from metricrank.learners._gbdt import AUTO_LAMBDA_L2
 
-    rng = np.random.default_rng(0)
-    sizes = [5] + [71] * 5 + [5] + [71] * 5
-    qid = np.repeat(np.arange(12), sizes)
-    X = rng.normal(size=(720, 4))
-    y = np.zeros(720)
-    y[[0, 360]] = 1.0
+    X, y, qid, _ = two_sparse_partitions()
     params = dict(objective="QuerySoftMax", min_data_in_leaf=3, n_estimators=2, random_state=0)
     model = DaskGBRanker(**params).fit(da.from_array(X, chunks=(360, 4)), da.from_array(y, chunks=360),
                                        qid=da.from_array(qid, chunks=360))
