@@ -280,7 +280,7 @@ max_query_size, random_state, importance_type, lgb_params
         # n_jobs, so LightGBM's threads are the workers' own)
         twin._resolve_n_models(int(sizes.sum()), objective)  # 1: the twin's n_models
         mean_hessian = None
-        if isinstance(twin.lambda_l2, str) and objective.hessian_scales_penalty:
+        if twin._penalty_reads_hessian(objective):
             mean_hessian = hessian_mass_of_partitions(
                 client, y, layout.sizes, sample_weight, objective, self.random_state) / int(sizes.sum())
         params = twin._tree_params(int(sizes.sum()), mean_hessian=mean_hessian)

@@ -224,6 +224,11 @@ class GBDTBase(BaseEstimator):
             return auto_lambda_l2(mean_hessian, ADDED_LEVEL_LAMBDA_L2 if added_level else AUTO_LAMBDA_L2)
         return float(self.lambda_l2)
 
+    def _penalty_reads_hessian(self, objective) -> bool:
+        """``lambda_l2`` is "auto" and ``objective``'s mean hessian bounds it (its ``hessian_scales_penalty``):
+        the fit then measures the mean before training (:func:`first_hessian_mass`)."""
+        return isinstance(self.lambda_l2, str) and objective.hessian_scales_penalty
+
     def _sizes_by_rule(self) -> bool:
         """Both ``num_leaves`` and ``extra_trees`` are "auto": the capacity is the library's to choose."""
         return isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str)

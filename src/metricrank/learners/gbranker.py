@@ -304,7 +304,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         # lambda_l2="auto" is bounded by the mean hessian per row (auto_lambda_l2); taken before the training's
         # binding, so that two bindings (their pairs and buffers) are never held at once
         mean_hessian = None
-        if isinstance(self.lambda_l2, str) and objective.hessian_scales_penalty:
+        if self._penalty_reads_hessian(objective):
             with numba_threads(self.n_jobs):
                 mean_hessian = first_hessian_mass(objective, data, base_train, self.random_state) / ds.n_docs
         # None: a fixed seed, as LightGBM's, CatBoost's and XGBoost's defaults, so the same data give the same model
