@@ -20,6 +20,12 @@ trees, the tree count chosen on validation by the judged metric, test value at t
 - ``np2003``: LETOR 3.0 NP2003's and HP2003's shape: 150 queries of 800-1,200 documents (about 150,000),
   split 90/30/30, binary labels at 99.8/0.2 % (about two relevant documents a query, some none). About
   90,000 training documents: 31 leaves, four models, no capacity check (90 training queries).
+- ``np2004``: LETOR 3.0 NP2004's and HP2004's shape: 75 queries of 800-1,200 documents (about 75,000),
+  split 45/15/15, binary labels at 99.85/0.15 % (about 1.5 relevant documents a query, some none). About
+  45,000 training documents: 15 randomised leaves, four models, no capacity check (45 training queries).
+- ``td2003``: LETOR 3.0 TD2003's shape: 50 queries of 800-1,200 documents (about 50,000), split 30/10/10,
+  binary labels at 99/1 %. About 30,000 training documents: 15 randomised leaves, four models, no capacity
+  check (30 training queries).
 - ``mq2008``: not drawn: LETOR 4.0's MQ2008 folds from ``../shared/data`` (``--seeds`` are fold numbers,
   1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
 - ``lgb-example``: not drawn either: the suite's three splits of LightGBM's ranking example (``--seeds``
@@ -34,7 +40,8 @@ Since stop 27 default ``LambdaMART`` averages several YetiRank models from 30,00
 those of stops 27-30 ``--set n_models=2``.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007, ``700 + seed``
-for ohsumed, ``1100 + seed`` for td2004, ``1300 + seed`` for np2003) and split. Prints, per judged metric,
+for ohsumed, ``1100 + seed`` for td2004, ``1300 + seed`` for np2003,
+``1500 + seed`` for np2004, ``1700 + seed`` for td2003) and split. Prints, per judged metric,
 each system's mean test value over the test queries of all seeds, its difference to the best anchor and the
 per-query Wilcoxon p against it (the queries of all seeds together). XGBoost's anchors run when xgboost is
 installed.
@@ -95,6 +102,10 @@ SHAPES = {
                    offset=1100),
     "np2003": dict(n_queries=150, docs_per_query=(800, 1200), label_probs=[0.998, 0.002], cuts=[90, 120],
                    offset=1300),
+    "np2004": dict(n_queries=75, docs_per_query=(800, 1200), label_probs=[0.9985, 0.0015], cuts=[45, 60],
+                   offset=1500),
+    "td2003": dict(n_queries=50, docs_per_query=(800, 1200), label_probs=[0.99, 0.01], cuts=[30, 40],
+                   offset=1700),
 }
 
 REAL = {"mq2008": 5, "lgb-example": 3}  # real data: its number of splits

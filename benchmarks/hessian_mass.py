@@ -5,11 +5,11 @@ YetiRank) and ``GBRanker``'s QuerySoftMax and PairLogit: the training objective'
 scores 0 (in thousandths), its hessian mass per leaf of the size rule (the sum over the rows divided by
 ``num_leaves="auto"``: stop 39's bound), and the penalty :func:`metricrank.learners._gbdt.auto_lambda_l2`
 gives to the rule's trees and to the capacity check's added levels (``-`` where the check does not run: below
-30,000 training documents or 100 queries). ``<-`` marks a split where either differs from the unbounded 10
-and 1. Each line also gives the share of rows whose YetiRank hessian is above 0 at the first tree: the
-documents its pairs reach.
+30,000 training documents or 100 queries; QuerySoftMax keeps 10 and 1 whatever its mean, since stop 41).
+``<-`` marks a split where either differs from the unbounded 10 and 1. Each line also gives the share of rows
+whose YetiRank hessian is above 0 at the first tree: the documents its pairs reach.
 
-    .venv/bin/python benchmarks/hessian_mass.py                       # the suite, mq2007, ohsumed, gov, td2004
+    .venv/bin/python benchmarks/hessian_mass.py                       # the suite and every data_shapes.py shape
     .venv/bin/python benchmarks/hessian_mass.py --shapes gov td2004 --seeds 3
 """
 
@@ -28,7 +28,7 @@ from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, au
 from metricrank.objectives._base import as_training_data
 
 SUITE = ("mq2008", "lgb-example", "synthetic-noisy-40k", "synthetic-50k", "synthetic-250k")
-NOISE = {"mq2007": 5, "ohsumed": 3, "gov": 2, "td2004": 2, "np2003": 2}
+NOISE = {"mq2007": 5, "ohsumed": 3, "gov": 2, "td2004": 2, "np2003": 2, "np2004": 2, "td2003": 2}
 
 
 def objectives() -> dict:
@@ -50,7 +50,10 @@ def line(split) -> str:
         if name == "NDCG":  # YetiRank's: how many rows its pairs reach
             reached = np.mean(objective.bind(data, 0)(np.zeros(y.size))[1] > 0)
         mean = mass / y.size
-        rule, added = auto_lambda_l2(mean), auto_lambda_l2(mean, ADDED_LEVEL_LAMBDA_L2)
+        if model._penalty_reads_hessian(objective):
+            rule, added = auto_lambda_l2(mean), auto_lambda_l2(mean, ADDED_LEVEL_LAMBDA_L2)
+        else:  # QuerySoftMax keeps the cap whatever its mean (stop 41)
+            rule, added = AUTO_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2
         mark = "" if (rule, added) == (AUTO_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2) else " <-"
         cells.append(f"{name} {1000 * mean:.2f}e-3 {mass / leaves:.1f}/leaf "
                      f"({rule:.2f}/{f'{added:.2f}' if checked else '-'}){mark}")
