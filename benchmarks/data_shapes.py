@@ -24,8 +24,8 @@ trees, the tree count chosen on validation by the judged metric, test value at t
   split 45/15/15, binary labels at 99.85/0.15 % (about 1.5 relevant documents a query, some none). About
   45,000 training documents: 15 randomised leaves, four models, no capacity check (45 training queries).
 - ``td2003``: LETOR 3.0 TD2003's shape: 50 queries of 800-1,200 documents (about 50,000), split 30/10/10,
-  binary labels at 99/1 %. About 30,000 training documents: 15 randomised leaves, four models, no capacity
-  check (30 training queries).
+  binary labels at 99/1 %. 29,000-31,000 training documents, either side of 30,000: 7 randomised leaves and
+  one model below it, 15 randomised leaves and four models from it; no capacity check (30 training queries).
 - ``mq2008``: not drawn: LETOR 4.0's MQ2008 folds from ``../shared/data`` (``--seeds`` are fold numbers,
   1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
 - ``lgb-example``: not drawn either: the suite's three splits of LightGBM's ranking example (``--seeds``
@@ -40,11 +40,10 @@ Since stop 27 default ``LambdaMART`` averages several YetiRank models from 30,00
 those of stops 27-30 ``--set n_models=2``.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007, ``700 + seed``
-for ohsumed, ``1100 + seed`` for td2004, ``1300 + seed`` for np2003,
-``1500 + seed`` for np2004, ``1700 + seed`` for td2003) and split. Prints, per judged metric,
-each system's mean test value over the test queries of all seeds, its difference to the best anchor and the
-per-query Wilcoxon p against it (the queries of all seeds together). XGBoost's anchors run when xgboost is
-installed.
+for ohsumed, ``1100 + seed`` for td2004, ``1300 + seed`` for np2003, ``1500 + seed`` for np2004, ``1700 + seed``
+for td2003) and split. Prints, per judged metric, each system's mean test value over the test queries of all
+seeds, its difference to the best anchor and the per-query Wilcoxon p against it (the queries of all seeds
+together). XGBoost's anchors run when xgboost is installed.
 
     .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 4
     .venv/bin/python benchmarks/data_shapes.py --shape ohsumed --noise 3 --seeds 1 6
