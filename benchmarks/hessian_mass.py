@@ -23,7 +23,7 @@ import data_shapes
 from metricrank import GBRanker, LambdaMART
 from metricrank.experiments import quality as q
 from metricrank.learners._capacity import CHECK_MIN_DOCS, CHECK_MIN_QUERIES
-from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, auto_lambda_l2, auto_num_leaves,
+from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, auto_num_leaves,
                                        first_hessian_mass)
 from metricrank.objectives._base import as_training_data
 
@@ -50,10 +50,8 @@ def line(split) -> str:
         if name == "NDCG":  # YetiRank's: how many rows its pairs reach
             reached = np.mean(objective.bind(data, 0)(np.zeros(y.size))[1] > 0)
         mean = mass / y.size
-        if model._penalty_reads_hessian(objective):
-            rule, added = auto_lambda_l2(mean), auto_lambda_l2(mean, ADDED_LEVEL_LAMBDA_L2)
-        else:  # QuerySoftMax keeps the cap whatever its mean (stop 41)
-            rule, added = AUTO_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2
+        read = mean if model._penalty_reads_hessian(objective) else None  # as the fit: QuerySoftMax reads none
+        rule, added = model._lambda_l2_for(False, read), model._lambda_l2_for(True, read)
         mark = "" if (rule, added) == (AUTO_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2) else " <-"
         cells.append(f"{name} {1000 * mean:.2f}e-3 {mass / leaves:.1f}/leaf "
                      f"({rule:.2f}/{f'{added:.2f}' if checked else '-'}){mark}")
