@@ -63,6 +63,13 @@ with a ``LambdaMART(MRR)`` system). ``--set`` values are numbers, True/False or 
 extra_trees=False``); ``lgb.NAME`` is a LightGBM parameter for ``lgb_params`` (``--set
 lgb.linear_tree=True``). ``--hessian-rows R`` lets ``lambda_l2="auto"`` be at most R times the mean hessian
 per row (default 750; stop 39's ``--hessian-bound``, the mass per leaf, ran at commit de0bc56).
+``--query-norm`` scales every feature to 0..1 within each query of every split, as LETOR 4.0's files
+are (MQ2008's, and so presumably the held-out collection's); the drawn labels are cut from absolute values,
+so the model then sees less than the labels were made from. ``--query-effect SD`` passes ``make_ltr`` its
+per-query shift of the latent relevance: queries differ in how many relevant documents they hold by more
+than chance, and some hold none, as in LETOR (on the ``mq2007`` shape at noise 5, 3 leaves 18 % of the
+queries without a relevant document and a per-query relevant fraction of standard deviation 0.27; MQ2008's
+training folds: 28 % and 0.22, where chance alone gives 0.12).
 ``--drop-one-label`` trains every system without the training queries whose documents all share one label
 (validation and test keep theirs). ``--compare`` fits nothing: it pairs two ``--out`` files of the same shape,
 noise and seeds system by system. ``--tables`` fits nothing either: it joins ``--out`` files of runs over
@@ -82,7 +89,7 @@ import json
 
 import numpy as np
 
-from metricrank import LambdaMART, make_ltr
+from metricrank import LambdaMART, RankingDataset, make_ltr
 from metricrank._io import atomic_write
 from metricrank.experiments import quality as q
 from metricrank.experiments._datasets import load_mq2008_fold
@@ -116,7 +123,7 @@ def _lgb_example_splits() -> list:
     return q.load_suite(["lgb-example"])
 
 
-def split(shape: str, noise: float | None, seed: int) -> q.Split:
+def split(shape: str, noise: float | None, seed: int, query_effect: float = 0.0) -> q.Split:
     if shape == "mq2008":
         fold = load_mq2008_fold(seed)
         return q.Split(shape, seed, fold.train, fold.vali, fold.test)
@@ -125,8 +132,22 @@ def split(shape: str, noise: float | None, seed: int) -> q.Split:
     s = SHAPES[shape]
     data = make_ltr(s["n_queries"], docs_per_query=s["docs_per_query"], n_features=46, n_informative=12,
                     n_labels=len(s["label_probs"]), label_probs=s["label_probs"], noise=noise, relevance="nonlinear",
-                    random_state=s["offset"] + seed)
+                    random_state=s["offset"] + seed, query_effect=query_effect)
     return q.Split(shape, seed, *q._split_queries(data, s["cuts"], seed))
+
+
+def query_minmax(d):
+    """``d`` with every feature scaled to 0..1 within each query, ``(x - min) / (max - min)`` and 0 where a
+    query's values are all equal: LETOR 4.0's query-level normalisation (MQ2008's files have min 0 on every
+    feature of every query, max 1 or, for a constant feature, 0). The model then sees only where a document
+    stands within its query, not the absolute values the synthetic labels were cut from."""
+    X = np.asarray(d.X.toarray() if hasattr(d.X, "toarray") else d.X, dtype=np.float64)
+    starts = d.group_ptr[:-1]
+    sizes = np.diff(d.group_ptr)
+    lo = np.repeat(np.minimum.reduceat(X, starts, axis=0), sizes, axis=0)
+    span = np.repeat(np.maximum.reduceat(X, starts, axis=0), sizes, axis=0) - lo
+    scaled = np.divide(X - lo, span, out=np.zeros_like(X), where=span > 0)
+    return RankingDataset(scaled, d.y, group_ptr=d.group_ptr, qid=d.qid, doc_ids=d.doc_ids)
 
 
 def without_one_label_queries(s: q.Split) -> q.Split:
@@ -258,6 +279,10 @@ def main() -> None:
     parser.add_argument("--hessian-rows", type=float, default=None, metavar="R",
                         help="lambda_l2=\"auto\" at most R times the mean hessian per row instead of 750 "
                              "(metricrank.learners._gbdt.HESSIAN_ROWS, for this run)")
+    parser.add_argument("--query-effect", type=float, default=0.0, metavar="SD",
+                        help="make_ltr's query_effect: a per-query shift of the latent relevance (default 0)")
+    parser.add_argument("--query-norm", action="store_true",
+                        help="scale every feature to 0..1 within each query, as LETOR 4.0's files are")
     parser.add_argument("--out", help="write the per-query test values here (JSON)")
     parser.add_argument("--compare", nargs=2, metavar=("CANDIDATE.json", "REFERENCE.json"),
                         help="fit nothing: compare two --out files system by system (paired per query); "
@@ -276,8 +301,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.replace and not args.tables:
         parser.error("--replace goes with --tables")
-    if args.drop_one_label and (args.compare or args.tables):
-        parser.error("--drop-one-label goes with fits, not with --compare or --tables")
+    if (args.drop_one_label or args.query_norm or args.query_effect) and (args.compare or args.tables):
+        parser.error("--drop-one-label, --query-norm and --query-effect go with fits, not with --compare or --tables")
+    if args.query_effect and (args.shape in REAL or not (np.isfinite(args.query_effect) and args.query_effect > 0)):
+        parser.error(f"--query-effect must be finite and >= 0, with a drawn shape; got {args.query_effect}")
     if args.draws != 1 and not ((args.compare or args.tables) and args.draws > 1):
         parser.error(f"--draws goes with --compare or --tables and must be >= 1; got {args.draws}")
     if args.tables:
@@ -331,9 +358,13 @@ def main() -> None:
           f"{args.trees} trees, random state {args.random_state}"
           + (f", lambda_l2=\"auto\" at most {args.hessian_rows:g} mean hessians" if args.hessian_rows is not None
              else "")
-          + (", training queries of one label dropped" if args.drop_one_label else ""), flush=True)
+          + (", training queries of one label dropped" if args.drop_one_label else "")
+          + (", features scaled to 0..1 within each query" if args.query_norm else "")
+          + (f", query effect {args.query_effect:g}" if args.query_effect else ""), flush=True)
     for seed in range(*args.seeds):
-        data = split(args.shape, args.noise, seed)
+        data = split(args.shape, args.noise, seed, args.query_effect)
+        if args.query_norm:
+            data = q.Split(data.dataset, data.fold, *(query_minmax(d) for d in (data.train, data.vali, data.test)))
         if args.drop_one_label:
             data = without_one_label_queries(data)
             print(f"{seed}: {data.train.n_queries} training queries of more than one label kept", flush=True)

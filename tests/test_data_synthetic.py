@@ -168,3 +168,33 @@ def test_default_relevance_is_linear_and_unchanged():
     assert np.array_equal(a.X, b.X) and np.array_equal(a.y, b.y)
     with pytest.raises(ValueError, match="relevance must be 'linear' or 'nonlinear'"):
         make_ltr(5, relevance="trees")
+
+
+def test_query_effect_spreads_relevance_between_queries_and_no_feature_holds_it():
+    def draw(effect):
+        return make_ltr(600, docs_per_query=30, n_features=6, n_informative=3, n_labels=2, label_probs=[0.8, 0.2],
+                        noise=1.0, relevance="nonlinear", random_state=0, query_effect=effect)
+
+    plain, shifted = draw(0.0), draw(3.0)
+    chance_sd = np.sqrt(0.8 * 0.2 / 30)  # binomial: each query's relevant share if only chance varied it
+    for ds in (plain, shifted):
+        assert ds.y.mean() == pytest.approx(0.2, abs=1 / ds.n_docs)  # the cut keeps the requested shares
+    share = {name: ds.y.reshape(600, 30).mean(axis=1) for name, ds in (("plain", plain), ("shifted", shifted))}
+    assert share["plain"].std() == pytest.approx(chance_sd, rel=0.1)  # measured 0.0734 against 0.0730
+    assert share["shifted"].std() > 3 * chance_sd  # measured 0.327
+    assert np.mean(share["shifted"] == 0) > 100 * 0.8 ** 30  # queries without a relevant document: 55 %, chance 0.1 %
+    np.testing.assert_array_equal(plain.X[:, :3], shifted.X[:, :3])  # the shift is drawn after the features
+    # 0 draws nothing: the noise features, drawn after the labels, are those of make_ltr before query_effect
+    # (the last value and the sum as that version gave them, commit 2ec69c6)
+    assert plain.X[-1, -1] == -0.7776885540338833
+    assert plain.X[:, 3:].sum() == pytest.approx(1169.3644657194393, rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"query_effect": -1.0, "relevance": "nonlinear"}, "query_effect must be finite and >= 0"),
+    ({"query_effect": float("nan"), "relevance": "nonlinear"}, "query_effect must be finite and >= 0"),
+    ({"query_effect": 1.0}, "with relevance='linear' it must be 0"),
+])
+def test_bad_query_effect(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        make_ltr(5, **kwargs)

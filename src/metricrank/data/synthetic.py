@@ -41,6 +41,7 @@ def make_ltr(
     random_state=0,
     sparse=False,
     relevance="linear",
+    query_effect=0.0,
 ) -> RankingDataset:
     """Generate a synthetic ranking data set with graded labels.
 
@@ -64,6 +65,11 @@ def make_ltr(
     of ``label_probs``, so the label distribution is as requested. The noise
     features get the per-query offset and scale; the informative ones are
     already comparable across queries (like normalised BM25 or PageRank).
+    ``query_effect`` adds ``query_effect * N(0, 1)``, one draw per query, to
+    the latent value before the cut: queries then differ in how many relevant
+    documents they hold, by more than chance, and some hold none, as in LETOR
+    (in MQ2008's training folds 28 % of the queries have no relevant
+    document). The shift is in no feature.
 
     Parameters
     ----------
@@ -89,6 +95,10 @@ def make_ltr(
     relevance : {"linear", "nonlinear"}, default="linear"
         How labels depend on the features (see above). Same seed, same data,
         for either.
+    query_effect : float, default=0.0
+        Standard deviation of the per-query shift of the latent relevance
+        (``relevance="nonlinear"`` only; in units of its standardised signal).
+        0 draws nothing extra: the data are those of earlier versions.
 
     Returns
     -------
@@ -123,6 +133,11 @@ def make_ltr(
         raise ValueError(f"noise must be >= 0, got {noise}")
     if relevance not in ("linear", "nonlinear"):
         raise ValueError(f"relevance must be 'linear' or 'nonlinear', got {relevance!r}")
+    if not (np.isfinite(query_effect) and query_effect >= 0):
+        raise ValueError(f"query_effect must be finite and >= 0, got {query_effect!r}")
+    if query_effect and relevance != "nonlinear":
+        raise ValueError(f"query_effect shifts the latent relevance of relevance='nonlinear'; "
+                         f"with relevance={relevance!r} it must be 0, got {query_effect!r}")
     if label_probs is None:
         probs = default_label_probs(n_labels)
     else:
@@ -139,7 +154,8 @@ def make_ltr(
     qid = np.repeat(np.arange(n_queries, dtype=np.int64), sizes)
 
     if relevance == "nonlinear":
-        X, y = _nonlinear(rng, qid, n, n_queries, n_features, n_informative, probs, noise, sparse)
+        X, y = _nonlinear(rng, qid, n, n_queries, n_features, n_informative, probs, noise, sparse,
+                          query_effect)
         return _finish(X, y, sparse, group_ptr, qid, sizes, n)
 
     y = rng.choice(n_labels, size=n, p=probs).astype(np.float64)
@@ -170,7 +186,7 @@ def make_ltr(
     return _finish(X, y, sparse, group_ptr, qid, sizes, n)
 
 
-def _nonlinear(rng, qid, n, n_queries, n_features, n_informative, probs, noise, sparse):
+def _nonlinear(rng, qid, n, n_queries, n_features, n_informative, probs, noise, sparse, query_effect):
     """Features first, then labels from a nonlinear latent relevance (see :func:`make_ltr`)."""
     m = n_informative
     X = rng.standard_normal((n, n_features))
@@ -189,6 +205,8 @@ def _nonlinear(rng, qid, n, n_queries, n_features, n_informative, probs, noise, 
     else:
         f = np.zeros(n)
     latent = f + 0.5 * noise * rng.standard_normal(n)
+    if query_effect:  # drawn only when asked for, so that 0 leaves the random stream, and the data, as before
+        latent += query_effect * rng.standard_normal(n_queries)[qid]
     cuts = np.quantile(latent, np.cumsum(probs)[:-1]) if n else np.zeros(0)
     y = np.searchsorted(cuts, latent, side="right").astype(np.float64)
     if n_features > m:
