@@ -26,6 +26,11 @@ trees, the tree count chosen on validation by the judged metric, test value at t
 - ``td2003``: LETOR 3.0 TD2003's shape: 50 queries of 800-1,200 documents (about 50,000), split 30/10/10,
   binary labels at 99/1 %. 29,000-31,000 training documents, either side of 30,000: 7 randomised leaves and
   one model below it, 15 randomised leaves and four models from it; no capacity check (30 training queries).
+- ``mq2008-like``: MQ2008's shape, drawn: 784 queries of 5-34 documents (about 15,200, MQ2008's mean of 19.4 a
+  query; its sizes run 5-121 with a median of 8), split 470/157/157, labels 0-2 at 81/13/6 %. About 9,100
+  training documents: 7 randomised leaves, one model, no capacity check, as on the real folds. With
+  ``--query-effect`` and ``--query-norm`` it is the drawn twin of the real set, to tell how far a drawn shape's
+  verdict carries to real data.
 - ``mq2008``: not drawn: LETOR 4.0's MQ2008 folds from ``../shared/data`` (``--seeds`` are fold numbers,
   1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
 - ``lgb-example``: not drawn either: the suite's three splits of LightGBM's ranking example (``--seeds``
@@ -41,7 +46,7 @@ those of stops 27-30 ``--set n_models=2``.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007, ``700 + seed``
 for ohsumed, ``1100 + seed`` for td2004, ``1300 + seed`` for np2003, ``1500 + seed`` for np2004, ``1700 + seed``
-for td2003) and split. Prints, per judged metric, each system's mean test value over the test queries of all
+for td2003, ``1900 + seed`` for mq2008-like) and split. Prints, per judged metric, each system's mean test value over the test queries of all
 seeds, its difference to the best anchor and the per-query Wilcoxon p against it (the queries of all seeds
 together). XGBoost's anchors run when xgboost is installed.
 
@@ -112,6 +117,8 @@ SHAPES = {
                    offset=1500),
     "td2003": dict(n_queries=50, docs_per_query=(800, 1200), label_probs=[0.99, 0.01], cuts=[30, 40],
                    offset=1700),
+    "mq2008-like": dict(n_queries=784, docs_per_query=(5, 34), label_probs=[0.81, 0.13, 0.06], cuts=[470, 627],
+                        offset=1900),
 }
 
 REAL = {"mq2008": 5, "lgb-example": 3}  # real data: its number of splits
