@@ -48,9 +48,9 @@ those of stops 27-30 ``--set n_models=2``.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007, ``700 + seed``
 for ohsumed, ``1100 + seed`` for td2004, ``1300 + seed`` for np2003, ``1500 + seed`` for np2004, ``1700 + seed``
-for td2003, ``1900 + seed`` for mq2008-like) and split. Prints, per judged metric, each system's mean test value over the test queries of all
-seeds, its difference to the best anchor and the per-query Wilcoxon p against it (the queries of all seeds
-together). XGBoost's anchors run when xgboost is installed.
+for td2003, ``1900 + seed`` for mq2008-like) and split. Prints, per judged metric, each system's mean test
+value over the test queries of all seeds, its difference to the best anchor and the per-query Wilcoxon p
+against it (the queries of all seeds together). XGBoost's anchors run when xgboost is installed.
 
     .venv/bin/python benchmarks/data_shapes.py --shape gov --noise 2 --seeds 1 4
     .venv/bin/python benchmarks/data_shapes.py --shape ohsumed --noise 3 --seeds 1 6
