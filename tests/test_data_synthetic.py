@@ -184,10 +184,17 @@ def test_query_effect_spreads_relevance_between_queries_and_no_feature_holds_it(
     assert share["shifted"].std() > 3 * chance_sd  # measured 0.327
     assert np.mean(share["shifted"] == 0) > 100 * 0.8 ** 30  # queries without a relevant document: 55 %, chance 0.1 %
     np.testing.assert_array_equal(plain.X[:, :3], shifted.X[:, :3])  # the shift is drawn after the features
-    # 0 draws nothing: the noise features, drawn after the labels, are those of make_ltr before query_effect
-    # (the last value and the sum as that version gave them, commit 2ec69c6)
-    assert plain.X[-1, -1] == -0.7776885540338833
-    assert plain.X[:, 3:].sum() == pytest.approx(1169.3644657194393, rel=1e-12)
+    # 0 draws nothing: the noise features, whose per-query offsets and scales are drawn after the labels, are
+    # those of the random stream without a shift (make_ltr's draws before query_effect, replayed in order)
+    rng = np.random.default_rng(0)
+    rng.integers(30, 31, size=600)  # query sizes
+    features = rng.standard_normal((600 * 30, 6))
+    rng.uniform(-0.5, 0.5, size=3), rng.uniform(1.0, 2.0, size=3), rng.choice([-1.0, 1.0], size=3)  # thresholds, steps
+    rng.uniform(0.5, 1.5, size=3), rng.choice([-1.0, 1.0], size=3)  # interactions
+    rng.standard_normal(600 * 30)  # the latent noise
+    offsets, scales = rng.normal(0.0, 2.0, size=(600, 3)), rng.uniform(0.5, 2.0, size=600)
+    qid = np.repeat(np.arange(600), 30)
+    np.testing.assert_allclose(plain.X[:, 3:], features[:, 3:] * scales[qid, None] + offsets[qid], rtol=1e-12)
 
 
 @pytest.mark.parametrize("kwargs, match", [
