@@ -65,13 +65,15 @@ def run_split(split) -> dict:
         models[name] = GBRanker(objective, n_estimators=TREES, learning_rate=RATE, n_jobs=1,
                                 random_state=state).fit(split.train)
     staged = {n: [m.predict(split.vali.X, num_iteration=k) for k in range(1, TREES + 1)] for n, m in models.items()}
-    out = {}
+    out, test_at = {}, {}  # test_at: the three models' test scores per tree count, predicted once
     for system in ("yr",) + SYSTEMS:
         vali = [combined(system, {n: s[k] for n, s in staged.items()}, split.vali.group_ptr) for k in range(TREES)]
         for metric in JUDGED:
             k = int(np.nanargmax([evaluate(split.vali, scores, metric=metric) for scores in vali])) + 1
-            test = {n: m.predict(split.test.X, num_iteration=k) for n, m in models.items()}
-            values = evaluate(split.test, combined(system, test, split.test.group_ptr), metric=metric, per_query=True)
+            if k not in test_at:
+                test_at[k] = {n: m.predict(split.test.X, num_iteration=k) for n, m in models.items()}
+            values = evaluate(split.test, combined(system, test_at[k], split.test.group_ptr), metric=metric,
+                              per_query=True)
             out[f"{system}|{metric}"] = [float(v) for v in values]
     return out
 
