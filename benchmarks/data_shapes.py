@@ -32,7 +32,8 @@ trees, the tree count chosen on validation by the judged metric, test value at t
   ``--query-effect`` and ``--query-norm`` it is the drawn twin of the real set, to tell how far a drawn shape's
   verdict carries to real data. At ``--noise 1 --query-effect 1.2`` 31 % of its queries hold no relevant
   document (MQ2008: 28 %), and CatBoost's QuerySoftMax scores NDCG@10 0.80-0.85, MAP 0.44-0.46 and MAUC
-  0.76-0.79 on draws 1-2 (on the real folds 0.783, 0.477 and 0.763; noise 2 gives MAP 0.38-0.41, noise 3 0.30-0.32).
+  0.76-0.79 on draws 1-2 (on the real folds 0.783, 0.477 and 0.763; noise 2 with query effect 1.5 gives MAP
+  0.38-0.41, noise 3 with 2.5 gives 0.30-0.32).
 - ``mq2008``: not drawn: LETOR 4.0's MQ2008 folds from ``../shared/data`` (``--seeds`` are fold numbers,
   1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
 - ``lgb-example``: not drawn either: the suite's three splits of LightGBM's ranking example (``--seeds``
