@@ -1,4 +1,5 @@
-"""``lambda_l2="auto"``: 10 (1 at the capacity check's added levels), at most 750 times the mean hessian per row.
+"""``lambda_l2="auto"``: 10 (1 at the capacity check's added levels and for averaged randomised trees), at most 750
+times the mean hessian per row.
 
 The oracle of the hessian is PairLogit's written out: at scores s, a pair (i, j) of a query adds
 ``σ(s_i - s_j) σ(s_j - s_i)`` to both documents, so the sum is ``Σ_pairs 2 σ(d) (1 - σ(d))``: a half per pair
@@ -11,8 +12,8 @@ import numpy as np
 import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
-from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR, HESSIAN_ROWS,
-                                       auto_lambda_l2)
+from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR, AUTO_MODELS,
+                                       AUTO_MODELS_MIN_DOCS, AVERAGED_LAMBDA_L2, HESSIAN_ROWS, auto_lambda_l2)
 
 
 def sigmoid(x):
@@ -157,3 +158,16 @@ def test_the_capacity_check_bounds_its_added_levels():
     assert AUTO_LAMBDA_L2_FLOOR < HESSIAN_ROWS * hess.mean() < ADDED_LEVEL_LAMBDA_L2  # bound below both caps
     for trial in trials[:2]:
         assert trial["lambda_l2"] == pytest.approx(HESSIAN_ROWS * hess.mean(), rel=1e-12)
+
+
+def test_randomised_trees_averaged_over_several_models_take_the_smaller_cap():
+    """From 30,000 training documents YetiRank averages four models of randomised trees: "auto" is then 1 (in the
+    booster too), and 10 again with one model or without randomised splits. Fewer than 100 queries: no check."""
+    data = make_ltr(60, docs_per_query=520, n_features=5, random_state=0)
+    assert AUTO_MODELS_MIN_DOCS <= data.n_docs and data.n_queries < 100
+    params = dict(n_estimators=2, n_jobs=1, random_state=0)
+    averaged = LambdaMART("MAP", **params).fit(data)
+    assert (averaged.n_models_, averaged.extra_trees_, averaged.capacity_check_) == (AUTO_MODELS, True, None)
+    assert averaged.lambda_l2_ == AVERAGED_LAMBDA_L2 == averaged.booster_.params["lambda_l2"] < AUTO_LAMBDA_L2
+    assert LambdaMART("MAP", n_models=1, **params).fit(data).lambda_l2_ == AUTO_LAMBDA_L2
+    assert LambdaMART("MAP", extra_trees=False, **params).fit(data).lambda_l2_ == AUTO_LAMBDA_L2

@@ -340,4 +340,5 @@ def test_fold_models_are_single_models_where_the_final_one_averages_four(low_thr
     assert model.n_models_ == 4 == model.booster_.num_model_per_iteration()
     monkeypatch.setattr(GBRanker, "fit", fit)
     single = LambdaMART(NDCG, n_estimators=25, random_state=2, n_models=1)
-    assert_as_by_hand(model.capacity_check_, ByHand(ds, single), (7, True, 10.0))
+    # the rule's trees take the averaged models' penalty (rule_lambda_l2_cap), single fold models or not
+    assert_as_by_hand(model.capacity_check_, ByHand(ds, single), (7, True, _gbdt.AVERAGED_LAMBDA_L2))

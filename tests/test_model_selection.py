@@ -394,6 +394,10 @@ def test_tune_starts_from_the_estimators_own_values(data):
         assert _values_in_space(LambdaMART(METRIC), default_param_space(docs), docs)["extra_trees"] is expected
     # and lambda_l2="auto" from the size rule's penalty (the capacity check, which may lower it, does not run)
     assert _values_in_space(LambdaMART(METRIC), default_param_space(1000), 1000)["lambda_l2"] == 10.0
+    # 1 where four models average randomised trees (30,000-61,999 documents, a YetiRank target), as the fit's rule
+    for est, docs, expected in ((LambdaMART(METRIC), 40_000, 1.0), (LambdaMART(METRIC, n_models=1), 40_000, 10.0),
+                                (LambdaMART("MRR"), 40_000, 10.0), (LambdaMART(METRIC), EXTRA_TREES_MAX_DOCS, 10.0)):
+        assert _values_in_space(est, default_param_space(docs), docs)["lambda_l2"] == expected
     on = tune(LambdaMART(METRIC, n_estimators=30, n_jobs=1), X, y, qid=qid, metric=METRIC, n_trials=1, cv=3,
               early_stopping_rounds=3, random_state=0, show_progress=False)
     assert on.study_.trials[0].params["extra_trees"] is True and on.best_estimator_.extra_trees_ is True

@@ -323,11 +323,12 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
     """The estimator's values of the searched parameters that the space contains.
 
     ``num_leaves="auto"`` and ``extra_trees="auto"`` count as what the size rule gives
-    ``n_train_docs`` (and ``lambda_l2="auto"`` as the rule's penalty): the search over leaves is the
-    capacity check's job done by trials, so the first trial is the rule's trees, without the check's
-    extra fits in every fold. If that trial is kept, the refit takes ``"auto"`` again (:func:`tune`).
+    ``n_train_docs`` (and ``lambda_l2="auto"`` as the rule's penalty cap,
+    :func:`~metricrank.learners._gbdt.rule_lambda_l2_cap`): the search over leaves is the capacity
+    check's job done by trials, so the first trial is the rule's trees, without the check's extra fits
+    in every fold. If that trial is kept, the refit takes ``"auto"`` again (:func:`tune`).
     """
-    from .learners._gbdt import AUTO_LAMBDA_L2, auto_extra_trees, auto_num_leaves
+    from .learners._gbdt import auto_extra_trees, auto_n_models, auto_num_leaves, rule_lambda_l2_cap
 
     optuna = _optuna()
     d = optuna.distributions
@@ -337,7 +338,10 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
     if params.get("extra_trees") == "auto":
         params["extra_trees"] = auto_extra_trees(n_train_docs)
     if params.get("lambda_l2") == "auto":
-        params["lambda_l2"] = AUTO_LAMBDA_L2
+        n_models = params.get("n_models", 1)
+        if n_models == "auto":
+            n_models = auto_n_models(n_train_docs, estimator._make_objective())
+        params["lambda_l2"] = rule_lambda_l2_cap(n_models, params.get("extra_trees", False))
     out = {}
     for name, dist in space.items():
         value = params[name]
