@@ -60,8 +60,9 @@ class ByHand:
     """The check done by hand for one fitted ``estimator`` on ``ds``: fold models trained on the other queries,
     the metric over the held-out queries evaluated from scratch at every tree count."""
 
-    def __init__(self, ds, estimator, metric=NDCG, init_model=None, early_stopping_rounds=None, enough=500):
-        self.ds, self.estimator, self.metric = ds, estimator, metric
+    def __init__(self, ds, estimator, metric=NDCG, init_model=None, early_stopping_rounds=None, enough=500,
+                 bound_share=0.9):
+        self.ds, self.estimator, self.metric, self.bound_share = ds, estimator, metric, bound_share
         self.init_model, self.rounds = init_model, early_stopping_rounds
         self.folds = folds_by_hand(ds.n_queries, estimator.random_state, enough=enough)
         self.models = {}  # (capacity, fold) -> (model, trees it grew)
@@ -94,8 +95,10 @@ class ByHand:
         return np.asarray(evaluate(pooled, scores(k), metric=self.metric, per_query=True)), pooled.n_queries, k
 
     def check(self, start):
-        """The sequential steps: ``(looks' p-values per step, [(capacity, values, queries, trees)], chosen)``."""
-        level, kept, steps, trials = 0.05 / len(self.folds), start, [], []
+        """The sequential steps: ``(looks' p-values per step, [(capacity, values, queries, trees)], chosen,
+        budget wins per step)``. A step undecided after every fold is won where the kept capacity was best at
+        ``bound_share`` of ``n_estimators`` or later (it ran out of trees) and the bigger trees are ahead (p < 0.5)."""
+        level, kept, steps, trials, by_budget = 0.05 / len(self.folds), start, [], [], []
         given_l2 = self.estimator.lambda_l2
         added_l2 = 1.0 if given_l2 == "auto" else given_l2
         for _ in range(2):
@@ -106,10 +109,12 @@ class ByHand:
                 if steps[-1][-1] < level or steps[-1][-1] >= 0.5:
                     break
             trials += ([(kept, *a)] if not trials else []) + [(candidate, *b)]
-            if not steps[-1][-1] < level:
+            p = steps[-1][-1]
+            by_budget.append(level <= p < 0.5 and a[2] >= self.bound_share * self.estimator.n_estimators)
+            if not (p < level or by_budget[-1]):
                 break
             kept = candidate
-        return steps, trials, kept
+        return steps, trials, kept, by_budget
 
 
 def one_sided_p(a, b):
@@ -122,7 +127,8 @@ def one_sided_p(a, b):
 
 def assert_as_by_hand(check, hand, start):
     """Every look's p-value, every trial's value, queries and tree count, and the choice, as done by hand."""
-    steps, trials, chosen = hand.check(start)
+    steps, trials, chosen, by_budget = hand.check(start)
+    assert check.budget_wins == by_budget
     assert check.level == pytest.approx(0.05 / len(hand.folds), rel=1e-12)
     assert len(check.looks) == len(steps) and all(len(a) == len(b) for a, b in zip(check.looks, steps))
     for got, expected in zip(check.looks, steps):
@@ -170,15 +176,25 @@ def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):
                                                                           check.lambda_l2) == (7, True, 10.0)
 
 
-def test_a_close_step_looks_at_more_folds(low_threshold):
+def test_a_close_step_looks_at_more_folds(low_threshold, monkeypatch):
     # noisier labels: the first fold does not decide the first step, a later look does; the second step
-    # looks at every fold without reaching the level, and loses
+    # looks at every fold without reaching the level, the bigger trees ahead (p < 0.5) at every look
     ds = make_ltr(300, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear", noise=2.0,
                   random_state=1)
     model = LambdaMART(NDCG, n_estimators=30, random_state=1).fit(ds)
     steps, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, 10.0))
     assert len(steps[0]) > 1 and 0.01 <= steps[0][0] < 0.5 and steps[0][-1] < 0.01
-    assert len(steps[1]) == 5 and 0.01 <= min(steps[1]) and max(steps[1]) < 0.5 and chosen == (15, False, 1.0)
+    assert len(steps[1]) == 5 and 0.01 <= min(steps[1]) and max(steps[1]) < 0.5
+    # 30 trees bind the kept 15 leaves (best at 27 trees or later on the held-out queries), so ahead is enough
+    assert model.capacity_check_.budget_wins == [False, True] and chosen == (31, False, 1.0)
+    assert "ahead where the smaller trees used the whole budget" in str(model.capacity_check_)
+    # where no budget binds, the same undecided step is a loss
+    monkeypatch.setattr(_capacity, "BUDGET_BOUND_SHARE", 1.01)
+    model = LambdaMART(NDCG, n_estimators=30, random_state=1).fit(ds)
+    steps_unbound, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model, bound_share=1.01),
+                                                 (7, True, 10.0))
+    assert steps_unbound == steps and model.capacity_check_.budget_wins == [False, False]
+    assert chosen == (15, False, 1.0) and "whole budget" not in str(model.capacity_check_)
 
 
 def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):

@@ -102,8 +102,10 @@ class LambdaMART(GBRanker):
         p < 0.05 / L, with L (at most five) the folds it takes to hold out
         500 queries (all of them on smaller data); when they are not ahead
         (p >= 0.5) the rule stays; in between the next fold is held out and
-        the test repeated on all the held-out queries. A win tries the next
-        level (at most two above the rule).
+        the test repeated on all the held-out queries. Still in between after
+        the last fold, the bigger trees win only where the kept ones were best
+        in the last tenth of ``n_estimators`` (the budget, not the data, bound
+        them). A win tries the next level (at most two above the rule).
         Size alone cannot tell noisy data, where bigger trees lose, from clean
         data, where the rule's trees underfit (BENCHMARKS.md, "The capacity
         check of num_leaves="auto""). Before the final fit the check costs one
