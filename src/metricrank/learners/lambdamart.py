@@ -145,7 +145,8 @@ class LambdaMART(GBRanker):
         +0.0069, +0.0039 on the cleanest; BENCHMARKS.md, "Stop 46: the penalty
         of averaged randomised trees"), and held or gained at learning rates
         0.3 and 0.05, except with 100 trees at 0.1 on the cleanest draws (MAP
-        and MAUC −0.002; "Stop 47"). The check compares the rule's trees
+        and MAUC −0.002; "Stop 47"; stop 48's budget rule above brought that
+        cell within the goal). The check compares the rule's trees
         with their penalty against the bigger ones with 1. Each value is at most
         750 times the mean hessian per row: the training objective's hessian
         at the first tree's scores, averaged over the training rows (in a
