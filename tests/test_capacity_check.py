@@ -61,8 +61,9 @@ class ByHand:
     the metric over the held-out queries evaluated from scratch at every tree count."""
 
     def __init__(self, ds, estimator, metric=NDCG, init_model=None, early_stopping_rounds=None, enough=500,
-                 bound_share=0.9):
+                 bound_share=0.9, rising_alpha=0.01):
         self.ds, self.estimator, self.metric, self.bound_share = ds, estimator, metric, bound_share
+        self.rising_alpha = rising_alpha
         self.init_model, self.rounds = init_model, early_stopping_rounds
         self.folds = folds_by_hand(ds.n_queries, estimator.random_state, enough=enough)
         self.models = {}  # (capacity, fold) -> (model, trees it grew)
@@ -82,7 +83,8 @@ class ByHand:
         return self.models[capacity, i]
 
     def judged(self, capacity, looks):
-        """Per-query values, held-out queries and tree count of ``capacity`` at look ``looks``."""
+        """Per-query values, held-out queries and tree count of ``capacity`` at look ``looks``, and the one-sided p
+        that the held-out queries score better at the last tree than at half of it."""
         fitted = [self.fold_model(capacity, i) for i in range(looks)]
         held = [self.ds.subset_queries(f) for f in self.folds[:looks]]
         pooled = self.ds.subset_queries(np.concatenate(self.folds[:looks]))
@@ -92,13 +94,20 @@ class ByHand:
 
         curve = [evaluate(pooled, scores(k), metric=self.metric) for k in range(1, max(n for _, n in fitted) + 1)]
         k = int(np.nanargmax(curve)) + 1
-        return np.asarray(evaluate(pooled, scores(k), metric=self.metric, per_query=True)), pooled.n_queries, k
+        last = len(curve)
+        rising = one_sided_p(*(np.asarray(evaluate(pooled, scores(n), metric=self.metric, per_query=True))
+                               for n in (last, last // 2)))
+        return (np.asarray(evaluate(pooled, scores(k), metric=self.metric, per_query=True)), pooled.n_queries, k,
+                rising)
 
     def check(self, start):
-        """The sequential steps: ``(looks' p-values per step, [(capacity, values, queries, trees)], chosen,
-        budget wins per step)``. A step undecided after every fold is won where the kept capacity was best at
-        ``bound_share`` of ``n_estimators`` or later (it ran out of trees) and the bigger trees are ahead (p < 0.5)."""
-        level, kept, steps, trials, by_budget = 0.05 / len(self.folds), start, [], [], []
+        """The sequential steps: ``(looks' p-values per step, [(capacity, values, queries, trees, rising p)],
+        chosen, budget wins per step, widened)``. The kept capacity still learns where it was best at
+        ``bound_share`` of ``n_estimators`` or later (it ran out of trees) and its later half of the trees gained
+        at p < ``rising_alpha``. A step undecided after every fold is won where the kept capacity still learns
+        and the bigger trees are ahead (p < 0.5). A first step lost while the rule's randomised trees still learn
+        gives one level more, randomised, with the added levels' penalty."""
+        level, kept, steps, trials, by_budget, widened = 0.05 / len(self.folds), start, [], [], [], False
         given_l2 = self.estimator.lambda_l2
         added_l2 = 1.0 if given_l2 == "auto" else given_l2
         for _ in range(2):
@@ -110,11 +119,14 @@ class ByHand:
                     break
             trials += ([(kept, *a)] if not trials else []) + [(candidate, *b)]
             p = steps[-1][-1]
-            by_budget.append(level <= p < 0.5 and a[2] >= self.bound_share * self.estimator.n_estimators)
+            learning = a[2] >= self.bound_share * self.estimator.n_estimators and a[3] < self.rising_alpha
+            by_budget.append(level <= p < 0.5 and learning)
             if not (p < level or by_budget[-1]):
+                if len(steps) == 1 and kept[1] and learning:
+                    kept, widened = (2 * kept[0] + 1, True, added_l2), True
                 break
             kept = candidate
-        return steps, trials, kept, by_budget
+        return steps, trials, kept, by_budget, widened
 
 
 def one_sided_p(a, b):
@@ -127,16 +139,17 @@ def one_sided_p(a, b):
 
 def assert_as_by_hand(check, hand, start):
     """Every look's p-value, every trial's value, queries and tree count, and the choice, as done by hand."""
-    steps, trials, chosen, by_budget = hand.check(start)
-    assert check.budget_wins == by_budget
+    steps, trials, chosen, by_budget, widened = hand.check(start)
+    assert check.budget_wins == by_budget and check.widened == widened
     assert check.level == pytest.approx(0.05 / len(hand.folds), rel=1e-12)
     assert len(check.looks) == len(steps) and all(len(a) == len(b) for a, b in zip(check.looks, steps))
     for got, expected in zip(check.looks, steps):
         assert got == pytest.approx(expected, rel=1e-9)
     assert len(check.trials) == len(trials)
-    for trial, (capacity, values, queries, trees) in zip(check.trials, trials):
+    for trial, (capacity, values, queries, trees, rising) in zip(check.trials, trials):
         assert (trial["num_leaves"], trial["extra_trees"], trial["lambda_l2"]) == capacity
         assert (trial["queries"], trial["trees"]) == (queries, trees)
+        assert trial["rising_p"] == pytest.approx(rising, rel=1e-9)
         assert trial["value"] == pytest.approx(np.nanmean(values), abs=1e-12)
     assert (check.num_leaves, check.extra_trees, check.lambda_l2) == chosen
     return steps, trials, chosen
@@ -185,16 +198,46 @@ def test_a_close_step_looks_at_more_folds(low_threshold, monkeypatch):
     steps, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, 10.0))
     assert len(steps[0]) > 1 and 0.01 <= steps[0][0] < 0.5 and steps[0][-1] < 0.01
     assert len(steps[1]) == 5 and 0.01 <= min(steps[1]) and max(steps[1]) < 0.5
-    # 30 trees bind the kept 15 leaves (best at 27 trees or later on the held-out queries), so ahead is enough
+    # 30 trees bind the kept 15 leaves (best at 27 trees or later on the held-out queries, and still gaining over
+    # their later half), so ahead is enough
     assert model.capacity_check_.budget_wins == [False, True] and chosen == (31, False, 1.0)
-    assert "ahead where the smaller trees used the whole budget" in str(model.capacity_check_)
-    # where no budget binds, the same undecided step is a loss
-    monkeypatch.setattr(_capacity, "BUDGET_BOUND_SHARE", 1.01)
-    model = LambdaMART(NDCG, n_estimators=30, random_state=1).fit(ds)
-    steps_unbound, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model, bound_share=1.01),
-                                                 (7, True, 10.0))
-    assert steps_unbound == steps and model.capacity_check_.budget_wins == [False, False]
-    assert chosen == (15, False, 1.0) and "whole budget" not in str(model.capacity_check_)
+    assert "ahead where the smaller trees still learned at the budget's end" in str(model.capacity_check_)
+    # where no budget binds, or the later half's gain is not significant at RISING_ALPHA, the same undecided step
+    # is a loss
+    for name, value, hand in [("BUDGET_BOUND_SHARE", 1.01, {"bound_share": 1.01}),
+                              ("RISING_ALPHA", 0.0, {"rising_alpha": 0.0})]:
+        with monkeypatch.context() as patched:
+            patched.setattr(_capacity, name, value)
+            model = LambdaMART(NDCG, n_estimators=30, random_state=1).fit(ds)
+            steps_unbound, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model, **hand),
+                                                         (7, True, 10.0))
+        assert steps_unbound == steps and model.capacity_check_.budget_wins == [False, False]
+        assert chosen == (15, False, 1.0) and "budget's end" not in str(model.capacity_check_)
+
+
+def test_a_lost_first_step_deepens_the_rules_randomised_trees_where_they_still_learn(low_threshold, monkeypatch):
+    # noisy labels and 20 trees: 15 unrandomised leaves are not ahead of the rule's 7 randomised ones by the
+    # second look, yet the rule's trees were best at their last tree and gained over their later half
+    ds = make_ltr(300, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear", noise=4.0,
+                  random_state=2)
+    model = LambdaMART(NDCG, n_estimators=20, random_state=2).fit(ds)
+    check = model.capacity_check_
+    steps, trials, chosen = assert_as_by_hand(check, ByHand(ds, model), (7, True, 10.0))
+    assert len(steps) == 1 and steps[0][-1] >= 0.5
+    rule_trees, rule_rising = trials[0][3], trials[0][4]
+    assert rule_trees == 20 and rule_rising < 0.01
+    assert check.widened and chosen == (15, True, 1.0) == (model.num_leaves_, model.extra_trees_, model.lambda_l2_)
+    assert "one level deeper, randomised" in str(check)
+    explicit = LambdaMART(NDCG, n_estimators=20, random_state=2, num_leaves=15, extra_trees=True,
+                          lambda_l2=1.0).fit(ds)
+    np.testing.assert_array_equal(model.predict(ds.X), explicit.predict(ds.X))
+    # a later half that gained less than RISING_ALPHA asks keeps the rule
+    monkeypatch.setattr(_capacity, "RISING_ALPHA", rule_rising / 2)
+    model = LambdaMART(NDCG, n_estimators=20, random_state=2).fit(ds)
+    _, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model, rising_alpha=rule_rising / 2),
+                                     (7, True, 10.0))
+    assert not model.capacity_check_.widened and chosen == (7, True, 10.0)
+    assert "deeper" not in str(model.capacity_check_)
 
 
 def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):
