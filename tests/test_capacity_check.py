@@ -6,6 +6,8 @@ every tree count, and scipy's one-sided Wilcoxon. A capacity is ``(num_leaves, e
 with ``lambda_l2="auto"`` the size rule's trees take an L2 penalty of 10 and the levels the check adds 1.
 """
 
+import re
+
 import numpy as np
 import pytest
 from scipy.stats import wilcoxon
@@ -320,6 +322,9 @@ def test_verbose_reports_the_check(low_threshold, capsys):
     assert ("capacity check by NDCG:top=10 on held-out training queries (up to 5 looks of 52 more queries, "
             "level 0.01 per look)") in out
     assert "7 leaves randomised" in out
+    # each trial says how significantly its held-out queries gained over the later half of its trees
+    check = re.search(r"7 leaves randomised L2 10: [0-9.]+ \(\d+ trees, later half p ([0-9.e-]+), \d+ queries", out)
+    assert check is not None and 0 <= float(check.group(1)) <= 1
 
 
 def test_cli_train_says_it_checks_and_what_it_chose(low_threshold, tmp_path, capsys):

@@ -209,8 +209,9 @@ class CapacityCheck:
             if i and i <= len(self.budget_wins) and self.budget_wins[i - 1]:
                 p += "; ahead where the smaller trees still learned at the budget's end"
             l2 = f" L2 {t['lambda_l2']:g}" if t.get("lambda_l2") is not None else ""
+            rising = f", later half p {t['rising_p']:.2g}" if "rising_p" in t else ""
             parts.append(f"{t['num_leaves']} leaves{' randomised' if t['extra_trees'] else ''}{l2}: {t['value']:.4f} "
-                         f"({t['trees']} trees, {t['queries']} queries{p})")
+                         f"({t['trees']} trees{rising}, {t['queries']} queries{p})")
         return (f"capacity check by {self.metric} on held-out training queries (up to {self.max_looks} looks of "
                 f"{self.fold_queries} more queries, level {self.level:.2g} per look): " + "; ".join(parts)
                 + ("; lost while the rule's trees still learned: one level deeper, randomised" if self.widened else "")
