@@ -288,9 +288,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
             fitted.append(model)
         pooled = ds.subset_queries(np.concatenate(folds[:looks]))
         trees = _best_common_tree_count(fitted[:looks], held[:looks], pooled, metric, preset, higher)
-        scores = np.concatenate([m.predict(h.X, num_iteration=min(trees, m.n_estimators_))
-                                 for m, h in zip(fitted[:looks], held[:looks])])
-        (result,) = evaluate_many(pooled, scores, [metric], preset=preset)
+        result = _held_out_result(fitted[:looks], held[:looks], pooled, trees, metric, preset)
         summary = {"num_leaves": int(capacity[0]), "extra_trees": bool(capacity[1]),
                    "lambda_l2": float(capacity[2]), "value": float(result.value),
                    "trees": trees, "queries": pooled.n_queries,
@@ -333,12 +331,17 @@ def _rising_pvalue(models, held, pooled, metric, preset, higher) -> float:
     last = max(m.n_estimators_ for m in models)
     if last < 2:
         return 1.0
-    values = []
-    for k in (last, last // 2):
-        scores = np.concatenate([m.predict(h.X, num_iteration=min(k, m.n_estimators_)) for m, h in zip(models, held)])
-        (result,) = evaluate_many(pooled, scores, [metric], preset=preset)
-        values.append(np.asarray(result.per_query, dtype=np.float64))
+    values = [np.asarray(_held_out_result(models, held, pooled, k, metric, preset).per_query, dtype=np.float64)
+              for k in (last, last // 2)]
     return float(improvement_pvalue(*values, higher))
+
+
+def _held_out_result(models, held, pooled, trees, metric, preset):
+    """``metric`` over the held-out queries ``pooled`` (the folds ``held`` in order), each model read at ``trees``
+    trees or all of its own."""
+    scores = np.concatenate([m.predict(h.X, num_iteration=min(trees, m.n_estimators_)) for m, h in zip(models, held)])
+    (result,) = evaluate_many(pooled, scores, [metric], preset=preset)
+    return result
 
 
 def _best_common_tree_count(models, held, pooled, metric, preset, higher) -> int:
