@@ -1,5 +1,6 @@
 """``LambdaMART(target=...)``: the gradient, and ``"auto"`` (YetiRank for judged NDCG, MAP, graded ERR and
-MAUC; whole-list NDCG for judged MRR; λ targets only when λ options are set)."""
+MAUC, and for judged MRR from 30,000 training documents; whole-list NDCG for judged MRR below; λ targets only
+when λ options are set)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import numpy as np
 import pytest
 
 from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
-from metricrank.objectives.target_choice import choose_target
+from metricrank.learners._gbdt import AUTO_MODELS_MIN_DOCS
+from metricrank.objectives import target_choice
+from metricrank.objectives.target_choice import STOCHASTIC_MRR_MIN_DOCS, choose_target
 
 SMALL = dict(n_estimators=12, num_leaves=7, min_data_in_leaf=5, random_state=0, n_jobs=1)
 
@@ -64,6 +67,46 @@ def test_the_rule_matches_its_description(metric, labels, expected):
 ])
 def test_lambda_only_chooses_lambda_targets(metric, labels, expected):
     assert choose_target(metric, np.asarray(labels, dtype=float), lambda_only=True) == expected
+
+
+def test_judged_mrr_trains_on_yetirank_from_the_size_where_four_models_are_averaged():
+    assert STOCHASTIC_MRR_MIN_DOCS == AUTO_MODELS_MIN_DOCS == 30_000
+    below = np.zeros(STOCHASTIC_MRR_MIN_DOCS - 1)
+    below[::7] = 1.0
+    at = np.append(below, 2.0)
+    assert choose_target("MRR", below) == "NDCG:type=Exp"
+    assert choose_target("MRR", at) == "YetiRank"
+    assert choose_target("MRR:top=10;ties=optimistic", at) == "YetiRank"
+    # λ options or row weights ask for a λ target; labels outside MRR's relevance keep MRR's own λ
+    assert choose_target("MRR", at, lambda_only=True) == "NDCG:type=Exp"
+    assert choose_target("MRR:border=1", at) == "MRR:border=1"
+    assert choose_target("MRR", at - 1.0) == "MRR"
+
+
+def test_the_mrr_size_rule_counts_dask_labels_of_unknown_chunk_sizes():
+    da = pytest.importorskip("dask.array")
+    labels = np.zeros(STOCHASTIC_MRR_MIN_DOCS)
+    labels[::5] = 1.0
+    def unknown_chunks(values):
+        y = da.from_array(values, chunks=7_000)
+        return y[y >= 0]  # every row, in chunks of unknown size
+
+    assert np.isnan(unknown_chunks(labels).size)
+    assert choose_target("MRR", unknown_chunks(labels)) == "YetiRank"
+    assert choose_target("MRR", unknown_chunks(labels[1:])) == "NDCG:type=Exp"
+
+
+def test_judged_mrr_on_yetirank_is_judged_by_mrr(data, monkeypatch):
+    # the size rule at a size the test can train: the fit takes YetiRank, still judged by MRR
+    train, valid = data
+    monkeypatch.setattr(target_choice, "STOCHASTIC_MRR_MIN_DOCS", train.n_docs)
+    model = LambdaMART("MRR", **SMALL).fit(train, eval_set=[valid], eval_names=["valid"])
+    assert model.target_ == "YetiRank" and model.objective_.name == "YetiRank"
+    assert model.objective_.eval_spec == "MRR" and list(model.evals_result_["valid"]) == ["MRR"]
+    np.testing.assert_array_equal(model.predict(valid.X),
+                                  LambdaMART("MRR", target="YetiRank", **SMALL).fit(train).predict(valid.X))
+    monkeypatch.setattr(target_choice, "STOCHASTIC_MRR_MIN_DOCS", train.n_docs + 1)
+    assert LambdaMART("MRR", **SMALL).fit(train).target_ == "NDCG:type=Exp"
 
 
 def test_without_labels_mrr_keeps_its_own_target():

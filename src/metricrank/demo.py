@@ -28,8 +28,9 @@ DEMO_TARGETS = tuple((name, spec, spec) for name, spec in (
     ("λ-NDCG@10", "NDCG:top=10;type=Exp"), ("λ-MAP", "MAP"), ("λ-MRR", "MRR"), ("λ-ERR", "ERR:type=Graded"),
     ("λ-ROCArea", "ROCArea"), ("λ-MAUC", "MAUC"), ("RankNet", "RankNet"),
 ))
-#: LambdaMART as users get it (target="auto"): judged NDCG@10 trains on YetiRank, judged MRR on
-#: whole-list exponential NDCG (BENCHMARKS.md, "Which gradient for which judged metric")
+#: LambdaMART as users get it (target="auto"): judged NDCG@10 trains on YetiRank, judged MRR on the demo's
+#: training queries (5,123 documents at its default 300 queries) on whole-list exponential NDCG (YetiRank
+#: from 30,000; BENCHMARKS.md, "Which gradient for which judged metric" and "Stop 51")
 DEMO_DEFAULTS = (("LambdaMART(metric=NDCG@10e)", "NDCG:top=10;type=Exp", "auto"),
                  ("LambdaMART(metric=MRR)", "MRR", "auto"))
 
