@@ -345,9 +345,9 @@ def add_parsers(sub, preset_choices) -> None:
                     help="λ objectives: the gradient the trees are trained on, when it is not the objective's "
                          "λ (the objective's metric stays the judged one: default evaluation and early stopping): "
                          "a λ target spec, YetiRank[:params], or 'auto', LambdaMART's choice (NDCG, MAP, graded "
-                         "ERR, MAUC: YetiRank; MRR: YetiRank from 30,000 training documents, whole-list exponential NDCG "
-                         "below). Default: 'auto' without "
-                         "--objective, else the objective's metric itself")
+                         "ERR, MAUC: YetiRank; MRR: YetiRank from 30,000 training documents, whole-list "
+                         "exponential NDCG below). Default: 'auto' without --objective, else the objective's "
+                         "metric itself")
     tr.add_argument("--early-stopping", type=int, default=None, metavar="ROUNDS",
                     help="stop when the first --metric on the last --valid has not improved for ROUNDS trees")
     tr.add_argument("--preset", choices=preset_choices, help="metric conventions (default: CatBoost's)")

@@ -424,8 +424,8 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
              "system is judged on (every judged metric for anchors and GBRanker, one for LambdaMART(M)), "
              "on a shared machine: indicative only. LambdaMART(M) is LambdaMART(metric=M) with every other "
              "parameter at its default: target=\"auto\" trains NDCG, MAP, graded ERR and MAUC on YetiRank (the "
-             "very model of GBRanker(YetiRank), judged by M) and MRR on exponential-gain NDCG over the whole "
-             "list."]
+             "very model of GBRanker(YetiRank), judged by M), and MRR on YetiRank from 30,000 training "
+             "documents (again GBRanker(YetiRank)'s model) and on exponential-gain NDCG over the whole list below."]
     if len(random_states) > 1:
         lines[-1] += (f" Every system ran under random states {', '.join(map(str, random_states))}: a fold's "
                       "test value and each test query's value are their means over the states.")
