@@ -87,6 +87,7 @@ def test_the_mrr_size_rule_counts_dask_labels_of_unknown_chunk_sizes():
     da = pytest.importorskip("dask.array")
     labels = np.zeros(STOCHASTIC_MRR_MIN_DOCS)
     labels[::5] = 1.0
+
     def unknown_chunks(values):
         y = da.from_array(values, chunks=7_000)
         return y[y >= 0]  # every row, in chunks of unknown size
