@@ -63,9 +63,9 @@ class LambdaMART(GBRanker):
           noisy one (p 0.07), whose twelve fresh draws gave it +0.0112
           (p 0.003). Below, the λ scored higher on both real sets over five
           random states (MQ2008 by 0.0016, LightGBM's example by 0.0144;
-          neither significantly), a drawn OHSUMED shape YetiRank (by 0.058)
-          (BENCHMARKS.md, "Stop 51: judged MRR trains on YetiRank from 30,000
-          documents").
+          neither significantly), while a drawn OHSUMED shape favoured
+          YetiRank by 0.058 (BENCHMARKS.md, "Stop 51: judged MRR trains on
+          YetiRank from 30,000 documents").
         * Every other metric: its own λ.
 
         With λ options set (``sigma``, ``truncation``, ``norm``, ``exact``

@@ -81,7 +81,7 @@ def _relevance_matches(judged, y) -> bool:
 def _label_count(y) -> int:
     """How many labels ``y`` holds (a Dask array's rows are counted when its chunk sizes are unknown)."""
     size = y.size
-    if np.isnan(size):  # Dask after a repartition by query: chunk sizes unknown until computed
+    if np.isnan(size):  # a Dask array of unknown chunk sizes (e.g. from boolean indexing): count its rows
         return int((y == y).sum())
     return int(size)
 
