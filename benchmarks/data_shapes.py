@@ -169,12 +169,14 @@ def without_one_label_queries(s: q.Split) -> q.Split:
     return q.Split(s.dataset, s.fold, train.subset_queries(keep), s.vali, s.test)
 
 
-def systems(judged=JUDGED, **params) -> dict:
+def systems(judged=JUDGED, cb_params=None, **params) -> dict:
     """``{name: (judged metrics, fit)}``: LambdaMART(M) for each M and GBRanker(QuerySoftMax), with ``params``
-    (default: none, every default), then the anchors."""
+    (default: none, every default), then the anchors; CatBoost's with ``cb_params`` changed, if given."""
     out = {f"LambdaMART({m})": ((m,), q.lambdamart(m, **params)) for m in judged}
     out["GBRanker(QuerySoftMax)"] = (judged, q.gbranker("QuerySoftMax", **params))
     for name, fit in q.ANCHORS.items():
+        if name.startswith("CatBoost ") and cb_params:
+            fit = q._catboost(name.removeprefix("CatBoost "), **cb_params)
         if not name.startswith("XGBoost") or importlib.util.find_spec("xgboost"):
             out[name] = (judged, fit)
     return out
@@ -247,7 +249,8 @@ def compare(candidate_path: str, reference_path: str, draws: int = 1) -> list[st
 
 def parse_set(parser, items) -> dict:
     """``--set NAME=VALUE ...`` as LambdaMART parameters (numbers, True/False or words), checked at once;
-    ``lgb.NAME=VALUE`` goes to ``lgb_params``."""
+    ``lgb.NAME=VALUE`` goes to ``lgb_params``, ``cb.NAME=VALUE`` to the CatBoost anchors (``cb_params``,
+    checked by CatBoost when they fit)."""
     params = {}
     for item in items:
         name, _, value = item.partition("=")
@@ -259,10 +262,12 @@ def parse_set(parser, items) -> dict:
             value = {"True": True, "False": False}.get(value, value)  # e.g. target=RankNet
         if name.startswith("lgb."):  # a LightGBM parameter, passed through lgb_params (lgb.linear_tree=True)
             params.setdefault("lgb_params", {})[name[4:]] = value
+        elif name.startswith("cb."):  # a CatBoost parameter of the anchors (cb.grow_policy=Lossguide)
+            params.setdefault("cb_params", {})[name[3:]] = value
         else:
             params[name] = value
     try:  # a misspelt parameter or a bad value fails here, not after the first fits
-        LambdaMART(JUDGED[0], **params)._check_params()
+        LambdaMART(JUDGED[0], **{k: v for k, v in params.items() if k != "cb_params"})._check_params()
     except (TypeError, ValueError) as error:
         parser.error(f"--set: {error}")
     return params
@@ -280,7 +285,8 @@ def main() -> None:
                         help=f"the judged metrics (default: {' '.join(JUDGED)}); each names a LambdaMART(METRIC) "
                              "system, and every other system is judged by all of them")
     parser.add_argument("--set", nargs="+", default=[], metavar="PARAM=VALUE",
-                        help="parameters of the metricrank systems instead of their defaults, e.g. lambda_l2=0")
+                        help="parameters of the metricrank systems instead of their defaults, e.g. lambda_l2=0; "
+                             "lgb.NAME=VALUE for lgb_params, cb.NAME=VALUE for the CatBoost anchors")
     parser.add_argument("--random-state", type=int, default=0,
                         help="every system's seed (default 0); others draw the models' randomness afresh on the "
                              "same splits, e.g. MQ2008's five folds")
