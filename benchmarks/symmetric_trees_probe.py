@@ -6,12 +6,14 @@ LightGBM grows no symmetric trees, but it takes a tree's splits from a forced-sp
 two names take turns). Before each tree this probe picks, level by level, the one (feature, bin) with the largest
 score summed over the nodes of the level, among those that leave every node at least ``min_data_in_leaf`` rows
 and 1e-3 hessian on each side: by default the gradients' ``G_L²/n_L + G_R²/n_R - G²/n`` (CatBoost's split scores
-do not weigh rows by their hessians; weighing them, ``--split-score newton``, chases rows of tiny hessian). LightGBM
-then grows that tree and sets the leaves by its own Newton step ``-G / (H + lambda_l2)``.
+do not weigh rows by their hessians; ``--split-score newton`` weighs them, which with ``lambda_l2`` 0 favours
+splits that isolate rows of tiny hessian). LightGBM then grows that tree and sets the leaves by its own Newton
+step ``-G / (H + lambda_l2)``.
 
 LightGBM refuses a forced split whose Newton gain is not positive, which a penalty ``lambda_l2`` > 0 allows, and
 then grows the rest of the tree freely; such nodes are left unsplit here, and LightGBM fills the leaves they leave
-over. Hence the default ``lambda_l2=0`` (CatBoost's YetiRank: 1e-20), where every tree is fully symmetric.
+over. Hence the probe's default ``lambda_l2=0`` (CatBoost's YetiRank: 1e-20), where every tree is fully symmetric.
+On LightGBM's example the probe stops at LightGBM's check that no side of a split is empty (BENCHMARKS.md).
 With ``n_models`` > 1 one forced tree serves every model's tree of an iteration, chosen on their mean gradient.
 The features are binned here first (at most 255 bins per feature: the distinct training values, or training
 quantiles), so that the forced thresholds fall between LightGBM's bins exactly; the validation and test rows are
