@@ -197,6 +197,15 @@ def table(per_query: dict, metric: str) -> list[str]:
     return lines
 
 
+def write_and_print(per_query: dict, out: str | None, judged) -> None:
+    """Write ``per_query`` to ``out`` (JSON, if given), then print each judged metric's table."""
+    if out:
+        with atomic_write(out) as f:
+            f.write(json.dumps(per_query).encode())
+    for m in judged:
+        print("\n".join(["", *table(per_query, m)]))
+
+
 def joined(paths) -> dict:
     """``{system: {metric: per-query values}}`` of ``--out`` files, their seeds joined in the order given.
     ``A.json+B.json`` is one run's seeds from two files: B's systems replace A's of the same name (a
@@ -391,11 +400,7 @@ def main() -> None:
                 per_query.setdefault(name, {}).setdefault(m, []).extend(result[m]["per_query"])
             print(seed, name, {m: round(result[m]["test"], 4) for m in metrics},
                   "trees", [result[m]["trees"] for m in metrics], f"{result['seconds']:.0f} s", flush=True)
-    if args.out:
-        with atomic_write(args.out) as f:
-            f.write(json.dumps(per_query).encode())
-    for m in args.judged:
-        print("\n".join(["", *table(per_query, m)]))
+    write_and_print(per_query, args.out, args.judged)
 
 
 if __name__ == "__main__":

@@ -36,10 +36,9 @@ import tempfile
 import lightgbm as lgb
 import numba
 import numpy as np
-from data_shapes import REAL, parse_set, query_minmax, split, table
+from data_shapes import REAL, parse_set, query_minmax, split, write_and_print
 
 from metricrank import RankingDataset
-from metricrank._io import atomic_write
 from metricrank.experiments import quality as q
 
 MAX_BINS = 255
@@ -75,28 +74,32 @@ def _histogram(codes, node, n_nodes, g, h):
 
 
 @numba.njit(cache=True)
+def _node_sums(hist, k, f):
+    """Node ``k``'s gradient, hessian and row sums (over feature ``f``'s bins: every row has one)."""
+    G = 0.0
+    H = 0.0
+    C = 0.0
+    for c in range(MAX_BINS):
+        G += hist[k, f, c, 0]
+        H += hist[k, f, c, 1]
+        C += hist[k, f, c, 2]
+    return G, H, C
+
+
+@numba.njit(cache=True)
 def _node_gains(hist, f, b, lam):
-    """Each node's Newton gain of splitting at (f, bin b), its rows on each side and hessian on each side."""
-    n_nodes = hist.shape[0]
-    out = np.zeros((n_nodes, 5))
-    for k in range(n_nodes):
-        G = 0.0
-        H = 0.0
-        C = 0.0
+    """Each node's Newton gain (LightGBM's, with ``lam``) of splitting at (f, bin b): 0 where a side has no
+    hessian and ``lam`` is 0."""
+    out = np.zeros(hist.shape[0])
+    for k in range(hist.shape[0]):
+        G, H, _ = _node_sums(hist, k, f)
         gl = 0.0
         hl = 0.0
-        cl = 0.0
-        for c in range(MAX_BINS):
-            G += hist[k, f, c, 0]
-            H += hist[k, f, c, 1]
-            C += hist[k, f, c, 2]
-            if c <= b:
-                gl += hist[k, f, c, 0]
-                hl += hist[k, f, c, 1]
-                cl += hist[k, f, c, 2]
-        if hl + lam > 0 and H - hl + lam > 0:  # else an empty node, or one of zero hessian: no gain
-            out[k, 0] = gl * gl / (hl + lam) + (G - gl) ** 2 / (H - hl + lam) - G * G / (H + lam)
-        out[k, 1], out[k, 2], out[k, 3], out[k, 4] = cl, C - cl, hl, H - hl
+        for c in range(b + 1):
+            gl += hist[k, f, c, 0]
+            hl += hist[k, f, c, 1]
+        if hl + lam > 0 and H - hl + lam > 0:
+            out[k] = gl * gl / (hl + lam) + (G - gl) ** 2 / (H - hl + lam) - G * G / (H + lam)
     return out
 
 
@@ -112,13 +115,7 @@ def _level_split(hist, active, lam, min_data, min_hess, by_count):
         for k in range(n_nodes):
             if not active[k]:
                 continue
-            G = 0.0
-            H = 0.0
-            C = 0.0
-            for c in range(MAX_BINS):
-                G += hist[k, f, c, 0]
-                H += hist[k, f, c, 1]
-                C += hist[k, f, c, 2]
+            G, H, C = _node_sums(hist, k, f)
             W = C if by_count else H + lam
             parent = G * G / W
             gl = 0.0
@@ -152,9 +149,8 @@ def symmetric_splits(codes, g, h, depth, lam, min_data, min_hess=1e-3, by_count=
         f, b = _level_split(hist, active, lam, min_data, min_hess, by_count)
         if f < 0:
             break
-        stats = _node_gains(hist, f, b, lam)
-        tol = 1e-9 * np.maximum(1.0, np.abs(stats[:, 0]).max())
-        split = active & (stats[:, 0] > tol)
+        gains = _node_gains(hist, f, b, lam)
+        split = active & (gains > 1e-9 * max(1.0, float(np.abs(gains).max())))
         if not split.any():
             break
         levels.append((int(f), int(b), split))
@@ -272,11 +268,7 @@ def main() -> None:
             per_query.setdefault(f"LambdaMART({m})", {}).setdefault(m, []).extend(result[m]["per_query"])
             print(seed, m, round(result[m]["test"], 4), "trees", result[m]["trees"], f"{result['seconds']:.0f} s",
                   flush=True)
-    if args.out:
-        with atomic_write(args.out) as f:
-            f.write(json.dumps(per_query).encode())
-    for m in args.judged:
-        print("\n".join(["", *table(per_query, m)]))
+    write_and_print(per_query, args.out, args.judged)
 
 
 if __name__ == "__main__":
