@@ -18,7 +18,8 @@ With ``n_models`` > 1 one forced tree serves every model's tree of an iteration,
 The features are binned here first (at most 255 bins per feature: the distinct training values, or training
 quantiles), so that the forced thresholds fall between LightGBM's bins exactly; the validation and test rows are
 binned with the training edges. Splits are not randomised. A probe, not a product: each judged metric's
-``LambdaMART(M)`` runs as in ``data_shapes.py`` (one thread, seed 0, the tree count chosen on validation).
+``LambdaMART(M)`` runs as in ``data_shapes.py`` (one thread, seed ``--random-state``, the tree count chosen on
+validation).
 
     .venv/bin/python benchmarks/symmetric_trees_probe.py --shape mq2007 --query-norm --seeds 1 7 \\
         --learning-rate 0.05 --noise 1 --query-effect 1.2 --depth 5 --out sym5.json
@@ -239,6 +240,7 @@ def main() -> None:
                         help="choose a level's split by the gradients' squared sums over rows (default; CatBoost's "
                              "scores ignore the hessians' sizes) or by the Newton gain with lambda_l2")
     parser.add_argument("--set", nargs="+", default=[], metavar="PARAM=VALUE", help="as data_shapes.py's --set")
+    parser.add_argument("--random-state", type=int, default=0, help="every fit's seed (default 0)")
     parser.add_argument("--judged", nargs="+", default=["NDCG:top=10;type=Exp", "MAP", "MAUC"])
     parser.add_argument("--out", help="per-query test values (JSON), as data_shapes.py's --out")
     args = parser.parse_args()
@@ -264,7 +266,7 @@ def main() -> None:
             with SymmetricTrees(codes, args.depth, float(params["lambda_l2"]), int(params["min_data_in_leaf"]),
                                 by_count=args.split_score == "gradient"):
                 result = q.run_system(q.lambdamart(m, **params), data, (m,), lr=args.learning_rate,
-                                      trees=args.trees, threads=1, seed=0)
+                                      trees=args.trees, threads=1, seed=args.random_state)
             per_query.setdefault(f"LambdaMART({m})", {}).setdefault(m, []).extend(result[m]["per_query"])
             print(seed, m, round(result[m]["test"], 4), "trees", result[m]["trees"], f"{result['seconds']:.0f} s",
                   flush=True)
