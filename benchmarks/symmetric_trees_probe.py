@@ -37,7 +37,7 @@ import tempfile
 import lightgbm as lgb
 import numba
 import numpy as np
-from data_shapes import REAL, parse_set, query_minmax, split, write_and_print
+from data_shapes import REAL, SHAPES, parse_set, query_minmax, split, write_and_print
 
 from metricrank import RankingDataset
 from metricrank.experiments import quality as q
@@ -228,7 +228,7 @@ class SymmetricTrees:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shape", required=True)
+    parser.add_argument("--shape", choices=sorted([*SHAPES, *REAL]), required=True)
     parser.add_argument("--noise", type=float, help="make_ltr's noise (drawn shapes only)")
     parser.add_argument("--seeds", type=int, nargs=2, default=(1, 4), metavar=("FIRST", "STOP"))
     parser.add_argument("--learning-rate", type=float, default=0.1)
@@ -249,6 +249,8 @@ def main() -> None:
     if (args.noise is None) != (args.shape in REAL):
         parser.error(f"--noise goes with every shape but {' and '.join(REAL)}")
     params = {"min_data_in_leaf": 20, "lambda_l2": 0.0, "n_models": 1, **parse_set(parser, args.set)}
+    if "cb_params" in params:
+        parser.error("--set cb.NAME=VALUE changes CatBoost's anchors, which this probe does not run")
     params |= {"num_leaves": 2 ** args.depth, "extra_trees": False, "max_bin": MAX_BINS,
                "lgb_params": {**params.get("lgb_params", {}), "min_data_in_bin": 1}}  # a bin per code
     per_query: dict = {}
