@@ -43,6 +43,8 @@ from metricrank import RankingDataset
 from metricrank.experiments import quality as q
 
 MAX_BINS = 255
+#: Synthetic sets of the quality suite (``quality.load_suite``), three splits each, as ``--shape``.
+SUITE_SETS = ("synthetic-noisy-40k", "synthetic-50k")
 
 
 def bin_codes(train: np.ndarray, others: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -228,7 +230,7 @@ class SymmetricTrees:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shape", choices=sorted([*SHAPES, *REAL]), required=True)
+    parser.add_argument("--shape", choices=sorted([*SHAPES, *REAL, *SUITE_SETS]), required=True)
     parser.add_argument("--noise", type=float, help="make_ltr's noise (drawn shapes only)")
     parser.add_argument("--seeds", type=int, nargs=2, default=(1, 4), metavar=("FIRST", "STOP"))
     parser.add_argument("--learning-rate", type=float, default=0.1)
@@ -246,8 +248,8 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.depth <= 8:
         parser.error(f"--depth must be 1..8; got {args.depth}")
-    if (args.noise is None) != (args.shape in REAL):
-        parser.error(f"--noise goes with every shape but {' and '.join(REAL)}")
+    if (args.noise is None) != (args.shape in REAL or args.shape in SUITE_SETS):
+        parser.error(f"--noise goes with the drawn shapes only, not with {', '.join([*REAL, *SUITE_SETS])}")
     params = {"min_data_in_leaf": 20, "lambda_l2": 0.0, "n_models": 1, **parse_set(parser, args.set)}
     if "cb_params" in params:
         parser.error("--set cb.NAME=VALUE changes CatBoost's anchors, which this probe does not run")
@@ -255,7 +257,8 @@ def main() -> None:
                "lgb_params": {**params.get("lgb_params", {}), "min_data_in_bin": 1}}  # a bin per code
     per_query: dict = {}
     for seed in range(*args.seeds):
-        data = split(args.shape, args.noise, seed, args.query_effect)
+        data = (q.load_suite([args.shape])[seed - 1] if args.shape in SUITE_SETS
+                else split(args.shape, args.noise, seed, args.query_effect))
         if args.query_norm:
             data = q.Split(data.dataset, data.fold, *(query_minmax(d) for d in (data.train, data.vali, data.test)))
         dense = [np.asarray(d.X.toarray() if hasattr(d.X, "toarray") else d.X, dtype=np.float64)
