@@ -44,7 +44,7 @@ from metricrank.experiments import quality as q
 
 MAX_BINS = 255
 #: Synthetic sets of the quality suite (``quality.load_suite``), three splits each, as ``--shape``.
-SUITE_SETS = ("synthetic-noisy-40k", "synthetic-50k")
+SUITE_SETS = ("synthetic-noisy-40k", "synthetic-50k", "synthetic-250k")
 
 
 def bin_codes(train: np.ndarray, others: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
