@@ -206,16 +206,39 @@ def write_and_print(per_query: dict, out: str | None, judged) -> None:
         print("\n".join(["", *table(per_query, m)]))
 
 
+def _per_query_file(part: str) -> dict:
+    """An ``--out`` file, or ``RESULTS.json#DATASET[#seed=N]``: one data set of the quality suite's results
+    (``metricrank experiment quality``), every system's per-query test values with its folds joined in order, at
+    the suite's first random state or, with ``#seed=N``, at state N (the ``--random-states`` runs)."""
+    path, *selector = part.split("#")
+    with open(path) as f:
+        stored = json.load(f)
+    if not selector:
+        return stored
+    dataset, *state = selector
+    out: dict = {}
+    # quality._key: system|data set|fold|rate|trees, then data=vN (regenerated data) and seed=N (other states)
+    chosen = [k for k in stored if k.split("|")[1] == dataset
+              and [t for t in k.split("|")[5:] if t.startswith("seed=")] == state]
+    if not chosen:
+        raise ValueError(f"{part}: no run of {dataset!r}" + (f" at {state[0]}" if state else ""))
+    for key in sorted(chosen, key=lambda k: int(k.split("|")[2])):
+        for m, result in stored[key].items():
+            if isinstance(result, dict) and "per_query" in result:
+                out.setdefault(key.split("|")[0], {}).setdefault(m, []).extend(result["per_query"])
+    return out
+
+
 def joined(paths) -> dict:
     """``{system: {metric: per-query values}}`` of ``--out`` files, their seeds joined in the order given.
     ``A.json+B.json`` is one run's seeds from two files: B's systems replace A's of the same name (a
-    system run again, e.g. after a change of defaults, beside the anchors of the first run)."""
+    system run again, e.g. after a change of defaults, beside the anchors of the first run). A file may also
+    be one data set of the quality suite's results, ``RESULTS.json#DATASET[#seed=N]`` (:func:`_per_query_file`)."""
     out: dict = {}
     for path in paths:
         run: dict = {}
         for part in path.split("+"):
-            with open(part) as f:
-                run.update(json.load(f))
+            run.update(_per_query_file(part))
         for name, metrics in run.items():
             for m, values in metrics.items():
                 out.setdefault(name, {}).setdefault(m, []).extend(values)

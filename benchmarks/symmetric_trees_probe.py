@@ -41,6 +41,7 @@ from data_shapes import REAL, SHAPES, parse_set, query_minmax, split, write_and_
 
 from metricrank import RankingDataset
 from metricrank.experiments import quality as q
+from metricrank.metrics import get_metric
 
 MAX_BINS = 255
 #: Synthetic sets of the quality suite (``quality.load_suite``), three splits each, as ``--shape``.
@@ -250,15 +251,23 @@ def main() -> None:
         parser.error(f"--depth must be 1..8; got {args.depth}")
     if (args.noise is None) != (args.shape in REAL or args.shape in SUITE_SETS):
         parser.error(f"--noise goes with the drawn shapes only, not with {', '.join([*REAL, *SUITE_SETS])}")
+    n_splits = {**REAL, **dict.fromkeys(SUITE_SETS, 3)}.get(args.shape)
+    if n_splits is not None and not 1 <= args.seeds[0] < args.seeds[1] <= n_splits + 1:
+        parser.error(f"--shape {args.shape}: --seeds are split numbers, FIRST >= 1 and STOP <= {n_splits + 1}")
+    for m in args.judged:  # a misspelt metric fails here, not after the data are binned
+        try:
+            get_metric(m)
+        except ValueError as error:
+            parser.error(f"--judged: {error}")
     params = {"min_data_in_leaf": 20, "lambda_l2": 0.0, "n_models": 1, **parse_set(parser, args.set)}
     if "cb_params" in params:
         parser.error("--set cb.NAME=VALUE changes CatBoost's anchors, which this probe does not run")
     params |= {"num_leaves": 2 ** args.depth, "extra_trees": False, "max_bin": MAX_BINS,
                "lgb_params": {**params.get("lgb_params", {}), "min_data_in_bin": 1}}  # a bin per code
     per_query: dict = {}
+    suite = q.load_suite([args.shape]) if args.shape in SUITE_SETS else None  # its splits drawn once
     for seed in range(*args.seeds):
-        data = (q.load_suite([args.shape])[seed - 1] if args.shape in SUITE_SETS
-                else split(args.shape, args.noise, seed, args.query_effect))
+        data = suite[seed - 1] if suite else split(args.shape, args.noise, seed, args.query_effect)
         if args.query_norm:
             data = q.Split(data.dataset, data.fold, *(query_minmax(d) for d in (data.train, data.vali, data.test)))
         dense = [np.asarray(d.X.toarray() if hasattr(d.X, "toarray") else d.X, dtype=np.float64)
