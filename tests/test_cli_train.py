@@ -162,6 +162,11 @@ def test_objectives_lists_every_objective_with_defaults(capsys):
     (["--l2", "nan"], "--l2 must be 'auto' or a number >= 0; got nan"),
     (["--valid", "nope.txt"], "--valid nope.txt: no such file"),
     (["--valid-query-file", "a.query"], "--valid-query-file a.query: no such file"),
+    (["--grow-policy", "symmetric", "--depth", "9"], "--depth must be 1-8 with --grow-policy symmetric; got 9"),
+    (["--depth", "0"], "--depth must be >= 1; got 0"),
+    (["--grow-policy", "symmetric", "--dask", "tcp://127.0.0.1:1"],
+     "--grow-policy symmetric chooses each tree's splits from all rows on one machine; a --dask fit grows "
+     "leaf-wise trees: drop --grow-policy or --dask"),
 ])
 def test_train_checks_options_with_their_cli_names(files, capsys, extra, message):
     root, _, _ = files
@@ -256,3 +261,20 @@ def test_help_shows_defaults_except_none_and_false(command, shown, capsys, monke
     out = capsys.readouterr().out
     assert "(default: None)" not in out and "(default: False)" not in out
     assert shown is None or shown in out
+
+
+def test_grow_policy_symmetric_trains_symmetric_trees_of_depth(files, tmp_path, capsys):
+    from metricrank._cli_train import GROW_POLICIES, MAX_DEPTH
+    from metricrank.learners._gbdt import GROW_POLICIES as LIBRARY_POLICIES
+    from metricrank.learners._symmetric import MAX_DEPTH as LIBRARY_MAX_DEPTH
+
+    assert (GROW_POLICIES, MAX_DEPTH) == (LIBRARY_POLICIES, LIBRARY_MAX_DEPTH)  # one meaning in both
+    root, train, _ = files
+    assert main(["train", "--train", str(root / "train.txt"), "--grow-policy", "symmetric", "--depth", "2",
+                 "--min-data-in-leaf", "3", "--trees", "4", "--quiet", "--out", str(tmp_path / "s.json")]) == 0
+    model = LambdaMART.load(tmp_path / "s.json")
+    assert model.grow_policy == "symmetric" and model.max_depth == 2 and model.num_leaves_ == 4
+    for tree in model.booster_.dump_model()["tree_info"]:
+        root_node = tree["tree_structure"]
+        children = (root_node["left_child"], root_node["right_child"])
+        assert tree["num_leaves"] == 4 and len({(c["split_feature"], c["threshold"]) for c in children}) == 1

@@ -28,6 +28,7 @@ def _estimators():
     out = [GBRanker(n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1, random_state=0),
            GBRanker("QueryRMSE", n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1),
            LambdaMART(n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1),
+           LambdaMART(n_estimators=5, grow_policy="symmetric", max_depth=2, min_data_in_leaf=1, n_jobs=1),
            MARTClassifier(n_estimators=5, num_leaves=4, min_data_in_leaf=1, n_jobs=1)]
     try:  # the nets need the optional torch extra
         import torch  # noqa: F401

@@ -69,7 +69,8 @@ def _model_for(args):
     objective, target = objective_and_target(args.objective, args.target, (args.metric or [None])[0], args.preset)
     common = dict(n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
                   min_data_in_leaf=args.min_data_in_leaf, lambda_l2=args.l2, n_models=args.models, preset=args.preset,
-                  n_jobs=args.threads, random_state=args.seed)
+                  n_jobs=args.threads, random_state=args.seed, grow_policy=args.grow_policy,
+                  max_depth=-1 if args.depth is None else args.depth)
     if isinstance(objective, LambdaObjective):
         sigma = 1.0 if args.sigma is None else args.sigma
         return check_yetirank_target(LambdaMART(
@@ -168,6 +169,10 @@ def _auto_or(convert, allowed: str):
     return parse
 
 
+#: learners._gbdt.GROW_POLICIES and learners._symmetric.MAX_DEPTH, here without importing the learners at
+#: start-up (tests/test_cli_train.py checks they agree)
+GROW_POLICIES = ("leafwise", "symmetric")
+MAX_DEPTH = 8
 _POSITIVE = {"trees": 1, "leaves": 2, "models": 1, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1,
              "threads": 1}
 
@@ -185,6 +190,9 @@ def _check_options(args) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive number; got {value}")
     if args.l2 != "auto" and not (np.isfinite(args.l2) and args.l2 >= 0):
         raise ValueError(f"--l2 must be 'auto' or a number >= 0; got {args.l2}")
+    if args.depth is not None and not 1 <= args.depth <= (MAX_DEPTH if args.grow_policy == "symmetric" else 2 ** 30):
+        allowed = f"1-{MAX_DEPTH} with --grow-policy symmetric" if args.grow_policy == "symmetric" else ">= 1"
+        raise ValueError(f"--depth must be {allowed}; got {args.depth}")
     inputs = [("--train", args.train), ("--train-query-file", args.train_query_file), ("--pairs", args.pairs)]
     inputs += [("--valid", v) for v in args.valid or []] + [("--valid-query-file", v)
                                                              for v in args.valid_query_file or []]
@@ -201,6 +209,9 @@ def _check_options(args) -> None:
         if args.models not in ("auto", 1):
             raise ValueError(f"--models {args.models} trains models side by side on one machine; a --dask fit "
                              "trains one model: drop --models or --dask")
+        if args.grow_policy != "leafwise":
+            raise ValueError(f"--grow-policy {args.grow_policy} chooses each tree's splits from all rows on one "
+                             "machine; a --dask fit grows leaf-wise trees: drop --grow-policy or --dask")
         parse_address(args.dask)
 
 
@@ -330,6 +341,12 @@ def add_parsers(sub, preset_choices) -> None:
                          "capacity check on held-out training queries may add one or two levels; see the estimators' "
                          "num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
+    tr.add_argument("--grow-policy", choices=GROW_POLICIES, default="leafwise",
+                    help="leafwise (LightGBM's trees, the default) or symmetric (oblivious trees, CatBoost's "
+                         "default: one split per level; see the estimators' grow_policy)")
+    tr.add_argument("--depth", type=int, default=None,
+                    help="levels of every tree (max_depth; no limit by default). With --grow-policy symmetric "
+                         f"1-{MAX_DEPTH}, by default the full tree of --leaves: 3, 4 or 5 levels by training size")
     tr.add_argument("--models", type=_auto_or(int, "an integer >= 1"), default="auto", metavar="K|auto",
                     help="boosted models trained side by side, each with its own random draws, and averaged "
                          "(n_models; K times the trees); 'auto': 4 for YetiRank from 30,000 training "

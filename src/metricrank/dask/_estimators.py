@@ -38,7 +38,7 @@ __all__ = ["DaskGBRanker", "DaskLambdaMART"]
 #: ``n_models`` is not distributed either: the workers' objective scores one
 #: column, so a distributed fit trains one model (the twin, and so the fitted
 #: single-machine model, has ``n_models=1``).
-NOT_DISTRIBUTED = ("n_jobs", "verbose", "n_models")
+NOT_DISTRIBUTED = ("n_jobs", "verbose", "n_models", "grow_policy")
 
 _GB = GBRanker().get_params()
 _LM = LambdaMART().get_params()

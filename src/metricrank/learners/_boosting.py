@@ -180,14 +180,16 @@ class ScoreTracker:
 def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tuple], n_estimators: int, *,
           eval_sets: Sequence[EvalSet] = (), early_stopping_rounds: int | None = None,
           callbacks: Sequence[Callable[[IterationInfo], bool | None]] = (),
-          tracker: ScoreTracker | None = None) -> BoostResult:
+          tracker: ScoreTracker | None = None,
+          before_tree: Callable[[lgb.Booster, np.ndarray, np.ndarray], None] | None = None) -> BoostResult:
     """Grow up to ``n_estimators`` trees on ``gradient(raw_train_scores) -> (grad, hess)``.
 
     Early stopping watches the *first metric of the last evaluation set* (the
     convention of LightGBM's scikit-learn API is every metric; one metric is
     easier to reason about and is what the CLI reports). A callback returning
     True stops training after the current tree. With a ``tracker``, each new
-    tree's leaves are revalued by it and scores are read from it.
+    tree's leaves are revalued by it and scores are read from it. ``before_tree(booster, grad, hess)``
+    sees each tree's gradients before LightGBM grows the tree (symmetric trees choose its splits there).
     """
     try:
         booster = lgb.Booster(params=params, train_set=train)
@@ -210,10 +212,12 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
         return [(es.name, spec, value, higher) for es, raw in zip(eval_sets, tracker.evals)
                 for spec, value, higher in es.evaluate(raw)]
 
-    if tracker is None:
-        fobj = lambda raw, _dataset: gradient(raw)  # noqa: E731
-    else:
-        fobj = lambda _raw, _dataset: gradient(tracker.train)  # noqa: E731
+    def fobj(raw, _dataset):
+        grad, hess = gradient(raw if tracker is None else tracker.train)
+        if before_tree is not None:
+            before_tree(booster, grad, hess)
+        return grad, hess
+
     for it in range(1, n_estimators + 1):
         before = booster.current_iteration()
         try:

@@ -21,6 +21,7 @@ overwrite. The cache holds a few recent entries (:data:`MAX_ENTRIES`) and is cle
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -71,7 +72,9 @@ def data_digest(X) -> str:
 
 
 def _dataset_key(digest: str, params: dict, feature_name, categorical_feature) -> str:
-    relevant = sorted((k, repr(v)) for k, v in params.items() if k not in TRAINING_ONLY_PARAMS)
+    # a forced-bins file is named by its content (_symmetric.SymmetricTrees), in a folder of its fit
+    relevant = sorted((k, repr(os.path.basename(v) if k == "forcedbins_filename" else v))
+                      for k, v in params.items() if k not in TRAINING_ONLY_PARAMS)
     return repr((digest, relevant, list(feature_name) if feature_name is not None else None,
                  categorical_feature if isinstance(categorical_feature, str) else list(categorical_feature)))
 

@@ -9,7 +9,8 @@ from sklearn.exceptions import NotFittedError
 from ._boosting import BoostResult, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR", "AUTO_MODELS",
-           "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS", "GBDTBase", "HESSIAN_ROWS",
+           "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS", "GBDTBase", "GROW_POLICIES",
+           "HESSIAN_ROWS", "SYMMETRIC_LAMBDA_L2",
            "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves", "auto_or_int", "first_hessian_mass",
            "positive_int", "rule_lambda_l2_cap"]
 
@@ -191,6 +192,15 @@ def positive_int(est, name: str, minimum: int = 1) -> None:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
 
 
+#: ``grow_policy`` values: LightGBM's leaf-wise trees, or symmetric (oblivious) trees as CatBoost's default
+#: ``SymmetricTree`` (:mod:`metricrank.learners._symmetric`).
+GROW_POLICIES = ("leafwise", "symmetric")
+#: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and as measured with them
+#: (BENCHMARKS.md, "Stop 53, continued"); a positive penalty also leaves unsplit every node whose Newton
+#: gain it makes non-positive.
+SYMMETRIC_LAMBDA_L2 = 0.0
+
+
 class GBDTBase(BaseEstimator):
     """Base of the tree learners. Subclasses define ``__init__`` with the tree parameters
     ``n_estimators, learning_rate, num_leaves, min_data_in_leaf, min_sum_hessian_in_leaf,
@@ -204,6 +214,32 @@ class GBDTBase(BaseEstimator):
         value = getattr(self, "n_models", 1)
         self.n_models_ = auto_n_models(n_docs, objective) if isinstance(value, str) else int(value)
         return self.n_models_
+
+    def _symmetric(self) -> bool:
+        """Whether the trees are symmetric (``grow_policy="symmetric"``; learners without it grow leaf-wise)."""
+        return getattr(self, "grow_policy", "leafwise") == "symmetric"
+
+    def _check_grow_policy(self) -> None:
+        from ._symmetric import MAX_DEPTH
+
+        policy = getattr(self, "grow_policy", "leafwise")
+        if not isinstance(policy, str) or policy not in GROW_POLICIES:
+            raise ValueError(f"grow_policy must be one of {', '.join(map(repr, GROW_POLICIES))}; got {policy!r} "
+                             "(CatBoost's SymmetricTree is 'symmetric')")
+        if policy != "symmetric":
+            return
+        refused = {"extra_trees=True": self.extra_trees is True or self.extra_trees is np.True_,
+                   "feature_fraction < 1": self.feature_fraction < 1,
+                   "bagging (bagging_fraction < 1 with bagging_freq > 0)": self.bagging_fraction < 1
+                   and self.bagging_freq > 0,
+                   "path_smooth > 0": self.path_smooth > 0}
+        for what, is_set in refused.items():
+            if is_set:
+                raise ValueError(f"grow_policy='symmetric' chooses every split from all rows and features, "
+                                 f"deterministically: {what} applies to grow_policy='leafwise' only")
+        if self.max_depth > MAX_DEPTH:
+            raise ValueError(f"max_depth must be at most {MAX_DEPTH} with grow_policy='symmetric' (2**max_depth "
+                             f"leaves); got {self.max_depth!r}")
 
     def _check_params(self) -> None:
         positive_int(self, "n_estimators")
@@ -233,6 +269,8 @@ class GBDTBase(BaseEstimator):
                              "how many models train side by side)")
         if self.importance_type not in ("split", "gain"):
             raise ValueError(f"importance_type must be 'split' or 'gain'; got {self.importance_type!r}")
+        positive_int(self, "max_depth", -(2 ** 31))
+        self._check_grow_policy()
 
     def _resolve_num_leaves(self, n_docs: int) -> int:
         """``num_leaves``, with ``"auto"`` resolved for ``n_docs`` training rows; sets ``num_leaves_``."""
@@ -242,6 +280,8 @@ class GBDTBase(BaseEstimator):
     def _resolve_extra_trees(self, n_docs: int) -> bool:
         """``extra_trees``, with ``"auto"`` resolved for ``n_docs`` training rows; sets ``extra_trees_``."""
         value = self.extra_trees
+        if self._symmetric():  # a symmetric tree's splits are all forced: LightGBM draws no threshold
+            value = False
         self.extra_trees_ = auto_extra_trees(n_docs) if isinstance(value, str) else bool(value)
         return self.extra_trees_
 
@@ -249,6 +289,8 @@ class GBDTBase(BaseEstimator):
         """``lambda_l2`` with "auto" resolved (:func:`auto_lambda_l2`): at most :data:`ADDED_LEVEL_LAMBDA_L2`
         at a level the capacity check adds above the size rule, at most :func:`rule_lambda_l2_cap` otherwise
         (read after ``n_models_`` and ``extra_trees_`` are resolved)."""
+        if isinstance(self.lambda_l2, str) and self._symmetric():
+            return SYMMETRIC_LAMBDA_L2
         if isinstance(self.lambda_l2, str):
             return auto_lambda_l2(mean_hessian, ADDED_LEVEL_LAMBDA_L2 if added_level else rule_lambda_l2_cap(
                 getattr(self, "n_models_", 1), getattr(self, "extra_trees_", False)))
@@ -260,8 +302,9 @@ class GBDTBase(BaseEstimator):
         return isinstance(self.lambda_l2, str) and objective.hessian_scales_penalty
 
     def _sizes_by_rule(self) -> bool:
-        """Both ``num_leaves`` and ``extra_trees`` are "auto": the capacity is the library's to choose."""
-        return isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str)
+        """Both ``num_leaves`` and ``extra_trees`` are "auto" and the trees grow leaf-wise: the capacity is
+        the library's to choose."""
+        return isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and not self._symmetric()
 
     def _tree_params(self, n_docs: int, capacity: tuple[int, bool, float] | None = None,
                      mean_hessian: float | None = None) -> dict:
@@ -274,11 +317,17 @@ class GBDTBase(BaseEstimator):
         else:
             leaves, extra = int(capacity[0]), bool(capacity[1])
             self.num_leaves_, self.extra_trees_, self.lambda_l2_ = leaves, extra, float(capacity[2])
+        max_depth = self.max_depth
+        if self._symmetric():
+            from ._symmetric import symmetric_depth
+
+            max_depth = symmetric_depth(leaves, self.max_depth)
+            leaves = self.num_leaves_ = 2 ** max_depth
         return tree_params(
             num_leaves=leaves, learning_rate=self.learning_rate,
             min_data_in_leaf=self.min_data_in_leaf, min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf,
             lambda_l2=self.lambda_l2_, path_smooth=self.path_smooth, extra_trees=extra,
-            max_depth=self.max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
+            max_depth=max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=self.n_jobs,
             random_state=self.random_state, extra=self.lgb_params, n_models=getattr(self, "n_models_", 1),
         )

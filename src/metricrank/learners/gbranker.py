@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 from dataclasses import asdict
@@ -22,6 +23,7 @@ from ._gbdt import GBDTBase, first_hessian_mass, positive_int
 from ._inputs import as_dataset, check_features, check_num_iteration, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._persistence import read_model_file, validate_booster_text, write_model_file
+from ._symmetric import SymmetricTrees
 
 __all__ = ["GBRanker", "MAX_QUERY_SIZE"]
 
@@ -80,6 +82,14 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         training documents (fitted ``extra_trees_``); as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
     max_depth : int, default -1 (no limit)
+        With ``grow_policy="symmetric"``: the levels of every tree (1-8).
+    grow_policy : {"leafwise", "symmetric"}, default "leafwise"
+        LightGBM's leaf-wise trees, or symmetric (oblivious) trees as CatBoost's
+        default ``SymmetricTree``: one split per level for all its nodes, chosen
+        from each tree's gradients (:mod:`metricrank.learners._symmetric`), of
+        ``max_depth`` levels or ``floor(log2(num_leaves_ + 1))``; as
+        :class:`~metricrank.LambdaMART`, which gives the rules and the
+        measurements.
     max_bin : int, default 255
         LightGBM's; as :class:`~metricrank.LambdaMART`, which gives the
         measurements.
@@ -156,7 +166,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
 
     def __init__(self, objective="YetiRank", *, n_estimators=300, learning_rate=0.1, num_leaves="auto",
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2="auto", path_smooth=0.0, extra_trees="auto",
-                 max_depth=-1, max_bin=255, feature_fraction=1.0, bagging_fraction=1.0, bagging_freq=0, n_models="auto",
+                 max_depth=-1, grow_policy="leafwise", max_bin=255, feature_fraction=1.0, bagging_fraction=1.0,
+                 bagging_freq=0, n_models="auto",
                  preset=None, max_query_size=MAX_QUERY_SIZE, n_jobs=None, random_state=None, importance_type="split",
                  lgb_params=None, verbose=0):
         self.objective = objective
@@ -169,6 +180,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         self.path_smooth = path_smooth
         self.extra_trees = extra_trees
         self.max_depth = max_depth
+        self.grow_policy = grow_policy
         self.max_bin = max_bin
         self.feature_fraction = feature_fraction
         self.bagging_fraction = bagging_fraction
@@ -287,6 +299,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         objective = self._make_objective()
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X, categorical_feature)
+        if self._symmetric() and schema.categorical:
+            raise ValueError("grow_policy='symmetric' splits numerical features only; categorical features "
+                             f"{schema.categorical} need grow_policy='leafwise' (or encode them as numbers)")
         if eval_set is not None:
             eval_set = [_eval_entry(entry, schema, f"eval_set[{i}]")
                         for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
@@ -357,16 +372,34 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         # The Dataset gets every tree parameter: binning and feature pre-filtering read
         # min_data_in_leaf, and without it LightGBM drops every feature of small data. A Dataset
         # built for the same matrix and parameters by an earlier fit is reused (_dataset_cache).
-        with checkout_datasets(ds.X, ds.y, _per_model(base_train, ds.n_docs, n_models), params,
-                               feature_name=schema.lightgbm_names(), categorical_feature=schema.categorical or "auto",
-                               evals=[(eds.X, eds.y, _per_model(b, eds.n_docs, n_models))
-                                      for (_, eds), b in zip(evals, eval_bases)]) as (train, lds):
+        with contextlib.ExitStack() as stack:
+            grower = None
+            if self._symmetric():
+                grower = stack.enter_context(SymmetricTrees(
+                    ds.X, depth=int(params["max_depth"]), lambda_l2=self.lambda_l2_,
+                    min_data_in_leaf=self.min_data_in_leaf, min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf,
+                    max_bin=self.max_bin))
+                params = {**params, **grower.lightgbm_params()}
+                callbacks = [grower.check_tree, *callbacks]
+            train, lds = stack.enter_context(checkout_datasets(
+                ds.X, ds.y, _per_model(base_train, ds.n_docs, n_models), params,
+                feature_name=schema.lightgbm_names(), categorical_feature=schema.categorical or "auto",
+                evals=[(eds.X, eds.y, _per_model(b, eds.n_docs, n_models)) for (_, eds), b in zip(evals, eval_bases)]))
             eval_objs = [EvalSet(name, d, _evaluator(eds, eval_metrics, self.preset))
                          for (name, eds), d in zip(evals, lds)]
             gradient = bound if n_models == 1 else _ModelGradients(bound)
             with numba_threads(self.n_jobs):
                 result = boost(params, train, gradient, int(self.n_estimators), eval_sets=eval_objs,
-                               early_stopping_rounds=early_stopping_rounds, callbacks=callbacks, tracker=tracker)
+                               early_stopping_rounds=early_stopping_rounds, callbacks=callbacks, tracker=tracker,
+                               before_tree=None if grower is None else grower.before_tree)
+        if grower is not None:  # the booster's parameters, as saved with it, without the fit's devices
+            result.booster.reset_parameter({"forcedsplits_filename": "", "cegb_penalty_split": 0.0})
+            if grower.short_trees:
+                warnings.warn(f"grow_policy='symmetric': LightGBM grew {grower.short_trees} of "
+                              f"{result.booster.num_trees()} trees smaller than forced: it refuses a split of a "
+                              f"feature below a node where, with lambda_l2={self.lambda_l2_:g}, no split of that "
+                              f"feature gained; lambda_l2=0 (the default for symmetric trees) grows them whole",
+                              UserWarning, stacklevel=2)
         self.objective_ = objective
         self._set_schema(schema)
         self._set_fitted(result, ds.n_features, init_model)

@@ -1,0 +1,322 @@
+"""Symmetric (oblivious) trees on LightGBM: one split per level, shared by every node of the level.
+
+CatBoost grows these by default (``grow_policy="SymmetricTree"``); LightGBM grows no such tree, but
+it takes a tree's first splits from a forced-splits file, and ``Booster.reset_parameter`` swaps that
+file between trees. :class:`SymmetricTrees` picks, before each tree and from that tree's gradients,
+one (feature, threshold) per level and hands the whole tree to LightGBM, which then sets the leaves
+by its Newton step ``-Σg / (Σh + lambda_l2)``. The result is an ordinary LightGBM model on the raw
+features: ``predict``, ``save`` and ``to_lightgbm`` need nothing else.
+
+How, and why so:
+
+* **Bins.** Each feature is cut at most ``max_bin - 3`` times, between distinct training values (at
+  every gap when there are few, at count quantiles otherwise), and LightGBM's Dataset is told to cut
+  there too (``forcedbins_filename``; it keeps the cuts as given and may add its own at zero and
+  elsewhere, which refine these bins and never move a cut). A forced threshold is therefore one of
+  LightGBM's bin bounds, and LightGBM splits the rows exactly as the histograms here assumed.
+* **A level's split** is the (feature, cut) with the largest score summed over the level's nodes,
+  among those that leave every node ``min_data_in_leaf`` rows and ``min_sum_hessian_in_leaf``
+  hessian on each side. The score is ``G_L²/n_L + G_R²/n_R - G²/n`` (gradient sums ``G`` over row
+  counts ``n``): CatBoost's scores do not weigh rows by their hessians either, and this one was
+  measured (BENCHMARKS.md, "Stop 53, continued").
+* **Complete trees.** LightGBM refuses a forced split whose Newton gain (with ``lambda_l2``) is not
+  positive, and it would then grow the rest of the tree freely. A node whose gain is not clearly
+  positive is left a leaf here, with the nodes below it; and LightGBM's own split search is switched
+  off (a split penalty of :data:`NO_FREE_SPLITS`, which forced splits do not pay), so a tree has the
+  forced splits and nothing else. The minimum rows per leaf is checked here, and LightGBM's is 1:
+  LightGBM counts a side's rows from its hessian, and below a node where it finds no valid split of a
+  feature it builds no histogram of that feature, which a forced split there would read.
+* **Short trees.** Where a feature has no split of positive gain in a node (LightGBM's own search,
+  with ``lambda_l2``), LightGBM builds no histogram of it below that node, and so refuses a forced
+  split of it there. With ``lambda_l2`` 0 a split's gain is positive unless it leaves the gradient per
+  hessian unchanged, so this does not happen in practice; with a penalty it does, the tree stops at
+  that split, and the fit warns with the count of such trees (:meth:`check_tree`).
+* **Missing values** take the value 0 (LightGBM's ``use_missing=False``), in the bins, in the forced
+  splits and at prediction alike.
+* With ``n_models`` > 1 one structure serves every model's tree of an iteration, chosen on the
+  models' mean gradient; each model's leaves take its own Newton step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+
+import lightgbm as lgb
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["MAX_DEPTH", "NO_FREE_SPLITS", "SymmetricTrees", "bin_codes", "cut_points", "level_split",
+           "symmetric_depth"]
+
+#: Deepest symmetric tree: 2**8 = 256 leaves (CatBoost's default depth is 6); the histograms of a level
+#: hold 2**(depth - 1) nodes.
+MAX_DEPTH = 8
+#: LightGBM's ``cegb_penalty_split`` (a cost per row of a split, taken from its gain) while growing symmetric
+#: trees: no split of LightGBM's own search keeps a positive gain, and forced splits do not pay it. (A
+#: ``min_sum_hessian_in_leaf`` no split can meet would block the forced splits below the root too: LightGBM
+#: builds no histogram of a feature below a node where it found no valid split of it.)
+NO_FREE_SPLITS = 1e30
+#: Bounds LightGBM keeps for itself in a feature's ``max_bin`` (below zero, above zero, infinity).
+_OWN_BOUNDS = 3
+
+
+def symmetric_depth(num_leaves: int, max_depth: int) -> int:
+    """Levels of a symmetric tree: ``max_depth`` when positive, else ``floor(log2(num_leaves + 1))``
+    (the full tree of ``num_leaves + 1`` leaves or fewer: 7 leaves give 3 levels, 15 give 4, 31 give 5).
+
+    Examples
+    --------
+    >>> symmetric_depth(7, -1), symmetric_depth(31, -1), symmetric_depth(64, -1), symmetric_depth(31, 6)
+    (3, 5, 6, 6)
+    """
+    if max_depth > 0:
+        return int(max_depth)
+    return max(1, int(np.floor(np.log2(int(num_leaves) + 1))))
+
+
+def _dense_columns(X):
+    """Each column of ``X`` (dense or sparse) as float64, missing values as 0 (LightGBM's ``use_missing=False``)."""
+    if sp.issparse(X):
+        Xc = sp.csc_matrix(X)
+        for f in range(Xc.shape[1]):
+            col = np.zeros(Xc.shape[0])
+            start, stop = Xc.indptr[f], Xc.indptr[f + 1]
+            col[Xc.indices[start:stop]] = Xc.data[start:stop]
+            yield np.nan_to_num(col, nan=0.0)
+    else:
+        X = np.asarray(X)
+        for f in range(X.shape[1]):
+            yield np.nan_to_num(np.asarray(X[:, f], dtype=np.float64), nan=0.0)
+
+
+def cut_points(X, max_bin: int) -> list[np.ndarray]:
+    """Each feature's cuts, increasing: midpoints between consecutive distinct training values, at most
+    ``max_bin - 3`` of them (every gap when there are few; otherwise the gaps where the count of rows
+    below crosses ``k / (cuts + 1)`` of all rows). Bin ``b`` of a feature holds ``cuts[b-1] < x <= cuts[b]``.
+
+    Examples
+    --------
+    >>> [c.tolist() for c in cut_points(np.array([[0.0, 5.0], [1.0, 5.0], [1.0, 5.0], [3.0, 5.0]]), 255)]
+    [[0.5, 2.0], []]
+    """
+    max_cuts = max(1, int(max_bin) - _OWN_BOUNDS)
+    cuts = []
+    for col in _dense_columns(X):
+        values, counts = np.unique(col, return_counts=True)
+        if values.size - 1 <= max_cuts:
+            after = np.arange(values.size - 1)
+        else:  # the gap after value i where the rows at or below it first reach each quantile
+            below = np.cumsum(counts)
+            targets = below[-1] * np.arange(1, max_cuts + 1) / (max_cuts + 1)
+            after = np.unique(np.searchsorted(below, targets, side="left"))
+            after = after[after < values.size - 1]
+        mid = values[after] + (values[after + 1] - values[after]) / 2
+        cuts.append(np.unique(mid))
+    return cuts
+
+
+def bin_codes(X, cuts: list[np.ndarray]) -> np.ndarray:
+    """Bin numbers of ``X``'s rows, feature-major: ``codes[f, i]`` is the bin of row ``i`` on feature ``f``."""
+    n_bins = max((c.size + 1 for c in cuts), default=1)
+    codes = np.empty((len(cuts), X.shape[0]), dtype=np.uint8 if n_bins <= 256 else np.uint16)
+    for f, col in enumerate(_dense_columns(X)):
+        codes[f] = np.searchsorted(cuts[f], col, side="left")
+    return codes
+
+
+@numba.njit(parallel=True, cache=True)
+def _histograms(codes, node, n_nodes, n_bins, grad, hess):
+    """``hist[k, f, b]`` = (Σ grad, Σ hess, rows) of node ``k``'s rows in bin ``b`` of feature ``f``."""
+    n_feat, n = codes.shape
+    hist = np.zeros((n_nodes, n_feat, n_bins, 3))
+    for f in numba.prange(n_feat):
+        for i in range(n):
+            k = node[i]
+            b = codes[f, i]
+            hist[k, f, b, 0] += grad[i]
+            hist[k, f, b, 1] += hess[i]
+            hist[k, f, b, 2] += 1.0
+    return hist
+
+
+@numba.njit(parallel=True, cache=True)
+def _feature_best(hist, active, n_cuts, min_data, min_hess):
+    """For every feature, its best cut's summed score over the active nodes and the cut (-1: none valid)."""
+    n_nodes, n_feat = hist.shape[0], hist.shape[1]
+    best_score = np.full(n_feat, -np.inf)
+    best_cut = np.full(n_feat, -1, dtype=np.int64)
+    for f in numba.prange(n_feat):
+        m = n_cuts[f]
+        score = np.zeros(max(m, 1))
+        valid = np.ones(max(m, 1), dtype=np.bool_)
+        for k in range(n_nodes):
+            if not active[k]:
+                continue
+            G = 0.0
+            H = 0.0
+            C = 0.0
+            for b in range(m + 1):
+                G += hist[k, f, b, 0]
+                H += hist[k, f, b, 1]
+                C += hist[k, f, b, 2]
+            gl = 0.0
+            hl = 0.0
+            cl = 0.0
+            for c in range(m):  # cut c: bins 0..c go left
+                gl += hist[k, f, c, 0]
+                hl += hist[k, f, c, 1]
+                cl += hist[k, f, c, 2]
+                if cl < min_data or C - cl < min_data or hl < min_hess or H - hl < min_hess:
+                    valid[c] = False
+                elif valid[c]:
+                    score[c] += gl * gl / cl + (G - gl) * (G - gl) / (C - cl) - G * G / C
+        for c in range(m):
+            if valid[c] and score[c] > best_score[f]:
+                best_score[f] = score[c]
+                best_cut[f] = c
+    return best_score, best_cut
+
+
+@numba.njit(cache=True)
+def _newton_gains(hist, f, cut, lambda_l2):
+    """Every node's Newton gain (LightGBM's, with ``lambda_l2``) of splitting feature ``f`` after bin ``cut``."""
+    n_nodes, n_bins = hist.shape[0], hist.shape[2]
+    out = np.zeros(n_nodes)
+    for k in range(n_nodes):
+        G = 0.0
+        H = 0.0
+        gl = 0.0
+        hl = 0.0
+        for b in range(n_bins):
+            G += hist[k, f, b, 0]
+            H += hist[k, f, b, 1]
+            if b <= cut:
+                gl += hist[k, f, b, 0]
+                hl += hist[k, f, b, 1]
+        if hl + lambda_l2 > 0 and H - hl + lambda_l2 > 0:
+            out[k] = gl * gl / (hl + lambda_l2) + (G - gl) ** 2 / (H - hl + lambda_l2) - G * G / (H + lambda_l2)
+    return out
+
+
+def level_split(hist: np.ndarray, active: np.ndarray, n_cuts: np.ndarray, min_data: float,
+                min_hess: float) -> tuple[int, int]:
+    """The (feature, cut) with the largest score summed over the ``active`` nodes among those valid in every
+    active node (see the module's docstring); ``(-1, -1)`` when none is. Ties go to the lower feature."""
+    score, cut = _feature_best(hist, active, n_cuts, float(min_data), float(min_hess))
+    if not np.any(cut >= 0):
+        return -1, -1
+    f = int(np.argmax(np.where(cut >= 0, score, -np.inf)))
+    return f, int(cut[f])
+
+
+class SymmetricTrees:
+    """Grows every tree of one fit as a symmetric tree of ``depth`` levels (see the module's docstring).
+
+    Use as a context manager around the fit: it owns a temporary folder for LightGBM's forced-bins and
+    forced-splits files. :meth:`lightgbm_params` go into the fit's LightGBM parameters before the
+    Dataset is built; :meth:`before_tree` is called with each tree's gradients before LightGBM grows it.
+    """
+
+    def __init__(self, X, *, depth: int, lambda_l2: float, min_data_in_leaf: int, min_sum_hessian_in_leaf: float,
+                 max_bin: int):
+        self.depth = int(depth)
+        self.lambda_l2 = float(lambda_l2)
+        self.min_data = float(min_data_in_leaf)
+        self.min_hess = float(min_sum_hessian_in_leaf)
+        self.cuts = cut_points(X, max_bin)
+        self.codes = bin_codes(X, self.cuts)
+        self.n_cuts = np.array([c.size for c in self.cuts], dtype=np.int64)
+        self.n_bins = int(self.n_cuts.max(initial=0)) + 1
+        self.leaves: list[int] = []  # leaves of each tree forced, in order
+        self.short_trees = 0  # trees LightGBM grew smaller than forced (check_tree)
+        self._folder = None
+
+    def __enter__(self):
+        self._folder = tempfile.mkdtemp(prefix="metricrank-symmetric-")
+        return self
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def _write(self, name: str, content) -> str:
+        """``content`` as JSON in the folder, written whole before it takes ``name``."""
+        path = os.path.join(self._folder, name)
+        with tempfile.NamedTemporaryFile("w", dir=self._folder, delete=False, suffix=".part") as f:
+            json.dump(content, f)
+        os.replace(f.name, path)
+        return path
+
+    def lightgbm_params(self) -> dict:
+        """LightGBM parameters of the fit: LightGBM's bins cut where ours do, no split of LightGBM's own,
+        room for a full tree, and missing values as 0."""
+        bounds = [{"feature": f, "bin_upper_bound": c.tolist()} for f, c in enumerate(self.cuts) if c.size]
+        # named by content, so that the Dataset cache (keyed by parameters) reuses a Dataset with these bins
+        digest = hashlib.sha1(json.dumps(bounds).encode()).hexdigest()[:16]
+        return {"forcedbins_filename": self._write(f"bins-{digest}.json", bounds), "use_missing": False,
+                "feature_pre_filter": False, "num_leaves": 2 ** self.depth, "max_depth": self.depth,
+                "cegb_penalty_split": NO_FREE_SPLITS, "min_data_in_leaf": 1,
+                "min_sum_hessian_in_leaf": self.min_hess, "extra_trees": False}
+
+    def levels(self, grad: np.ndarray, hess: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
+        """The tree for gradients ``grad`` and hessians ``hess``: per level ``(feature, cut, split)``,
+        ``split[k]`` whether node ``k`` of the level takes the split (a node that does not stays a leaf)."""
+        node = np.zeros(self.codes.shape[1], dtype=np.int64)
+        active = np.ones(1, dtype=np.bool_)
+        levels = []
+        for _ in range(self.depth):
+            hist = _histograms(self.codes, node, active.size, self.n_bins, grad, hess)
+            f, cut = level_split(hist, active, self.n_cuts, self.min_data, self.min_hess)
+            if f < 0:
+                break
+            gains = _newton_gains(hist, f, cut, self.lambda_l2)
+            # LightGBM refuses a forced split without a positive gain, and its gradients are float32: a
+            # margin keeps the two from disagreeing
+            split = active & (gains > 1e-9 * max(1.0, float(np.abs(gains).max())))
+            if not split.any():
+                break
+            levels.append((f, cut, split))
+            node = 2 * node + (split[node] & (self.codes[f] > cut))
+            active = np.repeat(split, 2)
+        return levels
+
+    def forced_splits(self, levels) -> tuple[dict | None, int]:
+        """LightGBM's forced-splits JSON of ``levels`` (thresholds are cut values; None, JSON's null, for a
+        tree without a split: LightGBM would read an empty object as a split of feature 0) and its leaves."""
+        leaves = 0
+
+        def build(level, k):
+            nonlocal leaves
+            if level == len(levels) or not levels[level][2][k]:
+                leaves += 1
+                return None
+            f, cut, _ = levels[level]
+            node = {"feature": int(f), "threshold": float(self.cuts[f][cut])}
+            for side, child in (("left", build(level + 1, 2 * k)), ("right", build(level + 1, 2 * k + 1))):
+                if child is not None:  # a leaf has no entry (an empty one would read as a split of feature 0)
+                    node[side] = child
+            return node
+
+        return build(0, 0), leaves
+
+    def before_tree(self, booster: lgb.Booster, grad, hess) -> None:
+        """Choose the next tree from its gradients and hand it to ``booster``."""
+        g = np.asarray(grad, dtype=np.float64)
+        h = np.asarray(hess, dtype=np.float64)
+        if g.ndim == 2:  # several models side by side: one structure for all, on their mean gradient
+            g, h = g.mean(axis=1), h.mean(axis=1)
+        tree, leaves = self.forced_splits(self.levels(np.ascontiguousarray(g), np.ascontiguousarray(h)))
+        # LightGBM reloads the file only when its name changes: two names, taken in turn
+        path = self._write(f"splits-{len(self.leaves) % 2}.json", tree)
+        booster.reset_parameter({"forcedsplits_filename": path})
+        self.leaves.append(leaves)
+
+    def check_tree(self, info) -> None:
+        """A ``boost`` callback: counts in :attr:`short_trees` the trees of the last iteration that LightGBM grew
+        with fewer leaves than forced (it refused a split, and with it the splits after it)."""
+        trees = info.booster.dump_model(start_iteration=info.iteration - 1, num_iteration=1)["tree_info"]
+        self.short_trees += sum(int(t["num_leaves"] < self.leaves[-1]) for t in trees)

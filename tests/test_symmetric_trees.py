@@ -1,0 +1,251 @@
+"""grow_policy="symmetric": oblivious trees grown by LightGBM through forced splits (learners/_symmetric.py)."""
+
+import os
+import warnings
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+
+from metricrank import GBRanker, LambdaMART, make_ltr
+from metricrank.learners._symmetric import SymmetricTrees, bin_codes, cut_points, level_split, _histograms
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_ltr(80, n_features=6, random_state=3)
+
+
+def _tree_levels(tree):
+    """{depth: set of (feature, threshold)} and the leaves of one dumped LightGBM tree."""
+    levels, leaves = {}, []
+
+    def walk(node, depth):
+        if "split_feature" in node:
+            levels.setdefault(depth, set()).add((node["split_feature"], node["threshold"]))
+            walk(node["left_child"], depth + 1)
+            walk(node["right_child"], depth + 1)
+        else:
+            leaves.append(depth)
+
+    walk(tree["tree_structure"], 0)
+    return levels, leaves
+
+
+def _brute_force_tree(X, cuts, grad, depth, min_data):
+    """The symmetric tree by the module's definition, written out: per level the (feature, cut value) with the
+    largest Σ_nodes G_L²/n_L + G_R²/n_R - G²/n among those leaving min_data rows on both sides of every node."""
+    X = np.nan_to_num(np.asarray(X, dtype=np.float64))
+    node = np.zeros(len(grad), dtype=int)
+    chosen = []
+    for _ in range(depth):
+        best = (-np.inf, None)
+        for f, fcuts in enumerate(cuts):
+            for t in fcuts:
+                left = X[:, f] <= t
+                score, valid = 0.0, True
+                for k in np.unique(node):
+                    in_k = node == k
+                    nl, nr = np.sum(in_k & left), np.sum(in_k & ~left)
+                    if nl < min_data or nr < min_data:
+                        valid = False
+                        break
+                    gl, gr = grad[in_k & left].sum(), grad[in_k & ~left].sum()
+                    score += gl ** 2 / nl + gr ** 2 / nr - (gl + gr) ** 2 / (nl + nr)
+                if valid and score > best[0]:
+                    best = (score, (f, t))
+        if best[1] is None:
+            break
+        f, t = best[1]
+        chosen.append((f, t))
+        node = 2 * node + (X[:, f] > t)
+    return chosen, node
+
+
+def test_cut_points_fall_between_distinct_training_values_and_codes_count_cuts_below():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 5, 500).astype(float), rng.normal(size=500), np.full(500, 2.0)])
+    cuts = cut_points(X, max_bin=40)
+    assert cuts[0].tolist() == [0.5, 1.5, 2.5, 3.5]  # every gap of five distinct values
+    assert cuts[1].size == 40 - 3 and cuts[2].size == 0  # at most max_bin - 3; a constant has none
+    values = np.unique(X[:, 1])
+    for t in cuts[1]:  # each cut strictly between two consecutive distinct values
+        i = np.searchsorted(values, t)
+        assert values[i - 1] < t < values[i]
+    # roughly equal row counts between cuts: the quantile rule
+    counts = np.diff(np.concatenate([[0], np.searchsorted(np.sort(X[:, 1]), cuts[1], side="right"), [500]]))
+    assert counts.min() >= 500 / 38 - 2 and counts.max() <= 500 / 38 + 2
+    codes = bin_codes(X, cuts)
+    for f in range(3):
+        np.testing.assert_array_equal(codes[f], (X[:, f][:, None] > cuts[f][None, :]).sum(axis=1))
+
+
+def test_level_split_is_the_brute_force_best_valid_split():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 4))
+    grad, hess = rng.normal(size=300), rng.uniform(0.1, 1, 300)
+    cuts = cut_points(X, 20)
+    codes = bin_codes(X, cuts)
+    n_cuts = np.array([c.size for c in cuts])
+    node = (X[:, 0] > 0).astype(np.int64)  # two nodes
+    hist = _histograms(codes, node, 2, int(n_cuts.max()) + 1, grad, hess)
+    f, c = level_split(hist, np.ones(2, dtype=bool), n_cuts, 30, 1e-3)
+    best, where = -np.inf, None
+    for g in range(4):
+        for b, t in enumerate(cuts[g]):
+            total, ok = 0.0, True
+            for k in (0, 1):
+                left, right = (node == k) & (X[:, g] <= t), (node == k) & (X[:, g] > t)
+                if left.sum() < 30 or right.sum() < 30:
+                    ok = False
+                    break
+                G = grad[node == k].sum()
+                total += grad[left].sum() ** 2 / left.sum() + grad[right].sum() ** 2 / right.sum() \
+                    - G ** 2 / (node == k).sum()
+            if ok and total > best:
+                best, where = total, (g, b)
+    assert (f, c) == where
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_levels_are_the_brute_force_tree(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(400, 5))
+    X[:, 2] = np.round(X[:, 2])  # few distinct values
+    grad = X[:, 0] * (X[:, 1] > 0.3) - X[:, 3] ** 2 + rng.normal(size=400)
+    with SymmetricTrees(X, depth=4, lambda_l2=0.0, min_data_in_leaf=12, min_sum_hessian_in_leaf=0.0,
+                        max_bin=9) as trees:  # coarse bins: a row in the wrong node moves many
+        chosen, _ = _brute_force_tree(X, trees.cuts, grad, 4, 12)
+        levels = trees.levels(grad, np.ones(400))
+        assert [(f, trees.cuts[f][c]) for f, c, _ in levels] == chosen
+        assert all(split.all() for _, _, split in levels)
+
+
+def test_every_tree_is_symmetric_and_is_the_brute_force_tree_with_newton_leaves(data):
+    model = LambdaMART(metric="NDCG:top=10", target="NDCG:top=10", grow_policy="symmetric", max_depth=3,
+                       n_estimators=5, min_data_in_leaf=15, random_state=0).fit(data.X, data.y, qid=data.qid)
+    assert model.num_leaves_ == 8 and model.lambda_l2_ == 0.0 and model.extra_trees_ is False
+    assert model.capacity_check_ is None
+    trees = model.booster_.dump_model()["tree_info"]
+    for tree in trees:
+        levels, leaves = _tree_levels(tree)
+        assert leaves == [3] * 8 and all(len(levels[d]) == 1 for d in range(3))  # one split per level
+    # the first tree against the definition, on the gradients at zero scores
+    from metricrank.objectives._base import as_training_data
+
+    grad, hess = model.objective_.bind(as_training_data(data.y, data.group_ptr), 0)(np.zeros(data.n_docs))
+    grad, hess = np.array(grad), np.array(hess)
+    cuts = cut_points(data.X, 255)
+    chosen, node = _brute_force_tree(data.X, cuts, grad, 3, 15)
+    levels, _ = _tree_levels(trees[0])
+    assert [next(iter(levels[d])) for d in range(3)] == [(f, pytest.approx(t, rel=1e-12)) for f, t in chosen]
+    # LightGBM's leaves hold exactly the rows of the brute-force nodes, each at the Newton step -η G / H
+    first = model.booster_.predict(data.X, num_iteration=1, raw_score=True)
+    for k in np.unique(node):
+        rows = node == k
+        assert np.ptp(first[rows]) == 0
+        np.testing.assert_allclose(first[rows][0], -0.1 * grad[rows].sum() / hess[rows].sum(), rtol=1e-5)
+
+
+def test_no_free_split_where_the_forced_tree_stops(data):
+    # rows for one level only: with 40 % of the rows per side, no second split leaves that in all four
+    # nodes; LightGBM would otherwise fill the 8 leaves its num_leaves allows with splits of its own
+    n = data.n_docs
+    model = GBRanker("YetiRank", grow_policy="symmetric", max_depth=3, n_estimators=4,
+                     min_data_in_leaf=int(0.3 * n)).fit(data.X, data.y, qid=data.qid)
+    for tree in model.booster_.dump_model()["tree_info"]:
+        levels, leaves = _tree_levels(tree)
+        assert leaves == [1, 1] and len(levels) == 1
+
+
+def test_depth_follows_num_leaves_and_several_models_share_each_structure(data):
+    model = GBRanker("YetiRank", grow_policy="symmetric", num_leaves=15, n_models=2, n_estimators=3,
+                     min_data_in_leaf=10, random_state=1).fit(data.X, data.y, qid=data.qid)
+    assert model.num_leaves_ == 16 and model.n_models_ == 2
+    trees = model.booster_.dump_model()["tree_info"]
+    assert len(trees) == 6
+    for a, b in zip(trees[::2], trees[1::2]):  # the two models' trees of one iteration
+        assert _tree_levels(a)[0] == _tree_levels(b)[0]
+        assert a["tree_structure"]["left_child"] != b["tree_structure"]["left_child"]  # their own leaf values
+
+
+def test_a_symmetric_model_predicts_saves_and_exports_on_raw_features(data, tmp_path):
+    X = data.X.copy()
+    # missing values count as 0, in training and prediction alike: here 0 lies above every value of an
+    # informative feature (LightGBM's own missing-value handling would send them to the left)
+    X[:, 0] = -1 - 2 * data.y + np.random.default_rng(0).normal(size=data.n_docs)
+    X[::5, 0] = np.nan
+    model = LambdaMART(metric="MAP", grow_policy="symmetric", max_depth=4, n_estimators=10, min_data_in_leaf=10,
+                       random_state=0).fit(X, data.y, qid=data.qid)
+    scores = model.predict(X)
+    assert model.feature_importances_[0] > 0
+    np.testing.assert_array_equal(scores, model.predict(np.nan_to_num(X)))
+    path = tmp_path / "model.json"
+    model.save(path)
+    np.testing.assert_array_equal(LambdaMART.load(path).predict(X), scores)
+    model.to_lightgbm(tmp_path / "model.txt")
+    np.testing.assert_allclose(lgb.Booster(model_file=str(tmp_path / "model.txt")).predict(X), scores, rtol=1e-12)
+    bins = model.booster_.params["forcedbins_filename"]
+    assert not os.path.exists(os.path.dirname(bins))  # the fit's files are gone with it
+    assert model.booster_.params["forcedsplits_filename"] == "" and model.booster_.params["cegb_penalty_split"] == 0
+    # the same data and parameters give the same model (the Dataset cache reuses the binned data)
+    again = LambdaMART(metric="MAP", grow_policy="symmetric", max_depth=4, n_estimators=10, min_data_in_leaf=10,
+                       random_state=0).fit(X, data.y, qid=data.qid)
+    np.testing.assert_array_equal(again.predict(X), scores)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"grow_policy": "oblivious"}, "grow_policy must be one of 'leafwise', 'symmetric'"),
+    ({"extra_trees": True}, "extra_trees=True applies to grow_policy='leafwise' only"),
+    ({"feature_fraction": 0.8}, "feature_fraction < 1"),
+    ({"bagging_fraction": 0.8, "bagging_freq": 1}, "bagging"),
+    ({"path_smooth": 1.0}, "path_smooth > 0"),
+    ({"max_depth": 9}, "max_depth must be at most 8"),
+])
+def test_options_that_do_not_apply_to_symmetric_trees_are_refused(data, params, message):
+    params = {"grow_policy": "symmetric", **params}
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        GBRanker(n_estimators=2, **params).fit(data.X, data.y, qid=data.qid)
+
+
+def test_categorical_features_are_refused_with_symmetric_trees(data):
+    X = data.X.copy()
+    X[:, 0] = np.arange(data.n_docs) % 4
+    with pytest.raises(ValueError, match=r"categorical features \[0\] need grow_policy='leafwise'"):
+        GBRanker(grow_policy="symmetric", n_estimators=2).fit(X, data.y, qid=data.qid, categorical_feature=[0])
+    GBRanker(n_estimators=2).fit(X, data.y, qid=data.qid, categorical_feature=[0])  # leaf-wise trees take them
+
+
+@pytest.mark.parametrize("depth, lambda_l2, whole", [(5, 0.0, True), (2, 300.0, True), (5, 30.0, False)])
+def test_nodes_without_gain_stay_leaves_and_a_tree_cut_short_is_reported(data, monkeypatch, depth, lambda_l2, whole):
+    # LightGBM refuses a forced split without positive Newton gain and drops the splits after it; such
+    # nodes are left out of the forced tree, and a tree LightGBM still grew smaller raises a warning
+    intended = []
+    grow = SymmetricTrees.before_tree
+
+    def recording(self, booster, grad, hess):
+        grow(self, booster, grad, hess)
+        intended.append(self.leaves[-1])
+
+    monkeypatch.setattr(SymmetricTrees, "before_tree", recording)
+    model = LambdaMART(metric="MAP", target="MAP", grow_policy="symmetric", max_depth=depth, lambda_l2=lambda_l2,
+                       n_estimators=8, min_data_in_leaf=5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(data.X, data.y, qid=data.qid)
+    grown = []
+    for tree in model.booster_.dump_model()["tree_info"]:
+        levels, leaves = _tree_levels(tree)
+        assert all(len(splits) == 1 for splits in levels.values())
+        grown.append(len(leaves))
+    short = sum(g < i for g, i in zip(grown, intended))
+    assert all(g <= i for g, i in zip(grown, intended))
+    if whole:  # every forced split taken; with the penalty of 300 some nodes were left unsplit on purpose
+        assert grown == intended and not caught
+        assert min(intended) < 2 ** depth if lambda_l2 else intended == [32] * 8
+    else:  # deeper trees: LightGBM still cut some short (a feature without gain above), and that is reported
+        assert short > 0
+        assert [str(w.message) for w in caught] == [
+            f"grow_policy='symmetric': LightGBM grew {short} of 8 trees smaller than forced: it refuses a split of "
+            "a feature below a node where, with lambda_l2=30, no split of that feature gained; lambda_l2=0 (the "
+            "default for symmetric trees) grows them whole"]
