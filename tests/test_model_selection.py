@@ -492,3 +492,17 @@ def test_tune_shares_the_level_among_the_trials_it_chose_the_best_from(data):
     assert res.selection_level_ <= p < 0.05  # (else this case shows nothing)
     assert res.selected_trial_ == 0 and res.best_params_["bagging_fraction"] == 0.85
     assert tune(base, X, y, selection="best", **kw).selected_trial_ == top.number
+
+
+def test_tune_searches_the_depth_of_symmetric_trees_and_not_what_they_refuse(data):
+    X, y, qid = data
+    model = LambdaMART(METRIC, grow_policy="symmetric", n_estimators=20, n_jobs=1)
+    result = tune(model, X, y, qid=qid, metric=METRIC, n_trials=3, cv=3, early_stopping_rounds=3, random_state=0,
+                  show_progress=False)
+    space = default_param_space(100, "symmetric")
+    assert set(space) == {"max_depth", "min_data_in_leaf", "min_sum_hessian_in_leaf", "learning_rate"}
+    assert all(set(trial.params) == set(space) and trial.state.name == "COMPLETE" for trial in result.study_.trials)
+    # the first trial starts from the estimator: max_depth=-1 as the depth the size rule's leaves give (7: 3)
+    assert result.study_.trials[0].params["max_depth"] == 3
+    assert result.best_estimator_.grow_policy == "symmetric"
+    assert result.best_estimator_.num_leaves_ == 2 ** result.best_estimator_.max_depth

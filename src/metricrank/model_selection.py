@@ -223,7 +223,7 @@ def _optuna():
     return optuna
 
 
-def default_param_space(n_train_docs: int | None = None) -> dict:
+def default_param_space(n_train_docs: int | None = None, grow_policy: str = "leafwise") -> dict:
     """The search space :func:`tune` uses for GBRanker / LambdaMART (Optuna distributions).
 
     Log scales for the parameters that act multiplicatively (leaves, minimum data and
@@ -232,10 +232,24 @@ def default_param_space(n_train_docs: int | None = None) -> dict:
     ``extra_trees`` (randomised split thresholds) is searched too: it is the default below
     62,000 documents, where it helps noisy data but cost the suite's clean 52,000-document
     set 0.013 NDCG@10 (BENCHMARKS.md, "Capacity for the YetiRank gradient").
+
+    For ``grow_policy="symmetric"`` the depth (``max_depth``, 2-8) replaces the leaves, and
+    the options symmetric trees refuse (randomised splits, feature and row sampling) are left
+    out, as is ``lambda_l2``: a penalty makes LightGBM refuse some forced splits (their fit
+    warns), and symmetric trees take 0.
     """
     optuna = _optuna()
     d = optuna.distributions
     hi = 200 if n_train_docs is None else int(min(200, max(5, n_train_docs // 20)))
+    if grow_policy == "symmetric":
+        from .learners._symmetric import MAX_DEPTH
+
+        return {
+            "max_depth": d.IntDistribution(2, MAX_DEPTH),
+            "min_data_in_leaf": d.IntDistribution(min(5, hi), hi, log=True) if hi > 5 else d.IntDistribution(1, 5),
+            "min_sum_hessian_in_leaf": d.FloatDistribution(1e-3, 10.0, log=True),
+            "learning_rate": d.FloatDistribution(0.01, 0.3, log=True),
+        }
     return {
         "num_leaves": d.IntDistribution(4, 128, log=True),
         "min_data_in_leaf": d.IntDistribution(min(5, hi), hi, log=True) if hi > 5 else d.IntDistribution(1, 5),
@@ -337,6 +351,10 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
         params["num_leaves"] = auto_num_leaves(n_train_docs)
     if params.get("extra_trees") == "auto":
         params["extra_trees"] = auto_extra_trees(n_train_docs)
+    if params.get("grow_policy") == "symmetric" and params.get("max_depth", -1) <= 0:
+        from .learners._symmetric import symmetric_depth
+
+        params["max_depth"] = symmetric_depth(params["num_leaves"], -1)
     if params.get("lambda_l2") == "auto":
         n_models = params.get("n_models", 1)
         if n_models == "auto":
@@ -605,7 +623,9 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     m = get_metric(metric, preset=getattr(estimator, "preset", None))  # fails now on a bad spec
     folds = query_folds(qid, cv, random_state)
     n_train = min(tr.size for tr, _ in folds)
-    space = _check_space(estimator, default_param_space(n_train) if param_space is None else param_space)
+    if param_space is None:
+        param_space = default_param_space(n_train, getattr(estimator, "grow_policy", "leafwise"))
+    space = _check_space(estimator, param_space)
 
     def objective(trial):
         params = {name: _suggest(trial, name, dist) for name, dist in space.items()}
