@@ -305,7 +305,7 @@ def parse_set(parser, items) -> dict:
     return params
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shape", choices=sorted([*SHAPES, *REAL]))
     parser.add_argument("--noise", type=float, help="make_ltr's noise")
@@ -346,7 +346,7 @@ def main() -> None:
     parser.add_argument("--replace", nargs="+", metavar="OUT.json",
                         help="with --tables: --out files over the same seeds, joined likewise, whose systems "
                              "replace the tables' (systems run again, e.g. after a change of defaults)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.replace and not args.tables:
         parser.error("--replace goes with --tables")
     if (args.drop_one_label or args.query_norm or args.query_effect) and (args.compare or args.tables):

@@ -195,9 +195,9 @@ def positive_int(est, name: str, minimum: int = 1) -> None:
 #: ``grow_policy`` values: LightGBM's leaf-wise trees, or symmetric (oblivious) trees as CatBoost's default
 #: ``SymmetricTree`` (:mod:`metricrank.learners._symmetric`).
 GROW_POLICIES = ("leafwise", "symmetric")
-#: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and as measured with them
-#: (BENCHMARKS.md, "Stop 53, continued"); a positive penalty also leaves unsplit every node whose Newton
-#: gain it makes non-positive.
+#: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and stop 53's probe (BENCHMARKS.md,
+#: "Stop 53, continued"); a positive penalty leaves unsplit every node whose Newton gain it makes non-positive,
+#: and makes LightGBM refuse some forced splits (:mod:`metricrank.learners._symmetric`).
 SYMMETRIC_LAMBDA_L2 = 0.0
 
 

@@ -17,8 +17,8 @@ How, and why so:
 * **A level's split** is the (feature, cut) with the largest score summed over the level's nodes,
   among those that leave every node ``min_data_in_leaf`` rows and ``min_sum_hessian_in_leaf``
   hessian on each side. The score is ``G_L²/n_L + G_R²/n_R - G²/n`` (gradient sums ``G`` over row
-  counts ``n``): CatBoost's scores do not weigh rows by their hessians either, and this one was
-  measured (BENCHMARKS.md, "Stop 53, continued").
+  counts ``n``): CatBoost's scores do not weigh rows by their hessians either (BENCHMARKS.md, "Stop 53,
+  continued"). Where no split is valid in every node, the tree stops at that level.
 * **Complete trees.** LightGBM refuses a forced split whose Newton gain (with ``lambda_l2``) is not
   positive, and it would then grow the rest of the tree freely. A node whose gain is not clearly
   positive is left a leaf here, with the nodes below it; and LightGBM's own split search is switched

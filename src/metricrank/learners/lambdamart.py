@@ -219,12 +219,17 @@ class LambdaMART(GBRanker):
         62,000, 5 from there; ``num_leaves_`` is then ``2**depth``. No capacity
         check, randomised splits, feature or row sampling, ``path_smooth`` or
         categorical features; ``lambda_l2="auto"`` is 0 (CatBoost's YetiRank:
-        1e-20); missing values count as 0. Measured as a probe (BENCHMARKS.md,
-        "Stop 53, continued"): at learning rate 0.05 with 300 trees it lifted
-        NDCG@10, MAP and MAUC over the defaults by 0.0024-0.0044 on
-        MQ2007-shaped draws, at the depth that suited the draws (5 on clean
-        ones, 4 on noisy ones; the wrong one cost up to 0.008); at rate 0.1 it
-        tied them. Not the default: the depth must suit the data.
+        1e-20); missing values count as 0. A level takes no split where none
+        leaves ``min_data_in_leaf`` rows in every node, and the tree stops
+        there. Not the default (BENCHMARKS.md, "Stop 54: symmetric trees as an
+        option"): on MQ2007-shaped draws at learning rate 0.05 with 300 trees,
+        against the defaults, NDCG@10, MAP and MAUC −0.0026, −0.0025, +0.0009
+        at depth 5 on clean draws and +0.0026, +0.0012, +0.0019 at depth 4 on
+        noisy ones (p ≥ 0.1); at rate 0.1 with depth 3 +0.0027, +0.0012,
+        −0.0009 on MQ2008 and −0.0005, −0.0096, −0.0126 on LightGBM's example
+        (MAUC 0.011 below CatBoost's best there). Stop 53's probe gained
+        more on the clean draws because LightGBM completed its trees leaf-wise
+        where a level found no split for every node.
     max_bin : int, default 255
         LightGBM's bins per feature (CatBoost's 254, XGBoost's 256). 63 bins
         cost 0.0025 MAP and 0.0014 MAUC on the clean 52,000-document set (p <
