@@ -37,7 +37,7 @@ def fit_metricrank(args, train, test, queue):
     from metricrank import LambdaMART, evaluate, make_ltr
 
     small = make_ltr(50, n_features=train.n_features, random_state=0)
-    LambdaMART(METRIC, n_estimators=2, n_jobs=args.threads).fit(small)  # compile the kernels
+    LambdaMART(METRIC, n_jobs=args.threads, **{**args.set, "n_estimators": 2}).fit(small)  # compile the kernels
     model = LambdaMART(METRIC, n_estimators=args.trees, learning_rate=0.1, n_jobs=args.threads, **args.set)
     start = time.perf_counter()
     model.fit(train)
