@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
-from metricrank.learners._symmetric import SymmetricTrees, bin_codes, cut_points, level_split, _histograms
+from metricrank.learners._symmetric import (SymmetricTrees, _histograms, _level_histograms, bin_codes, cut_points,
+                                            level_split)
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +89,7 @@ def test_level_split_is_the_brute_force_best_valid_split():
     codes = bin_codes(X, cuts)
     n_cuts = np.array([c.size for c in cuts])
     node = (X[:, 0] > 0).astype(np.int64)  # two nodes
-    hist = _histograms(codes, node, 2, int(n_cuts.max()) + 1, grad, hess)
+    hist = _histograms(codes, np.arange(300), node, 2, int(n_cuts.max()) + 1, grad, hess)
     f, c = level_split(hist, np.ones(2, dtype=bool), n_cuts, 30, 1e-3)
     best, where = -np.inf, None
     for g in range(4):
@@ -119,6 +120,24 @@ def test_levels_are_the_brute_force_tree(seed):
         levels = trees.levels(grad, np.ones(400))
         assert [(f, trees.cuts[f][c]) for f, c, _ in levels] == chosen
         assert all(split.all() for _, _, split in levels)
+
+
+def test_a_level_s_histograms_from_its_parents_equal_those_counted_from_every_row():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(500, 3))
+    grad, hess = rng.normal(size=500), rng.uniform(0.1, 1, 500)
+    cuts = cut_points(X, 12)
+    codes = bin_codes(X, cuts)
+    n_bins = max(c.size for c in cuts) + 1
+    parent = (X[:, 0] > 0.5).astype(np.int64)  # two nodes, unequal; the second splits, the first does not
+    split = np.array([False, True])
+    child = 2 * parent + (split[parent] & (X[:, 1] > 0.8))  # its right child is the smaller
+    small = np.array([False, False, False, True])
+    parent_hist = _histograms(codes, np.arange(500), parent, 2, n_bins, grad, hess)
+    hist = _level_histograms(codes, child, parent_hist, split, small, n_bins, grad, hess)
+    direct = _histograms(codes, np.arange(500), child, 4, n_bins, grad, hess)
+    np.testing.assert_allclose(hist[2:], direct[2:], atol=1e-12)  # the split node's two children
+    assert not hist[:2].any()  # the unsplit node's are not needed, and not built
 
 
 def test_every_tree_is_symmetric_and_is_the_brute_force_tree_with_newton_leaves(data):

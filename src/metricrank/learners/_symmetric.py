@@ -130,17 +130,28 @@ def bin_codes(X, cuts: list[np.ndarray]) -> np.ndarray:
 
 
 @numba.njit(parallel=True, cache=True)
-def _histograms(codes, node, n_nodes, n_bins, grad, hess):
-    """``hist[k, f, b]`` = (Σ grad, Σ hess, rows) of node ``k``'s rows in bin ``b`` of feature ``f``."""
-    n_feat, n = codes.shape
+def _histograms(codes, rows, node, n_nodes, n_bins, grad, hess):
+    """``hist[k, f, b]`` = (Σ grad, Σ hess, rows) of the ``rows`` of node ``k`` in bin ``b`` of feature ``f``."""
+    n_feat = codes.shape[0]
     hist = np.zeros((n_nodes, n_feat, n_bins, 3))
     for f in numba.prange(n_feat):
-        for i in range(n):
+        for i in rows:
             k = node[i]
             b = codes[f, i]
             hist[k, f, b, 0] += grad[i]
             hist[k, f, b, 1] += hess[i]
             hist[k, f, b, 2] += 1.0
+    return hist
+
+
+def _level_histograms(codes, node, parent_hist, split, small, n_bins, grad, hess):
+    """The histograms of a level's nodes from its parents' (``parent_hist``), as LightGBM builds them: of the
+    rows of the smaller child of each parent that ``split``, the sibling's as the parent's less that one."""
+    children = np.flatnonzero(np.repeat(split, 2))
+    smaller = children[small[children]]
+    rows = np.flatnonzero(small[node])
+    hist = _histograms(codes, rows, node, 2 * split.size, n_bins, grad, hess)
+    hist[smaller ^ 1] = parent_hist[smaller // 2] - hist[smaller]
     return hist
 
 
@@ -265,11 +276,15 @@ class SymmetricTrees:
     def levels(self, grad: np.ndarray, hess: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
         """The tree for gradients ``grad`` and hessians ``hess``: per level ``(feature, cut, split)``,
         ``split[k]`` whether node ``k`` of the level takes the split (a node that does not stays a leaf)."""
-        node = np.zeros(self.codes.shape[1], dtype=np.int64)
+        n = self.codes.shape[1]
+        node = np.zeros(n, dtype=np.int64)
         active = np.ones(1, dtype=np.bool_)
         levels = []
-        for _ in range(self.depth):
-            hist = _histograms(self.codes, node, active.size, self.n_bins, grad, hess)
+        hist = _histograms(self.codes, np.arange(n), node, 1, self.n_bins, grad, hess)
+        for level in range(self.depth):
+            if level:
+                split = levels[-1][2]
+                hist = _level_histograms(self.codes, node, hist, split, small, self.n_bins, grad, hess)
             f, cut = level_split(hist, active, self.n_cuts, self.min_data, self.min_hess)
             if f < 0:
                 break
@@ -280,6 +295,10 @@ class SymmetricTrees:
             if not split.any():
                 break
             levels.append((f, cut, split))
+            left_rows = hist[:, f, :cut + 1, 2].sum(axis=1)
+            right_is_smaller = left_rows > hist[:, f, :, 2].sum(axis=1) - left_rows
+            small = np.zeros(2 * split.size, dtype=np.bool_)  # the child of each split node built from rows
+            small[2 * np.flatnonzero(split) + right_is_smaller[split]] = True
             node = 2 * node + (split[node] & (self.codes[f] > cut))
             active = np.repeat(split, 2)
         return levels
