@@ -268,3 +268,12 @@ def test_nodes_without_gain_stay_leaves_and_a_tree_cut_short_is_reported(data, m
             f"grow_policy='symmetric': LightGBM grew {short} of 8 trees smaller than forced: it refuses a split of "
             "a feature below a node where, with lambda_l2=30, no split of that feature gained; lambda_l2=0 (the "
             "default for symmetric trees) grows them whole"]
+
+
+def test_a_root_that_no_split_suits_ends_the_fit_as_leaf_wise_trees_do(data):
+    # no split leaves every row's minimum on both sides: the forced tree is empty (JSON null; an empty
+    # object would read as a split of feature 0), and LightGBM keeps one constant tree
+    model = GBRanker("YetiRank", grow_policy="symmetric", max_depth=3, n_estimators=5,
+                     min_data_in_leaf=data.n_docs).fit(data.X, data.y, qid=data.qid)
+    assert model.n_estimators_ == 1 and model.stop_reason_ == "no split improves the objective after 1 trees"
+    assert [t["num_leaves"] for t in model.booster_.dump_model()["tree_info"]] == [1]

@@ -19,7 +19,7 @@ How, and why so:
   hessian on each side. The score is ``G_L²/n_L + G_R²/n_R - G²/n`` (gradient sums ``G`` over row
   counts ``n``): CatBoost's scores do not weigh rows by their hessians either (BENCHMARKS.md, "Stop 53,
   continued"). Where no split is valid in every node, the tree stops at that level.
-* **Complete trees.** LightGBM refuses a forced split whose Newton gain (with ``lambda_l2``) is not
+* **Forced splits only.** LightGBM refuses a forced split whose Newton gain (with ``lambda_l2``) is not
   positive, and it would then grow the rest of the tree freely. A node whose gain is not clearly
   positive is left a leaf here, with the nodes below it; and LightGBM's own split search is switched
   off (a split penalty of :data:`NO_FREE_SPLITS`, which forced splits do not pay), so a tree has the
@@ -27,10 +27,13 @@ How, and why so:
   LightGBM counts a side's rows from its hessian, and below a node where it finds no valid split of a
   feature it builds no histogram of that feature, which a forced split there would read.
 * **Short trees.** Where a feature has no split of positive gain in a node (LightGBM's own search,
-  with ``lambda_l2``), LightGBM builds no histogram of it below that node, and so refuses a forced
-  split of it there. With ``lambda_l2`` 0 a split's gain is positive unless it leaves the gradient per
-  hessian unchanged, so this does not happen in practice; with a penalty it does, the tree stops at
-  that split, and the fit warns with the count of such trees (:meth:`check_tree`).
+  with ``lambda_l2``), LightGBM builds no histogram of it below that node (read in its source), and so,
+  most likely, refuses a forced split of it there. With ``lambda_l2`` 0 a split's gain is positive
+  unless it leaves the gradient per hessian unchanged, and no test or measured fit had a short tree;
+  with a penalty some do: the tree stops at that split, and the fit warns with the count of such trees
+  (:meth:`check_tree`).
+* **Histograms** of a level come from its parents': only the rows of each split node's smaller child
+  are counted, the sibling's histogram is the parent's less that one (as LightGBM builds its own).
 * **Missing values** take the value 0 (LightGBM's ``use_missing=False``), in the bins, in the forced
   splits and at prediction alike.
 * With ``n_models`` > 1 one structure serves every model's tree of an iteration, chosen on the
