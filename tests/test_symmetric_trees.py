@@ -207,10 +207,15 @@ def test_a_symmetric_model_predicts_saves_and_exports_on_raw_features(data, tmp_
     bins = model.booster_.params["forcedbins_filename"]
     assert not os.path.exists(os.path.dirname(bins))  # the fit's files are gone with it
     assert model.booster_.params["forcedsplits_filename"] == "" and model.booster_.params["cegb_penalty_split"] == 0
-    # the same data and parameters give the same model (the Dataset cache reuses the binned data)
+    # the same data and parameters give the same model, from the binned Dataset of the first fit (the cut
+    # file's name, not its fit's folder, keys the cache)
+    from metricrank.learners import _dataset_cache
+
+    entries = set(_dataset_cache._entries)  # none added, none evicted
     again = LambdaMART(metric="MAP", grow_policy="symmetric", max_depth=4, n_estimators=10, min_data_in_leaf=10,
                        random_state=0).fit(X, data.y, qid=data.qid)
     np.testing.assert_array_equal(again.predict(X), scores)
+    assert set(_dataset_cache._entries) == entries
 
 
 @pytest.mark.parametrize("params, message", [
