@@ -270,9 +270,9 @@ def test_nodes_without_gain_stay_leaves_and_a_tree_cut_short_is_reported(data, m
     else:  # deeper trees: LightGBM still cut some short (a feature without gain above), and that is reported
         assert short > 0
         assert [str(w.message) for w in caught] == [
-            f"grow_policy='symmetric': LightGBM grew {short} of 8 trees smaller than forced: it refuses a split of "
-            "a feature below a node where, with lambda_l2=30, no split of that feature gained; lambda_l2=0 (the "
-            "default for symmetric trees) grows them whole"]
+            f"grow_policy='symmetric': LightGBM grew {short} of 8 trees smaller than forced: it refused forced "
+            "splits, most likely of features that had no split of positive gain with lambda_l2=30 higher up; "
+            "lambda_l2=0 (the default for symmetric trees) grows them whole"]
 
 
 def test_a_root_that_no_split_suits_ends_the_fit_as_leaf_wise_trees_do(data):

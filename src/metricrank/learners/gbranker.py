@@ -396,10 +396,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             result.booster.reset_parameter({"forcedsplits_filename": "", "cegb_penalty_split": 0.0})
             if grower.short_trees:
                 warnings.warn(f"grow_policy='symmetric': LightGBM grew {grower.short_trees} of "
-                              f"{result.booster.num_trees()} trees smaller than forced: it refuses a split of a "
-                              f"feature below a node where, with lambda_l2={self.lambda_l2_:g}, no split of that "
-                              f"feature gained; lambda_l2=0 (the default for symmetric trees) grows them whole",
-                              UserWarning, stacklevel=2)
+                              f"{result.booster.num_trees()} trees smaller than forced: it refused forced splits, "
+                              f"most likely of features that had no split of positive gain with "
+                              f"lambda_l2={self.lambda_l2_:g} higher up; lambda_l2=0 (the default for symmetric "
+                              f"trees) grows them whole", UserWarning, stacklevel=2)
         self.objective_ = objective
         self._set_schema(schema)
         self._set_fitted(result, ds.n_features, init_model)
