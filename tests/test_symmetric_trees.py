@@ -33,31 +33,39 @@ def _tree_levels(tree):
     return levels, leaves
 
 
+def _best_level_split(X, cuts, grad, node, min_data):
+    """The level split by the module's definition, written out: the (feature, cut index) with the largest
+    Σ_nodes G_L²/n_L + G_R²/n_R - G²/n among those leaving min_data rows on both sides of every node of
+    ``node`` (each row's node); None if none does."""
+    best = (-np.inf, None)
+    for f, fcuts in enumerate(cuts):
+        for b, t in enumerate(fcuts):
+            left = X[:, f] <= t
+            score, valid = 0.0, True
+            for k in np.unique(node):
+                in_k = node == k
+                nl, nr = np.sum(in_k & left), np.sum(in_k & ~left)
+                if nl < min_data or nr < min_data:
+                    valid = False
+                    break
+                gl, gr = grad[in_k & left].sum(), grad[in_k & ~left].sum()
+                score += gl ** 2 / nl + gr ** 2 / nr - (gl + gr) ** 2 / (nl + nr)
+            if valid and score > best[0]:
+                best = (score, (f, b))
+    return best[1]
+
+
 def _brute_force_tree(X, cuts, grad, depth, min_data):
-    """The symmetric tree by the module's definition, written out: per level the (feature, cut value) with the
-    largest Σ_nodes G_L²/n_L + G_R²/n_R - G²/n among those leaving min_data rows on both sides of every node."""
+    """The symmetric tree by the module's definition: :func:`_best_level_split` level by level, from the root;
+    its (feature, cut value) per level and each row's leaf."""
     X = np.nan_to_num(np.asarray(X, dtype=np.float64))
     node = np.zeros(len(grad), dtype=int)
     chosen = []
     for _ in range(depth):
-        best = (-np.inf, None)
-        for f, fcuts in enumerate(cuts):
-            for t in fcuts:
-                left = X[:, f] <= t
-                score, valid = 0.0, True
-                for k in np.unique(node):
-                    in_k = node == k
-                    nl, nr = np.sum(in_k & left), np.sum(in_k & ~left)
-                    if nl < min_data or nr < min_data:
-                        valid = False
-                        break
-                    gl, gr = grad[in_k & left].sum(), grad[in_k & ~left].sum()
-                    score += gl ** 2 / nl + gr ** 2 / nr - (gl + gr) ** 2 / (nl + nr)
-                if valid and score > best[0]:
-                    best = (score, (f, t))
-        if best[1] is None:
+        best = _best_level_split(X, cuts, grad, node, min_data)
+        if best is None:
             break
-        f, t = best[1]
+        f, t = best[0], cuts[best[0]][best[1]]
         chosen.append((f, t))
         node = 2 * node + (X[:, f] > t)
     return chosen, node
@@ -81,31 +89,21 @@ def test_cut_points_fall_between_distinct_training_values_and_codes_count_cuts_b
         np.testing.assert_array_equal(codes[f], (X[:, f][:, None] > cuts[f][None, :]).sum(axis=1))
 
 
+def _random_binned(seed, n_rows, n_features, max_bin):
+    """Normal features, gradients and hessians in 0.1..1, and the features' cuts and bins."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_rows, n_features))
+    cuts = cut_points(X, max_bin)
+    return X, rng.normal(size=n_rows), rng.uniform(0.1, 1, n_rows), cuts, bin_codes(X, cuts)
+
+
 def test_level_split_is_the_brute_force_best_valid_split():
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(300, 4))
-    grad, hess = rng.normal(size=300), rng.uniform(0.1, 1, 300)
-    cuts = cut_points(X, 20)
-    codes = bin_codes(X, cuts)
+    X, grad, hess, cuts, codes = _random_binned(1, 300, 4, 20)
     n_cuts = np.array([c.size for c in cuts])
     node = (X[:, 0] > 0).astype(np.int64)  # two nodes
     hist = _histograms(codes, np.arange(300), node, 2, int(n_cuts.max()) + 1, grad, hess)
     f, c = level_split(hist, np.ones(2, dtype=bool), n_cuts, 30, 1e-3)
-    best, where = -np.inf, None
-    for g in range(4):
-        for b, t in enumerate(cuts[g]):
-            total, ok = 0.0, True
-            for k in (0, 1):
-                left, right = (node == k) & (X[:, g] <= t), (node == k) & (X[:, g] > t)
-                if left.sum() < 30 or right.sum() < 30:
-                    ok = False
-                    break
-                G = grad[node == k].sum()
-                total += grad[left].sum() ** 2 / left.sum() + grad[right].sum() ** 2 / right.sum() \
-                    - G ** 2 / (node == k).sum()
-            if ok and total > best:
-                best, where = total, (g, b)
-    assert (f, c) == where
+    assert (f, c) == _best_level_split(X, cuts, grad, node, 30)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -123,11 +121,7 @@ def test_levels_are_the_brute_force_tree(seed):
 
 
 def test_a_level_s_histograms_from_its_parents_equal_those_counted_from_every_row():
-    rng = np.random.default_rng(5)
-    X = rng.normal(size=(500, 3))
-    grad, hess = rng.normal(size=500), rng.uniform(0.1, 1, 500)
-    cuts = cut_points(X, 12)
-    codes = bin_codes(X, cuts)
+    X, grad, hess, cuts, codes = _random_binned(5, 500, 3, 12)
     n_bins = max(c.size for c in cuts) + 1
     parent = (X[:, 0] > 0.5).astype(np.int64)  # two nodes, unequal; the second splits, the first does not
     split = np.array([False, True])
