@@ -221,7 +221,8 @@ class LambdaMART(GBRanker):
         categorical features; ``lambda_l2="auto"`` is 0 (CatBoost's YetiRank:
         1e-20); missing values count as 0. A level takes no split where none
         leaves ``min_data_in_leaf`` rows in every node, and the tree stops
-        there. Not the default (BENCHMARKS.md, "Stop 54: symmetric trees as an
+        there. With ``n_models_`` > 1 the models' trees of an iteration share
+        their splits, chosen on the models' mean gradient. Not the default (BENCHMARKS.md, "Stop 54: symmetric trees as an
         option"): on MQ2007-shaped draws at learning rate 0.05 with 300 trees,
         against the defaults, NDCG@10, MAP and MAUC −0.0026, −0.0025, +0.0009
         at depth 5 on clean draws and +0.0026, +0.0012, +0.0019 at depth 4 on
