@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
-from metricrank.learners._symmetric import (SymmetricTrees, _histograms, _level_histograms, bin_codes, cut_points,
-                                            level_split)
+from metricrank.learners._symmetric import SymmetricTrees, _histograms, _level_histograms, binned, level_split
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +73,7 @@ def _brute_force_tree(X, cuts, grad, depth, min_data):
 def test_cut_points_fall_between_distinct_training_values_and_codes_count_cuts_below():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.integers(0, 5, 500).astype(float), rng.normal(size=500), np.full(500, 2.0)])
-    cuts = cut_points(X, max_bin=40)
+    cuts, codes = binned(X, max_bin=40)
     assert cuts[0].tolist() == [0.5, 1.5, 2.5, 3.5]  # every gap of five distinct values
     assert cuts[1].size == 40 - 3 and cuts[2].size == 0  # at most max_bin - 3; a constant has none
     values = np.unique(X[:, 1])
@@ -84,7 +83,6 @@ def test_cut_points_fall_between_distinct_training_values_and_codes_count_cuts_b
     # roughly equal row counts between cuts: the quantile rule
     counts = np.diff(np.concatenate([[0], np.searchsorted(np.sort(X[:, 1]), cuts[1], side="right"), [500]]))
     assert counts.min() >= 500 / 38 - 2 and counts.max() <= 500 / 38 + 2
-    codes = bin_codes(X, cuts)
     for f in range(3):
         np.testing.assert_array_equal(codes[f], (X[:, f][:, None] > cuts[f][None, :]).sum(axis=1))
 
@@ -93,8 +91,8 @@ def _random_binned(seed, n_rows, n_features, max_bin):
     """Normal features, gradients and hessians in 0.1..1, and the features' cuts and bins."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n_rows, n_features))
-    cuts = cut_points(X, max_bin)
-    return X, rng.normal(size=n_rows), rng.uniform(0.1, 1, n_rows), cuts, bin_codes(X, cuts)
+    cuts, codes = binned(X, max_bin)
+    return X, rng.normal(size=n_rows), rng.uniform(0.1, 1, n_rows), cuts, codes
 
 
 def test_level_split_is_the_brute_force_best_valid_split():
@@ -148,7 +146,7 @@ def test_every_tree_is_symmetric_and_is_the_brute_force_tree_with_newton_leaves(
 
     grad, hess = model.objective_.bind(as_training_data(data.y, data.group_ptr), 0)(np.zeros(data.n_docs))
     grad, hess = np.array(grad), np.array(hess)
-    cuts = cut_points(data.X, 255)
+    cuts, _ = binned(data.X, 255)
     chosen, node = _brute_force_tree(data.X, cuts, grad, 3, 15)
     levels, _ = _tree_levels(trees[0])
     assert [next(iter(levels[d])) for d in range(3)] == [(f, pytest.approx(t, rel=1e-12)) for f, t in chosen]

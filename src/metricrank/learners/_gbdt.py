@@ -228,7 +228,7 @@ class GBDTBase(BaseEstimator):
                              "(CatBoost's SymmetricTree is 'symmetric')")
         if policy != "symmetric":
             return
-        refused = {"extra_trees=True": self.extra_trees is True or self.extra_trees is np.True_,
+        refused = {"extra_trees=True": not isinstance(self.extra_trees, str) and bool(self.extra_trees),
                    "feature_fraction < 1": self.feature_fraction < 1,
                    "bagging (bagging_fraction < 1 with bagging_freq > 0)": self.bagging_fraction < 1
                    and self.bagging_freq > 0,

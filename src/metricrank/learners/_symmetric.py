@@ -53,8 +53,9 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["MAX_DEPTH", "NO_FREE_SPLITS", "SymmetricTrees", "bin_codes", "cut_points", "level_split",
-           "symmetric_depth"]
+from .binning import _column
+
+__all__ = ["MAX_DEPTH", "NO_FREE_SPLITS", "SymmetricTrees", "binned", "level_split", "symmetric_depth"]
 
 #: Deepest symmetric tree: 2**8 = 256 leaves (CatBoost's default depth is 6); the histograms of a level
 #: hold 2**(depth - 1) nodes.
@@ -84,52 +85,43 @@ def symmetric_depth(num_leaves: int, max_depth: int) -> int:
 
 def _dense_columns(X):
     """Each column of ``X`` (dense or sparse) as float64, missing values as 0 (LightGBM's ``use_missing=False``)."""
-    if sp.issparse(X):
-        Xc = sp.csc_matrix(X)
-        for f in range(Xc.shape[1]):
-            col = np.zeros(Xc.shape[0])
-            start, stop = Xc.indptr[f], Xc.indptr[f + 1]
-            col[Xc.indices[start:stop]] = Xc.data[start:stop]
-            yield np.nan_to_num(col, nan=0.0)
+    X = X.tocsc() if sp.issparse(X) else np.asarray(X)  # one conversion, then a cheap slice per column
+    for f in range(X.shape[1]):
+        yield np.nan_to_num(_column(X, f), nan=0.0)
+
+
+def _column_cuts(col: np.ndarray, max_cuts: int) -> np.ndarray:
+    """One feature's cuts: midpoints of the gaps between its distinct values, every gap when there are at most
+    ``max_cuts``, otherwise the gaps where the count of rows at or below first reaches ``k / (max_cuts + 1)``."""
+    values, counts = np.unique(col, return_counts=True)
+    if values.size - 1 <= max_cuts:
+        after = np.arange(values.size - 1)
     else:
-        X = np.asarray(X)
-        for f in range(X.shape[1]):
-            yield np.nan_to_num(np.asarray(X[:, f], dtype=np.float64), nan=0.0)
+        below = np.cumsum(counts)
+        targets = below[-1] * np.arange(1, max_cuts + 1) / (max_cuts + 1)
+        after = np.unique(np.searchsorted(below, targets, side="left"))
+        after = after[after < values.size - 1]
+    return np.unique(values[after] + (values[after + 1] - values[after]) / 2)
 
 
-def cut_points(X, max_bin: int) -> list[np.ndarray]:
-    """Each feature's cuts, increasing: midpoints between consecutive distinct training values, at most
-    ``max_bin - 3`` of them (every gap when there are few; otherwise the gaps where the count of rows
-    below crosses ``k / (cuts + 1)`` of all rows). Bin ``b`` of a feature holds ``cuts[b-1] < x <= cuts[b]``.
+def binned(X, max_bin: int) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each feature's cuts, increasing, at most ``max_bin - 3`` of them (:func:`_column_cuts`), and the bin
+    numbers of ``X``'s rows, feature-major: ``codes[f, i]`` is the bin of row ``i`` on feature ``f``, and bin
+    ``b`` holds ``cuts[f][b-1] < x <= cuts[f][b]``. One pass over the columns.
 
     Examples
     --------
-    >>> [c.tolist() for c in cut_points(np.array([[0.0, 5.0], [1.0, 5.0], [1.0, 5.0], [3.0, 5.0]]), 255)]
-    [[0.5, 2.0], []]
+    >>> cuts, codes = binned(np.array([[0.0, 5.0], [1.0, 5.0], [1.0, 5.0], [3.0, 5.0]]), 255)
+    >>> [c.tolist() for c in cuts], codes.tolist()
+    ([[0.5, 2.0], []], [[0, 1, 1, 2], [0, 0, 0, 0]])
     """
     max_cuts = max(1, int(max_bin) - _OWN_BOUNDS)
+    codes = np.empty((X.shape[1], X.shape[0]), dtype=np.uint8 if max_cuts < 256 else np.uint16)
     cuts = []
-    for col in _dense_columns(X):
-        values, counts = np.unique(col, return_counts=True)
-        if values.size - 1 <= max_cuts:
-            after = np.arange(values.size - 1)
-        else:  # the gap after value i where the rows at or below it first reach each quantile
-            below = np.cumsum(counts)
-            targets = below[-1] * np.arange(1, max_cuts + 1) / (max_cuts + 1)
-            after = np.unique(np.searchsorted(below, targets, side="left"))
-            after = after[after < values.size - 1]
-        mid = values[after] + (values[after + 1] - values[after]) / 2
-        cuts.append(np.unique(mid))
-    return cuts
-
-
-def bin_codes(X, cuts: list[np.ndarray]) -> np.ndarray:
-    """Bin numbers of ``X``'s rows, feature-major: ``codes[f, i]`` is the bin of row ``i`` on feature ``f``."""
-    n_bins = max((c.size + 1 for c in cuts), default=1)
-    codes = np.empty((len(cuts), X.shape[0]), dtype=np.uint8 if n_bins <= 256 else np.uint16)
     for f, col in enumerate(_dense_columns(X)):
+        cuts.append(_column_cuts(col, max_cuts))
         codes[f] = np.searchsorted(cuts[f], col, side="left")
-    return codes
+    return cuts, codes
 
 
 @numba.njit(parallel=True, cache=True)
@@ -242,8 +234,7 @@ class SymmetricTrees:
         self.lambda_l2 = float(lambda_l2)
         self.min_data = float(min_data_in_leaf)
         self.min_hess = float(min_sum_hessian_in_leaf)
-        self.cuts = cut_points(X, max_bin)
-        self.codes = bin_codes(X, self.cuts)
+        self.cuts, self.codes = binned(X, max_bin)
         self.n_cuts = np.array([c.size for c in self.cuts], dtype=np.int64)
         self.n_bins = int(self.n_cuts.max(initial=0)) + 1
         self.leaves: list[int] = []  # leaves of each tree forced, in order
