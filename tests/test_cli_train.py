@@ -163,7 +163,11 @@ def test_objectives_lists_every_objective_with_defaults(capsys):
     (["--valid", "nope.txt"], "--valid nope.txt: no such file"),
     (["--valid-query-file", "a.query"], "--valid-query-file a.query: no such file"),
     (["--grow-policy", "symmetric", "--depth", "9"], "--depth must be 1-8 with --grow-policy symmetric; got 9"),
+    (["--grow-policy", "symmetric_then_leafwise", "--depth", "9"],
+     "--depth must be 1-8 with --grow-policy symmetric_then_leafwise; got 9"),
     (["--depth", "0"], "--depth must be >= 1; got 0"),
+    (["--grow-policy", "symmetric_then_leafwise", "--dask", "tcp://127.0.0.1:1"],
+     "--grow-policy symmetric_then_leafwise chooses each tree's splits from all rows on one machine"),
     (["--grow-policy", "symmetric", "--dask", "tcp://127.0.0.1:1"],
      "--grow-policy symmetric chooses each tree's splits from all rows on one machine; a --dask fit grows "
      "leaf-wise trees: drop --grow-policy or --dask"),
@@ -278,3 +282,9 @@ def test_grow_policy_symmetric_trains_symmetric_trees_of_depth(files, tmp_path, 
         root_node = tree["tree_structure"]
         children = (root_node["left_child"], root_node["right_child"])
         assert tree["num_leaves"] == 4 and len({(c["split_feature"], c["threshold"]) for c in children}) == 1
+    # completed: the same depth, and LightGBM's own splits on (no split penalty, the fit's leaf minimum)
+    assert main(["train", "--train", str(root / "train.txt"), "--grow-policy", "symmetric_then_leafwise", "--depth",
+                 "2", "--min-data-in-leaf", "3", "--trees", "4", "--quiet", "--out", str(tmp_path / "c.json")]) == 0
+    model = LambdaMART.load(tmp_path / "c.json")
+    assert model.grow_policy == "symmetric_then_leafwise" and model.num_leaves_ == 4
+    assert model.booster_.params["min_data_in_leaf"] == 3 and model.booster_.params["max_depth"] == 2

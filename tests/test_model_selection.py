@@ -506,3 +506,9 @@ def test_tune_searches_the_depth_of_symmetric_trees_and_not_what_they_refuse(dat
     assert result.study_.trials[0].params["max_depth"] == 3
     assert result.best_estimator_.grow_policy == "symmetric"
     assert result.best_estimator_.num_leaves_ == 2 ** result.best_estimator_.max_depth
+    # completed symmetric trees share the space and the first trial's depth
+    from metricrank.model_selection import _values_in_space
+
+    completed = LambdaMART(METRIC, grow_policy="symmetric_then_leafwise")
+    assert default_param_space(100, "symmetric_then_leafwise").keys() == space.keys()
+    assert _values_in_space(completed, space, 100)["max_depth"] == 3

@@ -211,7 +211,10 @@ def test_a_symmetric_model_predicts_saves_and_exports_on_raw_features(data, tmp_
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"grow_policy": "oblivious"}, "grow_policy must be one of 'leafwise', 'symmetric'"),
+    ({"grow_policy": "oblivious"}, "grow_policy must be one of 'leafwise', 'symmetric', 'symmetric_then_leafwise'"),
+    ({"grow_policy": "symmetric_then_leafwise", "extra_trees": True},
+     "grow_policy='symmetric_then_leafwise' chooses its symmetric splits from all rows and features, "
+     "deterministically: extra_trees=True applies"),
     ({"extra_trees": True}, "extra_trees=True applies to grow_policy='leafwise' only"),
     ({"feature_fraction": 0.8}, "feature_fraction < 1"),
     ({"bagging_fraction": 0.8, "bagging_freq": 1}, "bagging"),
@@ -274,3 +277,54 @@ def test_a_root_that_no_split_suits_ends_the_fit_as_leaf_wise_trees_do(data):
                      min_data_in_leaf=data.n_docs).fit(data.X, data.y, qid=data.qid)
     assert model.n_estimators_ == 1 and model.stop_reason_ == "no split improves the objective after 1 trees"
     assert [t["num_leaves"] for t in model.booster_.dump_model()["tree_info"]] == [1]
+
+
+def _holds_forced(forced, node):
+    """Whether the dumped LightGBM ``node`` starts with the forced-splits tree ``forced`` (same feature and
+    threshold at every forced node; below the forced nodes anything)."""
+    if forced is None:
+        return True
+    if "split_feature" not in node or node["split_feature"] != forced["feature"] \
+            or node["threshold"] != pytest.approx(forced["threshold"], rel=1e-12):
+        return False
+    return all(_holds_forced(forced.get(side), node[f"{side}_child"]) for side in ("left", "right"))
+
+
+def test_completed_trees_keep_the_symmetric_levels_and_grow_leaf_wise_within_the_depth_where_they_stop(
+        data, monkeypatch):
+    # 20 % of the rows per side: the symmetric levels stop early (no split suits every node), and LightGBM
+    # completes each tree with splits of its own, each leaf holding the minimum, no deeper than the depth
+    forced = []
+    choose = SymmetricTrees.forced_splits
+
+    def recording(self, levels):
+        tree, leaves = choose(self, levels)
+        forced.append((tree, leaves))
+        return tree, leaves
+
+    monkeypatch.setattr(SymmetricTrees, "forced_splits", recording)
+    min_data = int(0.2 * data.n_docs)
+    fits = {policy: GBRanker("YetiRank", grow_policy=policy, max_depth=3, n_estimators=6, min_data_in_leaf=min_data,
+                             random_state=0).fit(data.X, data.y, qid=data.qid)
+            for policy in ("symmetric", "symmetric_then_leafwise")}
+    completed = fits["symmetric_then_leafwise"]
+    assert completed.num_leaves_ == 8 and completed.lambda_l2_ == 0.0
+    trees = completed.booster_.dump_model()["tree_info"]
+    forced = forced[len(fits["symmetric"].booster_.dump_model()["tree_info"]):]  # the completed fit's
+    assert len(trees) == len(forced) == 6
+    filled = 0
+    for tree, (top, forced_leaves) in zip(trees, forced):
+        assert _holds_forced(top, tree["tree_structure"])
+        _, depths = _tree_levels(tree)
+        assert max(depths) <= 3 and len(depths) <= 8
+        filled += len(depths) > forced_leaves
+    assert filled == 6  # every tree got leaves of LightGBM's own beyond the forced ones
+    # LightGBM's own splits keep the fit's minimum as LightGBM counts rows: from the hessians, so a leaf
+    # may hold a few rows fewer (398 of 422 here); with LightGBM's minimum of 1 they would be far smaller
+    assert completed.booster_.params["min_data_in_leaf"] == min_data
+    assert completed.booster_.params["max_depth"] == 3 and completed.booster_.params["num_leaves"] == 8
+    leaf_rows = completed.booster_.predict(data.X, pred_leaf=True)
+    assert min(np.bincount(leaf_rows[:, t]).min() for t in range(6)) >= 0.9 * min_data
+    # the first trees start from the same gradients: the strict tree is the completed one's top, and smaller
+    strict_first = fits["symmetric"].booster_.dump_model()["tree_info"][0]
+    assert len(_tree_levels(strict_first)[1]) == forced[0][1] < len(_tree_levels(trees[0])[1])

@@ -171,7 +171,7 @@ def _auto_or(convert, allowed: str):
 
 #: learners._gbdt.GROW_POLICIES and learners._symmetric.MAX_DEPTH, here without importing the learners at
 #: start-up (tests/test_cli_train.py checks they agree)
-GROW_POLICIES = ("leafwise", "symmetric")
+GROW_POLICIES = ("leafwise", "symmetric", "symmetric_then_leafwise")
 MAX_DEPTH = 8
 _POSITIVE = {"trees": 1, "leaves": 2, "models": 1, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1,
              "threads": 1}
@@ -190,8 +190,9 @@ def _check_options(args) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive number; got {value}")
     if args.l2 != "auto" and not (np.isfinite(args.l2) and args.l2 >= 0):
         raise ValueError(f"--l2 must be 'auto' or a number >= 0; got {args.l2}")
-    if args.depth is not None and not 1 <= args.depth <= (MAX_DEPTH if args.grow_policy == "symmetric" else 2 ** 30):
-        allowed = f"1-{MAX_DEPTH} with --grow-policy symmetric" if args.grow_policy == "symmetric" else ">= 1"
+    symmetric = args.grow_policy != "leafwise"
+    if args.depth is not None and not 1 <= args.depth <= (MAX_DEPTH if symmetric else 2 ** 30):
+        allowed = f"1-{MAX_DEPTH} with --grow-policy {args.grow_policy}" if symmetric else ">= 1"
         raise ValueError(f"--depth must be {allowed}; got {args.depth}")
     inputs = [("--train", args.train), ("--train-query-file", args.train_query_file), ("--pairs", args.pairs)]
     inputs += [("--valid", v) for v in args.valid or []] + [("--valid-query-file", v)
@@ -342,10 +343,12 @@ def add_parsers(sub, preset_choices) -> None:
                          "num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
     tr.add_argument("--grow-policy", choices=GROW_POLICIES, default="leafwise",
-                    help="leafwise (LightGBM's trees, the default) or symmetric (oblivious trees, CatBoost's "
-                         "default: one split per level; see the estimators' grow_policy)")
+                    help="leafwise (LightGBM's trees, the default), symmetric (oblivious trees, CatBoost's "
+                         "default: one split per level) or symmetric_then_leafwise (symmetric levels, completed "
+                         "by LightGBM's leaf-wise splits within the depth where they stop early; see the "
+                         "estimators' grow_policy)")
     tr.add_argument("--depth", type=int, default=None,
-                    help="levels of every tree (max_depth; no limit by default). With --grow-policy symmetric "
+                    help="levels of every tree (max_depth; no limit by default). With a symmetric --grow-policy "
                          f"1-{MAX_DEPTH}, by default the full tree of --leaves: 3, 4 or 5 levels by training size")
     tr.add_argument("--models", type=_auto_or(int, "an integer >= 1"), default="auto", metavar="K|auto",
                     help="boosted models trained side by side, each with its own random draws, and averaged "

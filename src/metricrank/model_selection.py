@@ -233,15 +233,15 @@ def default_param_space(n_train_docs: int | None = None, grow_policy: str = "lea
     62,000 documents, where it helps noisy data but cost the suite's clean 52,000-document
     set 0.013 NDCG@10 (BENCHMARKS.md, "Capacity for the YetiRank gradient").
 
-    For ``grow_policy="symmetric"`` the depth (``max_depth``, 2-8) replaces the leaves, and
-    the options symmetric trees refuse (randomised splits, feature and row sampling) are left
+    For ``grow_policy`` "symmetric" and "symmetric_then_leafwise" the depth (``max_depth``,
+    2-8) replaces the leaves, and the options symmetric trees refuse (randomised splits, feature and row sampling) are left
     out, as is ``lambda_l2``: a penalty makes LightGBM refuse some forced splits (their fit
     warns), and symmetric trees take 0.
     """
     optuna = _optuna()
     d = optuna.distributions
     hi = 200 if n_train_docs is None else int(min(200, max(5, n_train_docs // 20)))
-    if grow_policy == "symmetric":
+    if grow_policy in ("symmetric", "symmetric_then_leafwise"):
         from .learners._symmetric import MAX_DEPTH
 
         return {
@@ -351,7 +351,7 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
         params["num_leaves"] = auto_num_leaves(n_train_docs)
     if params.get("extra_trees") == "auto":
         params["extra_trees"] = auto_extra_trees(n_train_docs)
-    if params.get("grow_policy") == "symmetric" and params.get("max_depth", -1) <= 0:
+    if params.get("grow_policy") in ("symmetric", "symmetric_then_leafwise") and params.get("max_depth", -1) <= 0:
         from .learners._symmetric import symmetric_depth
 
         params["max_depth"] = symmetric_depth(params["num_leaves"], -1)

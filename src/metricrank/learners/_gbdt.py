@@ -192,9 +192,10 @@ def positive_int(est, name: str, minimum: int = 1) -> None:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
 
 
-#: ``grow_policy`` values: LightGBM's leaf-wise trees, or symmetric (oblivious) trees as CatBoost's default
-#: ``SymmetricTree`` (:mod:`metricrank.learners._symmetric`).
-GROW_POLICIES = ("leafwise", "symmetric")
+#: ``grow_policy`` values: LightGBM's leaf-wise trees; symmetric (oblivious) trees as CatBoost's default
+#: ``SymmetricTree``; or symmetric levels that LightGBM completes leaf-wise within the depth where they end
+#: (:mod:`metricrank.learners._symmetric`).
+GROW_POLICIES = ("leafwise", "symmetric", "symmetric_then_leafwise")
 #: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and stop 53's probe (BENCHMARKS.md,
 #: "Stop 53, continued"); a positive penalty leaves unsplit every node whose Newton gain it makes non-positive,
 #: and makes LightGBM refuse some forced splits (:mod:`metricrank.learners._symmetric`).
@@ -216,8 +217,13 @@ class GBDTBase(BaseEstimator):
         return self.n_models_
 
     def _symmetric(self) -> bool:
-        """Whether the trees are symmetric (``grow_policy="symmetric"``; learners without it grow leaf-wise)."""
-        return getattr(self, "grow_policy", "leafwise") == "symmetric"
+        """Whether the trees start with symmetric levels (``grow_policy`` "symmetric" or
+        "symmetric_then_leafwise"; learners without ``grow_policy`` grow leaf-wise)."""
+        return getattr(self, "grow_policy", "leafwise") in ("symmetric", "symmetric_then_leafwise")
+
+    def _completed(self) -> bool:
+        """Whether LightGBM completes the symmetric levels leaf-wise (``grow_policy="symmetric_then_leafwise"``)."""
+        return getattr(self, "grow_policy", "leafwise") == "symmetric_then_leafwise"
 
     def _check_grow_policy(self) -> None:
         from ._symmetric import MAX_DEPTH
@@ -226,7 +232,7 @@ class GBDTBase(BaseEstimator):
         if not isinstance(policy, str) or policy not in GROW_POLICIES:
             raise ValueError(f"grow_policy must be one of {', '.join(map(repr, GROW_POLICIES))}; got {policy!r} "
                              "(CatBoost's SymmetricTree is 'symmetric')")
-        if policy != "symmetric":
+        if not self._symmetric():
             return
         refused = {"extra_trees=True": not isinstance(self.extra_trees, str) and bool(self.extra_trees),
                    "feature_fraction < 1": self.feature_fraction < 1,
@@ -235,10 +241,10 @@ class GBDTBase(BaseEstimator):
                    "path_smooth > 0": self.path_smooth > 0}
         for what, is_set in refused.items():
             if is_set:
-                raise ValueError(f"grow_policy='symmetric' chooses every split from all rows and features, "
+                raise ValueError(f"grow_policy={policy!r} chooses its symmetric splits from all rows and features, "
                                  f"deterministically: {what} applies to grow_policy='leafwise' only")
         if self.max_depth > MAX_DEPTH:
-            raise ValueError(f"max_depth must be at most {MAX_DEPTH} with grow_policy='symmetric' (2**max_depth "
+            raise ValueError(f"max_depth must be at most {MAX_DEPTH} with grow_policy={policy!r} (2**max_depth "
                              f"leaves); got {self.max_depth!r}")
 
     def _check_params(self) -> None:
@@ -280,7 +286,7 @@ class GBDTBase(BaseEstimator):
     def _resolve_extra_trees(self, n_docs: int) -> bool:
         """``extra_trees``, with ``"auto"`` resolved for ``n_docs`` training rows; sets ``extra_trees_``."""
         value = self.extra_trees
-        if self._symmetric():  # a symmetric tree's splits are all forced: LightGBM draws no threshold
+        if self._symmetric():  # symmetric levels are chosen whole, not drawn (extra_trees=True is refused)
             value = False
         self.extra_trees_ = auto_extra_trees(n_docs) if isinstance(value, str) else bool(value)
         return self.extra_trees_

@@ -82,12 +82,15 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         training documents (fitted ``extra_trees_``); as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
     max_depth : int, default -1 (no limit)
-        With ``grow_policy="symmetric"``: the levels of every tree (1-8).
-    grow_policy : {"leafwise", "symmetric"}, default "leafwise"
+        With ``grow_policy`` "symmetric" or "symmetric_then_leafwise": the
+        levels of every tree (1-8).
+    grow_policy : {"leafwise", "symmetric", "symmetric_then_leafwise"}, default "leafwise"
         LightGBM's leaf-wise trees, or symmetric (oblivious) trees as CatBoost's
         default ``SymmetricTree``: one split per level for all its nodes, chosen
         from each tree's gradients (:mod:`metricrank.learners._symmetric`), of
-        ``max_depth`` levels or ``floor(log2(num_leaves_ + 1))``; as
+        ``max_depth`` levels or ``floor(log2(num_leaves_ + 1))``, or those
+        levels completed by LightGBM's own leaf-wise splits within the depth
+        where they stop early (``"symmetric_then_leafwise"``); as
         :class:`~metricrank.LambdaMART`, which gives the rules and the
         measurements.
     max_bin : int, default 255
@@ -378,7 +381,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                 grower = stack.enter_context(SymmetricTrees(
                     ds.X, depth=int(params["max_depth"]), lambda_l2=self.lambda_l2_,
                     min_data_in_leaf=self.min_data_in_leaf, min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf,
-                    max_bin=self.max_bin))
+                    max_bin=self.max_bin, complete=self._completed()))
                 params = {**params, **grower.lightgbm_params()}
                 callbacks = [grower.check_tree, *callbacks]
             train, lds = stack.enter_context(checkout_datasets(
@@ -395,7 +398,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if grower is not None:  # the booster's parameters, as saved with it, without the fit's devices
             result.booster.reset_parameter({"forcedsplits_filename": "", "cegb_penalty_split": 0.0})
             if grower.short_trees:
-                warnings.warn(f"grow_policy='symmetric': LightGBM grew {grower.short_trees} of "
+                warnings.warn(f"grow_policy={self.grow_policy!r}: LightGBM grew {grower.short_trees} of "
                               f"{result.booster.num_trees()} trees smaller than forced: it refused forced splits, "
                               f"most likely of features that had no split of positive gain with "
                               f"lambda_l2={self.lambda_l2_:g} higher up; lambda_l2=0 (the default for symmetric "
