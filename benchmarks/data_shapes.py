@@ -38,6 +38,9 @@ trees, the tree count chosen on validation by the judged metric, test value at t
   1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
 - ``lgb-example``: not drawn either: the suite's three splits of LightGBM's ranking example (``--seeds``
   1-3, one validation split each; the same 50 test queries).
+- ``synthetic-noisy-40k``, ``synthetic-50k``, ``synthetic-250k``: the quality suite's drawn sets as the suite
+  draws them (``--seeds`` are its splits, 1-3; ``--noise`` is not used), to run a candidate on them and
+  compare it with the suite's stored runs (``--compare OUT.json RESULTS.json#synthetic-50k``).
 
 ``--learning-rate`` and ``--trees`` (default 0.1 and 300, the suite's) change the protocol for every
 system alike, anchors included.
@@ -124,21 +127,22 @@ SHAPES = {
                         offset=1900),
 }
 
-REAL = {"mq2008": 5, "lgb-example": 3}  # real data: its number of splits
+#: Not drawn here (real data, or the quality suite's own draws): the number of splits of each.
+REAL = {"mq2008": 5, "lgb-example": 3, "synthetic-noisy-40k": 3, "synthetic-50k": 3, "synthetic-250k": 3}
 
 
 @functools.lru_cache(maxsize=1)
-def _lgb_example_splits() -> list:
-    """The suite's three splits of LightGBM's example, read once per process."""
-    return q.load_suite(["lgb-example"])
+def _suite_splits(name: str) -> list:
+    """The quality suite's splits of ``name`` (LightGBM's example or a drawn suite set), built once per process."""
+    return q.load_suite([name])
 
 
 def split(shape: str, noise: float | None, seed: int, query_effect: float = 0.0) -> q.Split:
     if shape == "mq2008":
         fold = load_mq2008_fold(seed)
         return q.Split(shape, seed, fold.train, fold.vali, fold.test)
-    if shape == "lgb-example":
-        return _lgb_example_splits()[seed - 1]
+    if shape in REAL:
+        return _suite_splits(shape)[seed - 1]
     s = SHAPES[shape]
     data = make_ltr(s["n_queries"], docs_per_query=s["docs_per_query"], n_features=46, n_informative=12,
                     n_labels=len(s["label_probs"]), label_probs=s["label_probs"], noise=noise, relevance="nonlinear",
