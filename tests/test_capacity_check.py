@@ -63,8 +63,9 @@ class ByHand:
     the metric over the held-out queries evaluated from scratch at every tree count."""
 
     def __init__(self, ds, estimator, metric=NDCG, init_model=None, early_stopping_rounds=None, enough=500,
-                 bound_share=0.9, rising_alpha=0.01):
+                 bound_share=0.9, rising_alpha=0.01, added_l2=1.0):
         self.ds, self.estimator, self.metric, self.bound_share = ds, estimator, metric, bound_share
+        self.added_l2 = added_l2  # lambda_l2="auto" at the added levels
         self.rising_alpha = rising_alpha
         self.init_model, self.rounds = init_model, early_stopping_rounds
         self.folds = folds_by_hand(ds.n_queries, estimator.random_state, enough=enough)
@@ -111,7 +112,7 @@ class ByHand:
         gives one level more, randomised, with the added levels' penalty."""
         level, kept, steps, trials, by_budget, widened = 0.05 / len(self.folds), start, [], [], [], False
         given_l2 = self.estimator.lambda_l2
-        added_l2 = 1.0 if given_l2 == "auto" else given_l2
+        added_l2 = self.added_l2 if given_l2 == "auto" else given_l2
         for _ in range(2):
             candidate, steps = (2 * kept[0] + 1, False, added_l2), steps + [[]]
             for looks in range(1, len(self.folds) + 1):
@@ -172,6 +173,26 @@ def test_bigger_trees_are_kept_when_the_held_out_queries_prefer_them(low_thresho
                         extra_trees=chosen[1], lambda_l2=chosen[2]).fit(ds)
     np.testing.assert_array_equal(model.predict(ds.X), explicit.predict(ds.X))
     assert explicit.capacity_check_ is None
+
+
+def test_completed_symmetric_trees_take_the_depth_the_held_out_queries_prefer(low_threshold):
+    # grow_policy="symmetric_then_leafwise": the same check over depths (a capacity's leaves give the depth,
+    # floor(log2(leaves + 1))), with no randomised splits and lambda_l2="auto" 0 at every depth
+    from metricrank.learners._symmetric import symmetric_depth
+
+    ds = clean_data()
+    model = GBRanker("YetiRank", grow_policy="symmetric_then_leafwise", n_estimators=60, random_state=3).fit(ds)
+    check = model.capacity_check_
+    steps, _, chosen = assert_as_by_hand(check, ByHand(ds, model, added_l2=0.0), (7, False, 0.0))
+    assert steps[0][-1] < 0.01 and chosen != (7, False, 0.0)  # clean data: deeper trees win
+    depth = symmetric_depth(chosen[0], -1)
+    assert model.booster_.params["max_depth"] == depth and model.num_leaves_ == 2 ** depth
+    assert "depth 3 L2 0: " in str(check) and str(check).endswith(f"-> depth {depth}, lambda_l2 0")
+    explicit = GBRanker("YetiRank", grow_policy="symmetric_then_leafwise", max_depth=depth, n_estimators=60,
+                        random_state=3).fit(ds)
+    np.testing.assert_array_equal(model.predict(ds.X), explicit.predict(ds.X))
+    assert explicit.capacity_check_ is None  # a depth set by hand is kept
+    assert GBRanker("YetiRank", grow_policy="symmetric", n_estimators=5).fit(ds).capacity_check_ is None
 
 
 def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):

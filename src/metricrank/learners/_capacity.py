@@ -35,6 +35,10 @@ higher on test than the rule's 15 (BENCHMARKS.md, "Stop 49"; as the check chose 
 +0.0019 / +0.0020 / +0.0013 on NDCG@10 / MAP / MAUC: "Stop 50"). The final model then trains
 on all the training queries.
 
+With ``grow_policy="symmetric_then_leafwise"`` (and ``max_depth`` left to ``num_leaves``) the same steps
+compare depths: a capacity's leaves give the depth, ``floor(log2(num_leaves + 1))``; its trees are never
+randomised, so no step widens, and ``lambda_l2="auto"`` is 0 at every depth.
+
 Metrics that a query's first relevant documents decide (:data:`COARSE_METRICS`) judge
 the capacities by :data:`PROXY_METRIC` instead (:func:`judging_metric`): their
 per-query values are too coarse to tell two capacities apart on a few hundred
@@ -189,6 +193,10 @@ class CapacityCheck:
         levels' penalty, untested.
     num_leaves, extra_trees, lambda_l2
         What the final model used (``lambda_l2`` None in files written before it was recorded).
+    grow_policy : str
+        The estimator's: with ``"symmetric_then_leafwise"`` each capacity's ``num_leaves`` sets the depth,
+        ``floor(log2(num_leaves + 1))`` (:func:`~metricrank.learners._symmetric.symmetric_depth`), and the
+        report gives depths.
     """
 
     metric: str
@@ -202,6 +210,14 @@ class CapacityCheck:
     num_leaves: int = 0
     extra_trees: bool = False
     lambda_l2: float | None = None
+    grow_policy: str = "leafwise"
+
+    def _size(self, num_leaves: int) -> str:
+        if self.grow_policy == "leafwise":
+            return f"{num_leaves} leaves"
+        from ._symmetric import symmetric_depth
+
+        return f"depth {symmetric_depth(num_leaves, -1)}"
 
     def __str__(self) -> str:
         parts = []
@@ -211,12 +227,13 @@ class CapacityCheck:
                 p += "; ahead where the smaller trees still learned at the budget's end"
             l2 = f" L2 {t['lambda_l2']:g}" if t.get("lambda_l2") is not None else ""
             rising = f", later half p {t['rising_p']:.2g}" if "rising_p" in t else ""
-            parts.append(f"{t['num_leaves']} leaves{' randomised' if t['extra_trees'] else ''}{l2}: {t['value']:.4f} "
+            randomised = " randomised" if t["extra_trees"] else ""
+            parts.append(f"{self._size(t['num_leaves'])}{randomised}{l2}: {t['value']:.4f} "
                          f"({t['trees']} trees{rising}, {t['queries']} queries{p})")
         return (f"capacity check by {self.metric} on held-out training queries (up to {self.max_looks} looks of "
                 f"{self.fold_queries} more queries, level {self.level:.2g} per look): " + "; ".join(parts)
                 + ("; lost while the rule's trees still learned: one level deeper, randomised" if self.widened else "")
-                + f" -> {self.num_leaves} leaves" + (", randomised splits" if self.extra_trees else "")
+                + f" -> {self._size(self.num_leaves)}" + (", randomised splits" if self.extra_trees else "")
                 + ("" if self.lambda_l2 is None else f", lambda_l2 {self.lambda_l2:g}"))
 
 
@@ -268,7 +285,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     higher = get_metric(metric, preset=preset).higher_is_better
     held = [ds.subset_queries(f) for f in folds]
     report = CapacityCheck(metric=metric, level=CHECK_ALPHA / len(folds), max_looks=len(folds),
-                           fold_queries=int(folds[0].size))
+                           fold_queries=int(folds[0].size), grow_policy=getattr(estimator, "grow_policy", "leafwise"))
     models: dict = {}  # capacity -> one model per held-out fold, grown as the looks need them
 
     @functools.cache  # the kept capacity is judged again at the next step's first looks

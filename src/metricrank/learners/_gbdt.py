@@ -308,9 +308,11 @@ class GBDTBase(BaseEstimator):
         return isinstance(self.lambda_l2, str) and objective.hessian_scales_penalty
 
     def _sizes_by_rule(self) -> bool:
-        """Both ``num_leaves`` and ``extra_trees`` are "auto" and the trees grow leaf-wise: the capacity is
-        the library's to choose."""
-        return isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and not self._symmetric()
+        """Both ``num_leaves`` and ``extra_trees`` are "auto", and the trees grow leaf-wise, or as completed
+        symmetric trees whose depth ``max_depth`` leaves to ``num_leaves``: the capacity is the library's to
+        choose (for completed trees, the depth)."""
+        by_leaves = not self._symmetric() or (self._completed() and self.max_depth <= 0)
+        return isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and by_leaves
 
     def _tree_params(self, n_docs: int, capacity: tuple[int, bool, float] | None = None,
                      mean_hessian: float | None = None) -> dict:
