@@ -5,7 +5,8 @@
 grow the rest of such a tree its own way, leaf-wise, up to the tree's ``2**depth`` leaves, with its own
 ``min_data_in_leaf``:
 
-* ``--fill depth``: no deeper than the symmetric tree's depth;
+* ``--fill depth``: no deeper than the symmetric tree's depth (since stop 55 the product's
+  ``grow_policy="symmetric_then_leafwise"``, which gives the same models);
 * ``--fill free``: without a depth limit, as stop 53's probe did (BENCHMARKS.md, "Stop 54");
 * ``--fill none``: the product as it is.
 
