@@ -349,7 +349,8 @@ def add_parsers(sub, preset_choices) -> None:
                          "estimators' grow_policy)")
     tr.add_argument("--depth", type=int, default=None,
                     help="levels of every tree (max_depth; no limit by default). With a symmetric --grow-policy "
-                         f"1-{MAX_DEPTH}, by default the full tree of --leaves: 3, 4 or 5 levels by training size")
+                         f"1-{MAX_DEPTH}, by default the full tree of --leaves: 3, 4 or 5 levels by training size "
+                         "(symmetric_then_leafwise: the capacity check may add up to two)")
     tr.add_argument("--models", type=_auto_or(int, "an integer >= 1"), default="auto", metavar="K|auto",
                     help="boosted models trained side by side, each with its own random draws, and averaged "
                          "(n_models; K times the trees); 'auto': 4 for YetiRank from 30,000 training "

@@ -234,14 +234,16 @@ def default_param_space(n_train_docs: int | None = None, grow_policy: str = "lea
     set 0.013 NDCG@10 (BENCHMARKS.md, "Capacity for the YetiRank gradient").
 
     For ``grow_policy`` "symmetric" and "symmetric_then_leafwise" the depth (``max_depth``,
-    2-8) replaces the leaves, and the options symmetric trees refuse (randomised splits, feature and row sampling) are left
-    out, as is ``lambda_l2``: a penalty makes LightGBM refuse some forced splits (their fit
-    warns), and symmetric trees take 0.
+    2-8) replaces the leaves, and the options symmetric trees refuse (randomised splits,
+    feature and row sampling) are left out, as is ``lambda_l2``: a penalty makes LightGBM
+    refuse some forced splits (their fit warns), and symmetric trees take 0.
     """
     optuna = _optuna()
     d = optuna.distributions
     hi = 200 if n_train_docs is None else int(min(200, max(5, n_train_docs // 20)))
-    if grow_policy in ("symmetric", "symmetric_then_leafwise"):
+    from .learners._gbdt import SYMMETRIC_POLICIES
+
+    if grow_policy in SYMMETRIC_POLICIES:
         from .learners._symmetric import MAX_DEPTH
 
         return {
@@ -342,7 +344,8 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
     check's job done by trials, so the first trial is the rule's trees, without the check's extra fits
     in every fold. If that trial is kept, the refit takes ``"auto"`` again (:func:`tune`).
     """
-    from .learners._gbdt import auto_extra_trees, auto_n_models, auto_num_leaves, rule_lambda_l2_cap
+    from .learners._gbdt import (SYMMETRIC_POLICIES, auto_extra_trees, auto_n_models, auto_num_leaves,
+                                 rule_lambda_l2_cap)
 
     optuna = _optuna()
     d = optuna.distributions
@@ -351,7 +354,7 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
         params["num_leaves"] = auto_num_leaves(n_train_docs)
     if params.get("extra_trees") == "auto":
         params["extra_trees"] = auto_extra_trees(n_train_docs)
-    if params.get("grow_policy") in ("symmetric", "symmetric_then_leafwise") and params.get("max_depth", -1) <= 0:
+    if params.get("grow_policy") in SYMMETRIC_POLICIES and params.get("max_depth", -1) <= 0:
         from .learners._symmetric import symmetric_depth
 
         params["max_depth"] = symmetric_depth(params["num_leaves"], -1)

@@ -10,7 +10,7 @@ from ._boosting import BoostResult, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR", "AUTO_MODELS",
            "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS", "GBDTBase", "GROW_POLICIES",
-           "HESSIAN_ROWS", "SYMMETRIC_LAMBDA_L2",
+           "HESSIAN_ROWS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES",
            "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves", "auto_or_int", "first_hessian_mass",
            "positive_int", "rule_lambda_l2_cap"]
 
@@ -196,6 +196,8 @@ def positive_int(est, name: str, minimum: int = 1) -> None:
 #: ``SymmetricTree``; or symmetric levels that LightGBM completes leaf-wise within the depth where they end
 #: (:mod:`metricrank.learners._symmetric`).
 GROW_POLICIES = ("leafwise", "symmetric", "symmetric_then_leafwise")
+#: The ``grow_policy`` values whose trees start with symmetric levels.
+SYMMETRIC_POLICIES = ("symmetric", "symmetric_then_leafwise")
 #: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and stop 53's probe (BENCHMARKS.md,
 #: "Stop 53, continued"); a positive penalty leaves unsplit every node whose Newton gain it makes non-positive,
 #: and makes LightGBM refuse some forced splits (:mod:`metricrank.learners._symmetric`).
@@ -219,7 +221,7 @@ class GBDTBase(BaseEstimator):
     def _symmetric(self) -> bool:
         """Whether the trees start with symmetric levels (``grow_policy`` "symmetric" or
         "symmetric_then_leafwise"; learners without ``grow_policy`` grow leaf-wise)."""
-        return getattr(self, "grow_policy", "leafwise") in ("symmetric", "symmetric_then_leafwise")
+        return getattr(self, "grow_policy", "leafwise") in SYMMETRIC_POLICIES
 
     def _completed(self) -> bool:
         """Whether LightGBM completes the symmetric levels leaf-wise (``grow_policy="symmetric_then_leafwise"``)."""

@@ -239,13 +239,17 @@ class LambdaMART(GBRanker):
         counts them) up to ``2**depth`` leaves within the depth. With
         ``num_leaves``, ``extra_trees`` and ``max_depth`` at their defaults the
         size rule's depth is the start of the capacity check, which from
-        30,000 training documents adds a level where held-out queries show it
-        wins (``capacity_check_`` reports depths). Measured in the same runs
-        ("Stop 54"), against the defaults: +0.0015, +0.0007, +0.0042 at depth 5
-        on the clean draws and +0.0033, +0.0030, +0.0027 at depth 4 on the
-        noisy ones (0.05, 300 trees); at 0.1 +0.0020, +0.0038, +0.0022 (clean,
-        depth 5) and level (noisy, depth 4); at depth 3 +0.0015, −0.0011,
-        −0.0012 on MQ2008 and −0.0092, −0.0096, +0.0006 on LightGBM's example.
+        30,000 training documents adds up to two levels where held-out queries
+        show they win (``capacity_check_`` reports depths). The depth decides:
+        at 0.05 with 300 trees depth 4 lost 0.004-0.005 to depth 5 on the clean
+        draws and gained 0.001-0.002 on the noisy ones. With the checked depth,
+        against the defaults: +0.0015, +0.0013, +0.0041 on the clean draws,
+        +0.0033, +0.0030, +0.0026 on the noisy ones (worst −0.0014 against
+        the best anchor); at 0.1 level on the quality suite's 50k and noisy
+        40k sets, but MRR 0.003-0.004 below the best anchor there (BENCHMARKS.md,
+        "Stop 55"). Below 30,000 documents, at depth 3: +0.0015, −0.0011,
+        −0.0012 on MQ2008 and −0.0092, −0.0096, +0.0006 on LightGBM's example
+        ("Stop 54"). Not the default.
     max_bin : int, default 255
         LightGBM's bins per feature (CatBoost's 254, XGBoost's 256). 63 bins
         cost 0.0025 MAP and 0.0014 MAUC on the clean 52,000-document set (p <
