@@ -293,7 +293,7 @@ def _holds_forced(forced, node):
 def test_completed_trees_keep_the_symmetric_levels_and_grow_leaf_wise_within_the_depth_where_they_stop(
         data, monkeypatch):
     # 20 % of the rows per side: the symmetric levels stop early (no split suits every node), and LightGBM
-    # completes each tree with splits of its own, each leaf holding the minimum, no deeper than the depth
+    # completes each tree with splits of its own, no deeper than the depth, each leaf about the minimum
     forced = []
     choose = SymmetricTrees.forced_splits
 

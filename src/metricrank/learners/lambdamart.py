@@ -241,7 +241,7 @@ class LambdaMART(GBRanker):
         size rule's depth is the start of the capacity check, which from
         30,000 training documents adds up to two levels where held-out queries
         show they win (``capacity_check_`` reports depths). The depth decides:
-        at 0.05 with 300 trees depth 4 lost 0.004-0.005 to depth 5 on the clean
+        at 0.05 with 300 trees depth 4 lost 0.0043-0.0054 to depth 5 on the clean
         draws and gained 0.001-0.002 on the noisy ones. With the checked depth,
         against the defaults: +0.0015, +0.0013, +0.0041 on the clean draws,
         +0.0033, +0.0030, +0.0026 on the noisy ones (worst −0.0014 against
