@@ -151,7 +151,7 @@ def test_the_capacity_check_bounds_its_added_levels():
     data = make_ltr(110, docs_per_query=300, n_features=5, n_labels=2, label_probs=[0.99, 0.01],
                     relevance="nonlinear", random_state=0)
     assert data.n_docs >= 30_000 and data.n_queries >= 100  # where the check runs
-    model = LambdaMART("NDCG:top=10", n_estimators=3, n_jobs=1, random_state=2).fit(data)
+    model = LambdaMART("NDCG:top=10", grow_policy="leafwise", n_estimators=3, n_jobs=1, random_state=2).fit(data)
     _, hess = get_objective("YetiRank").bind(as_training_data(data.y, data.group_ptr), 2)(np.zeros(data.n_docs))
     trials = model.capacity_check_.trials
     assert [t["num_leaves"] for t in trials[:2]] == [15, 31]

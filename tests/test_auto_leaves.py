@@ -52,7 +52,9 @@ def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
     assert max(tree_leaves(full)) == 31
     # with both "auto" the rule's trees (31 leaves, extra_trees off) are the capacity check's first trial,
     # and the final trees are those of the capacity it chose
-    auto = estimator(n_estimators=2, min_data_in_leaf=5, n_jobs=1, random_state=0).fit(big)
+    # (leaf-wise: LambdaMART's grow_policy="auto" checks depths of completed symmetric trees there instead,
+    # tests/test_grow_policy_auto.py)
+    auto = estimator(n_estimators=2, min_data_in_leaf=5, grow_policy="leafwise", n_jobs=1, random_state=0).fit(big)
     first = auto.capacity_check_.trials[0]
     assert (first["num_leaves"], first["extra_trees"]) == (31, False)
     chosen = estimator(n_estimators=2, min_data_in_leaf=5, num_leaves=auto.num_leaves_,

@@ -201,7 +201,7 @@ def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):
     # trees are not ahead by the second look, so the step ends there, before all five folds.
     ds = clean_data(seed=1)
     ds = type(ds)(ds.X, np.random.default_rng(1).permutation(ds.y), group_ptr=ds.group_ptr)
-    model = LambdaMART(NDCG, n_estimators=40, random_state=1).fit(ds)
+    model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=40, random_state=1).fit(ds)
     check = model.capacity_check_
     steps, _, _ = assert_as_by_hand(check, ByHand(ds, model), (7, True, 10.0))
     assert len(check.trials) == 2 and len(steps) == 1 and len(steps[0]) == 2
@@ -217,7 +217,7 @@ def test_a_close_step_looks_at_more_folds(low_threshold, monkeypatch):
     # looks at every fold without reaching the level, the bigger trees ahead (p < 0.5) at every look
     ds = make_ltr(300, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear", noise=2.0,
                   random_state=1)
-    model = LambdaMART(NDCG, n_estimators=30, random_state=1).fit(ds)
+    model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=30, random_state=1).fit(ds)
     steps, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, 10.0))
     assert len(steps[0]) > 1 and 0.01 <= steps[0][0] < 0.5 and steps[0][-1] < 0.01
     assert len(steps[1]) == 5 and 0.01 <= min(steps[1]) and max(steps[1]) < 0.5
@@ -231,7 +231,7 @@ def test_a_close_step_looks_at_more_folds(low_threshold, monkeypatch):
                               ("RISING_ALPHA", 0.0, {"rising_alpha": 0.0})]:
         with monkeypatch.context() as patched:
             patched.setattr(_capacity, name, value)
-            model = LambdaMART(NDCG, n_estimators=30, random_state=1).fit(ds)
+            model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=30, random_state=1).fit(ds)
             steps_unbound, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model, **hand),
                                                          (7, True, 10.0))
         assert steps_unbound == steps and model.capacity_check_.budget_wins == [False, False]
@@ -243,7 +243,7 @@ def test_a_lost_first_step_deepens_the_rules_randomised_trees_where_they_still_l
     # second look, yet the rule's trees were best at their last tree and gained over their later half
     ds = make_ltr(300, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear", noise=4.0,
                   random_state=2)
-    model = LambdaMART(NDCG, n_estimators=20, random_state=2).fit(ds)
+    model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=20, random_state=2).fit(ds)
     check = model.capacity_check_
     steps, trials, chosen = assert_as_by_hand(check, ByHand(ds, model), (7, True, 10.0))
     assert len(steps) == 1 and steps[0][-1] >= 0.5
@@ -256,7 +256,7 @@ def test_a_lost_first_step_deepens_the_rules_randomised_trees_where_they_still_l
     np.testing.assert_array_equal(model.predict(ds.X), explicit.predict(ds.X))
     # a later half that gained less than RISING_ALPHA asks keeps the rule
     monkeypatch.setattr(_capacity, "RISING_ALPHA", rule_rising / 2)
-    model = LambdaMART(NDCG, n_estimators=20, random_state=2).fit(ds)
+    model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=20, random_state=2).fit(ds)
     _, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model, rising_alpha=rule_rising / 2),
                                      (7, True, 10.0))
     assert not model.capacity_check_.widened and chosen == (7, True, 10.0)
@@ -267,7 +267,7 @@ def test_the_check_reads_the_judged_metric_and_the_warm_start(low_threshold):
     ds = clean_data(seed=2)
     # a strong base (it has seen every query): whether its scores are counted moves the best tree count
     base = GBRanker("YetiRank", n_estimators=60, num_leaves=15, random_state=0).fit(ds)
-    model = LambdaMART("MAP", n_estimators=40, random_state=4).fit(ds, init_model=base)
+    model = LambdaMART("MAP", grow_policy="leafwise", n_estimators=40, random_state=4).fit(ds, init_model=base)
     assert model.capacity_check_.metric == "MAP"
     assert_as_by_hand(model.capacity_check_, ByHand(ds, model, metric="MAP", init_model=base), (7, True, 10.0))
 
@@ -277,7 +277,7 @@ def test_coarse_metrics_judge_capacities_by_ndcg(low_threshold, metric):
     # MRR and ERR give a query a value its first relevant documents decide: the check judges by exponential-gain
     # NDCG@10 instead (fold models, best tree count and Wilcoxon all by it); the final model's target is unchanged
     ds = clean_data(seed=7)
-    model = LambdaMART(metric, n_estimators=30, random_state=2).fit(ds)
+    model = LambdaMART(metric, grow_policy="leafwise", n_estimators=30, random_state=2).fit(ds)
     assert model.capacity_check_.metric == "NDCG:top=10;type=Exp"
     assert_as_by_hand(model.capacity_check_, ByHand(ds, model, metric="NDCG:top=10;type=Exp"), (7, True, 10.0))
     assert model.target_ == LambdaMART(metric).fit(ds.subset_queries(np.arange(20))).target_
@@ -378,7 +378,7 @@ def test_folds_are_held_out_until_enough_queries_are_judged(n_queries, seed):
 def test_fewer_folds_when_they_hold_enough_queries(low_threshold, monkeypatch):
     monkeypatch.setattr(_capacity, "CHECK_QUERIES", 100)
     ds = clean_data(seed=7)  # 300 queries: folds of 60, two reach 100
-    model = LambdaMART("MAP", n_estimators=30, random_state=5).fit(ds)
+    model = LambdaMART("MAP", grow_policy="leafwise", n_estimators=30, random_state=5).fit(ds)
     check = model.capacity_check_
     assert (check.max_looks, check.fold_queries) == (2, 60) and check.level == 0.025
     assert_as_by_hand(check, ByHand(ds, model, metric="MAP", enough=100), (7, True, 10.0))
@@ -386,7 +386,7 @@ def test_fewer_folds_when_they_hold_enough_queries(low_threshold, monkeypatch):
 
 def test_the_check_survives_save_and_load(low_threshold, tmp_path):
     ds = clean_data(n_queries=120)
-    model = LambdaMART("MAP", n_estimators=8, random_state=2).fit(ds)
+    model = LambdaMART("MAP", grow_policy="leafwise", n_estimators=8, random_state=2).fit(ds)
     model.save(tmp_path / "m.json")
     loaded = LambdaMART.load(tmp_path / "m.json")
     assert loaded.capacity_check_ == model.capacity_check_ and loaded.capacity_check_.trials
@@ -420,10 +420,10 @@ def test_fold_models_are_single_models_where_the_final_one_averages_four(low_thr
         return out
 
     monkeypatch.setattr(GBRanker, "fit", recording_fit)
-    model = LambdaMART(NDCG, n_estimators=25, random_state=2).fit(ds)
+    model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=25, random_state=2).fit(ds)
     assert len(resolved) >= 3 and resolved[:-1] == [1] * (len(resolved) - 1) and resolved[-1] == 4
     assert model.n_models_ == 4 == model.booster_.num_model_per_iteration()
     monkeypatch.setattr(GBRanker, "fit", fit)
-    single = LambdaMART(NDCG, n_estimators=25, random_state=2, n_models=1)
+    single = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=25, random_state=2, n_models=1)
     # the rule's trees take the averaged models' penalty (rule_lambda_l2_cap), single fold models or not
     assert_as_by_hand(model.capacity_check_, ByHand(ds, single), (7, True, _gbdt.AVERAGED_LAMBDA_L2))

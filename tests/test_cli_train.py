@@ -7,6 +7,7 @@ import pytest
 
 from metricrank import LambdaMART, evaluate, make_ltr, save_letor
 from metricrank.cli import main
+from metricrank.learners import load_ranker
 
 
 @pytest.fixture(scope="module")
@@ -288,3 +289,25 @@ def test_grow_policy_symmetric_trains_symmetric_trees_of_depth(files, tmp_path, 
     model = LambdaMART.load(tmp_path / "c.json")
     assert model.grow_policy == "symmetric_then_leafwise" and model.num_leaves_ == 4
     assert model.booster_.params["min_data_in_leaf"] == 3 and model.booster_.params["max_depth"] == 2
+
+
+def test_grow_policy_defaults_to_the_estimators_own(files, tmp_path, capsys, monkeypatch):
+    # λ targets train LambdaMART, whose default is "auto"; the other objectives GBRanker, leaf-wise by default
+    from metricrank.learners import _capacity
+
+    root, _, _ = files
+    common = ["--train", str(root / "train.txt"), "--trees", "3", "--quiet"]
+    assert main(["train", *common, "--out", str(tmp_path / "a.json")]) == 0
+    model = LambdaMART.load(tmp_path / "a.json")
+    assert model.grow_policy == "auto" and model.grow_policy_ == "leafwise"  # 40 queries: no check, leaf-wise
+    assert "grow policy auto: leafwise trees" in capsys.readouterr().err
+    assert main(["train", *common, "--objective", "YetiRank", "--out", str(tmp_path / "y.json")]) == 0
+    assert load_ranker(tmp_path / "y.json").grow_policy == "leafwise"
+    assert "grow policy auto" not in capsys.readouterr().err
+    # where the check runs, "auto" grows completed symmetric trees of the depth it chose
+    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 100)
+    monkeypatch.setattr(_capacity, "CHECK_MIN_QUERIES", 30)
+    assert main(["train", *common, "--out", str(tmp_path / "c.json")]) == 0
+    model = LambdaMART.load(tmp_path / "c.json")
+    assert model.grow_policy_ == "symmetric_then_leafwise" and model.capacity_check_.grow_policy == model.grow_policy_
+    assert "grow policy auto: symmetric_then_leafwise trees" in capsys.readouterr().err

@@ -211,7 +211,8 @@ def test_a_symmetric_model_predicts_saves_and_exports_on_raw_features(data, tmp_
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"grow_policy": "oblivious"}, "grow_policy must be one of 'leafwise', 'symmetric', 'symmetric_then_leafwise'"),
+    ({"grow_policy": "oblivious"},
+     "grow_policy must be one of 'auto', 'leafwise', 'symmetric', 'symmetric_then_leafwise'"),
     ({"grow_policy": "symmetric_then_leafwise", "extra_trees": True},
      "grow_policy='symmetric_then_leafwise' chooses its symmetric splits from all rows and features, "
      "deterministically: extra_trees=True applies"),

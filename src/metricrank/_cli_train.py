@@ -69,8 +69,9 @@ def _model_for(args):
     objective, target = objective_and_target(args.objective, args.target, (args.metric or [None])[0], args.preset)
     common = dict(n_estimators=args.trees, learning_rate=args.learning_rate, num_leaves=args.leaves,
                   min_data_in_leaf=args.min_data_in_leaf, lambda_l2=args.l2, n_models=args.models, preset=args.preset,
-                  n_jobs=args.threads, random_state=args.seed, grow_policy=args.grow_policy,
-                  max_depth=-1 if args.depth is None else args.depth)
+                  n_jobs=args.threads, random_state=args.seed, max_depth=-1 if args.depth is None else args.depth)
+    if args.grow_policy is not None:  # else the estimator's default: "auto" for LambdaMART, "leafwise" for GBRanker
+        common["grow_policy"] = args.grow_policy
     if isinstance(objective, LambdaObjective):
         sigma = 1.0 if args.sigma is None else args.sigma
         return check_yetirank_target(LambdaMART(
@@ -171,7 +172,7 @@ def _auto_or(convert, allowed: str):
 
 #: learners._gbdt.GROW_POLICIES and learners._symmetric.MAX_DEPTH, here without importing the learners at
 #: start-up (tests/test_cli_train.py checks they agree)
-GROW_POLICIES = ("leafwise", "symmetric", "symmetric_then_leafwise")
+GROW_POLICIES = ("auto", "leafwise", "symmetric", "symmetric_then_leafwise")
 MAX_DEPTH = 8
 _POSITIVE = {"trees": 1, "leaves": 2, "models": 1, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1,
              "threads": 1}
@@ -190,7 +191,7 @@ def _check_options(args) -> None:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive number; got {value}")
     if args.l2 != "auto" and not (np.isfinite(args.l2) and args.l2 >= 0):
         raise ValueError(f"--l2 must be 'auto' or a number >= 0; got {args.l2}")
-    symmetric = args.grow_policy != "leafwise"
+    symmetric = args.grow_policy in ("symmetric", "symmetric_then_leafwise")
     if args.depth is not None and not 1 <= args.depth <= (MAX_DEPTH if symmetric else 2 ** 30):
         allowed = f"1-{MAX_DEPTH} with --grow-policy {args.grow_policy}" if symmetric else ">= 1"
         raise ValueError(f"--depth must be {allowed}; got {args.depth}")
@@ -210,7 +211,7 @@ def _check_options(args) -> None:
         if args.models not in ("auto", 1):
             raise ValueError(f"--models {args.models} trains models side by side on one machine; a --dask fit "
                              "trains one model: drop --models or --dask")
-        if args.grow_policy != "leafwise":
+        if symmetric:  # "auto" grows leaf-wise where the capacity check does not run, as on a cluster
             raise ValueError(f"--grow-policy {args.grow_policy} chooses each tree's splits from all rows on one "
                              "machine; a --dask fit grows leaf-wise trees: drop --grow-policy or --dask")
         parse_address(args.dask)
@@ -284,6 +285,8 @@ def _train(args, model, objective, console, client) -> int:
     model.save(args.out)
     if getattr(model, "capacity_check_", None) is not None:
         console.print(str(model.capacity_check_))
+    if getattr(model, "grow_policy", None) == "auto":
+        console.print(f"grow policy auto: {model._policy()} trees")
     print_target(console, model)
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
@@ -342,11 +345,13 @@ def add_parsers(sub, preset_choices) -> None:
                          "capacity check on held-out training queries may add one or two levels; see the estimators' "
                          "num_leaves)")
     tr.add_argument("--min-data-in-leaf", type=int, default=20, help="fewest documents in a leaf")
-    tr.add_argument("--grow-policy", choices=GROW_POLICIES, default="leafwise",
-                    help="leafwise (LightGBM's trees, the default), symmetric (oblivious trees, CatBoost's "
-                         "default: one split per level) or symmetric_then_leafwise (symmetric levels, completed "
-                         "by LightGBM's leaf-wise splits within the depth where they stop early; see the "
-                         "estimators' grow_policy)")
+    tr.add_argument("--grow-policy", choices=GROW_POLICIES, default=None,
+                    help="auto (the default for λ targets: symmetric_then_leafwise where the capacity check runs "
+                         "and chooses the depth, from 30,000 documents and 100 queries, unless judged by MRR; "
+                         "leafwise elsewhere), leafwise (LightGBM's trees, the default for the other objectives), "
+                         "symmetric (oblivious trees, CatBoost's default: one split per level) or "
+                         "symmetric_then_leafwise (symmetric levels, completed by LightGBM's leaf-wise splits "
+                         "within the depth where they stop early); see the estimators' grow_policy")
     tr.add_argument("--depth", type=int, default=None,
                     help="levels of every tree (max_depth; no limit by default). With a symmetric --grow-policy "
                          f"1-{MAX_DEPTH}, by default the full tree of --leaves: 3, 4 or 5 levels by training size "

@@ -682,7 +682,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     best_params = dict(best.params)
     if start_params and best.number == 0:
         # the defaults kept: what the estimator resolves itself stays "auto", so the refit is the estimator as
-        # given (from 30,000 documents its capacity check may choose bigger trees than the rule trial 0 stood for)
+        # given (from 30,000 documents its capacity check may choose bigger trees than the rule trial 0 stood for,
+        # and LambdaMART's grow_policy="auto" completed symmetric trees where trial 0 grew leaf-wise ones)
         own = estimator.get_params(deep=False)
         best_params.update({k: "auto" for k in start_params if isinstance(own[k], str) and own[k] == "auto"})
     best_params["n_estimators"] = max(1, int(round(float(np.mean(best.user_attrs["best_iterations"])))))

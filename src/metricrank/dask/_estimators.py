@@ -102,7 +102,9 @@ max_query_size, random_state, importance_type, lgb_params
         only (so ``lambda_l2="auto"`` is the rule's 10, at most 750 times the
         mean hessian per row over the partitions and at least 0.1): GBRanker's
         capacity check (extra fits on held-out training queries,
-        :mod:`metricrank.learners._capacity`) does not run on a cluster.
+        :mod:`metricrank.learners._capacity`) does not run on a cluster, and the
+        trees grow leaf-wise (``LambdaMART``'s ``grow_policy="auto"`` chooses
+        its completed symmetric trees only where that check runs).
     repartition_by_query : bool, default False
         Repartition the training data with :func:`partition_by_query` (query
         ids read to the client; a shuffle if rows of a query are scattered)

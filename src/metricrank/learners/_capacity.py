@@ -35,7 +35,8 @@ higher on test than the rule's 15 (BENCHMARKS.md, "Stop 49"; as the check chose 
 +0.0019 / +0.0020 / +0.0013 on NDCG@10 / MAP / MAUC: "Stop 50"). The final model then trains
 on all the training queries.
 
-With ``grow_policy="symmetric_then_leafwise"`` (and ``max_depth`` left to ``num_leaves``) the same steps
+With ``grow_policy="symmetric_then_leafwise"``, or ``"auto"`` (LambdaMART's default, which chooses it where the
+check runs unless MRR judges), and ``max_depth`` left to ``num_leaves``, the same steps
 compare depths: a capacity's leaves give the depth, ``floor(log2(num_leaves + 1))``; its trees are never
 randomised, so no step widens, and ``lambda_l2="auto"`` is 0 at every depth.
 
@@ -58,8 +59,8 @@ from ..metrics.evaluate import evaluate_many
 
 __all__ = ["BUDGET_BOUND_SHARE", "CHECK_ALPHA", "CHECK_FOLDS", "CHECK_FUTILITY", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS",
            "CHECK_MIN_QUERIES", "CHECK_QUERIES", "COARSE_METRICS", "PROXY_METRIC", "RISING_ALPHA", "CapacityCheck",
-           "applies", "budget_bound", "check_capacity", "held_out_folds", "judging_metric", "next_capacity",
-           "still_learning"]
+           "applies", "budget_bound", "check_capacity", "data_allow_check", "held_out_folds", "judging_metric",
+           "next_capacity", "still_learning"]
 
 #: The check runs from this many training documents, where the size rule gives 15 leaves or
 #: more; below it the LETOR sets (2,400-9,600 documents) lost with more leaves.
@@ -243,10 +244,16 @@ def applies(estimator, ds: RankingDataset, metric: str) -> bool:
     ``metric`` with per-query values to compare (not one value over all rows, as CatBoost's global
     ``AUC`` or ``RMSE``). Otherwise the size rule stands.
     """
+    return estimator._sizes_by_rule() and data_allow_check(ds, metric, getattr(estimator, "preset", None))
+
+
+def data_allow_check(ds: RankingDataset, metric: str, preset=None) -> bool:
+    """Whether ``ds`` and ``metric`` allow the check: at least :data:`CHECK_MIN_DOCS` documents and
+    :data:`CHECK_MIN_QUERIES` queries, and per-query values of ``metric`` to compare."""
     from ..metrics import get_metric
 
-    return (estimator._sizes_by_rule() and ds.n_docs >= CHECK_MIN_DOCS and ds.n_queries >= CHECK_MIN_QUERIES
-            and get_metric(metric, preset=getattr(estimator, "preset", None)).definition.per_query)
+    return (ds.n_docs >= CHECK_MIN_DOCS and ds.n_queries >= CHECK_MIN_QUERIES
+            and get_metric(metric, preset=preset).definition.per_query)
 
 
 def judging_metric(metric: str, preset=None) -> str:
@@ -285,7 +292,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     higher = get_metric(metric, preset=preset).higher_is_better
     held = [ds.subset_queries(f) for f in folds]
     report = CapacityCheck(metric=metric, level=CHECK_ALPHA / len(folds), max_looks=len(folds),
-                           fold_queries=int(folds[0].size), grow_policy=getattr(estimator, "grow_policy", "leafwise"))
+                           fold_queries=int(folds[0].size), grow_policy=estimator._policy())
     models: dict = {}  # capacity -> one model per held-out fold, grown as the looks need them
 
     @functools.cache  # the kept capacity is judged again at the next step's first looks
@@ -296,7 +303,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
             # as measured since stop 20, and averaging narrows close steps, which then take every look (with two
             # models averaged, 4.5 times the fit on an MQ2007-shaped draw, for the same choice)
             model = clone(estimator).set_params(n_models=1, num_leaves=capacity[0], extra_trees=capacity[1],
-                                                lambda_l2=capacity[2], verbose=0)
+                                                lambda_l2=capacity[2], verbose=0, grow_policy=estimator._policy())
             watch = {} if early_stopping_rounds is None else {
                 "eval_set": [hold_ds], "eval_names": ["held_out"], "eval_metrics": [metric],
                 "early_stopping_rounds": early_stopping_rounds}

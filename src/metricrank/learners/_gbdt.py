@@ -10,7 +10,7 @@ from ._boosting import BoostResult, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR", "AUTO_MODELS",
            "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS", "GBDTBase", "GROW_POLICIES",
-           "HESSIAN_ROWS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES",
+           "HESSIAN_ROWS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES", "AUTO_LEAFWISE_METRICS",
            "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves", "auto_or_int", "first_hessian_mass",
            "positive_int", "rule_lambda_l2_cap"]
 
@@ -192,16 +192,20 @@ def positive_int(est, name: str, minimum: int = 1) -> None:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
 
 
-#: ``grow_policy`` values: LightGBM's leaf-wise trees; symmetric (oblivious) trees as CatBoost's default
-#: ``SymmetricTree``; or symmetric levels that LightGBM completes leaf-wise within the depth where they end
-#: (:mod:`metricrank.learners._symmetric`).
-GROW_POLICIES = ("leafwise", "symmetric", "symmetric_then_leafwise")
+#: ``grow_policy`` values: one of the next three chosen by the data (:meth:`GBDTBase._resolve_grow_policy`);
+#: LightGBM's leaf-wise trees; symmetric (oblivious) trees as CatBoost's default ``SymmetricTree``; or symmetric
+#: levels that LightGBM completes leaf-wise within the depth where they end (:mod:`metricrank.learners._symmetric`).
+GROW_POLICIES = ("auto", "leafwise", "symmetric", "symmetric_then_leafwise")
 #: The ``grow_policy`` values whose trees start with symmetric levels.
 SYMMETRIC_POLICIES = ("symmetric", "symmetric_then_leafwise")
 #: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and stop 53's probe (BENCHMARKS.md,
 #: "Stop 53, continued"); a positive penalty leaves unsplit every node whose Newton gain it makes non-positive,
 #: and makes LightGBM refuse some forced splits (:mod:`metricrank.learners._symmetric`).
 SYMMETRIC_LAMBDA_L2 = 0.0
+#: Judged by these metrics ``grow_policy="auto"`` keeps leaf-wise trees: by MRR, completed symmetric trees scored
+#: 0.0040 and 0.0031 below the best anchor on the suite's clean 50k and noisy 40k sets, where leaf-wise trees
+#: scored 0.0013 below and 0.0008 above it (BENCHMARKS.md, "Stop 55").
+AUTO_LEAFWISE_METRICS = frozenset({"MRR"})
 
 
 class GBDTBase(BaseEstimator):
@@ -218,14 +222,49 @@ class GBDTBase(BaseEstimator):
         self.n_models_ = auto_n_models(n_docs, objective) if isinstance(value, str) else int(value)
         return self.n_models_
 
+    def _policy(self) -> str:
+        """``grow_policy``, with "auto" resolved: the last fit's ``grow_policy_``, leaf-wise before any fit
+        (learners without ``grow_policy`` grow leaf-wise)."""
+        policy = getattr(self, "grow_policy", "leafwise")
+        return getattr(self, "grow_policy_", "leafwise") if policy == "auto" else policy
+
     def _symmetric(self) -> bool:
         """Whether the trees start with symmetric levels (``grow_policy`` "symmetric" or
-        "symmetric_then_leafwise"; learners without ``grow_policy`` grow leaf-wise)."""
-        return getattr(self, "grow_policy", "leafwise") in SYMMETRIC_POLICIES
+        "symmetric_then_leafwise", or "auto" resolved to one of them)."""
+        return self._policy() in SYMMETRIC_POLICIES
 
     def _completed(self) -> bool:
         """Whether LightGBM completes the symmetric levels leaf-wise (``grow_policy="symmetric_then_leafwise"``)."""
-        return getattr(self, "grow_policy", "leafwise") == "symmetric_then_leafwise"
+        return self._policy() == "symmetric_then_leafwise"
+
+    def _symmetric_refusals(self) -> dict:
+        """The settings symmetric levels refuse, each with whether it is set."""
+        return {"extra_trees=True": not isinstance(self.extra_trees, str) and bool(self.extra_trees),
+                "feature_fraction < 1": self.feature_fraction < 1,
+                "bagging (bagging_fraction < 1 with bagging_freq > 0)": self.bagging_fraction < 1
+                and self.bagging_freq > 0,
+                "path_smooth > 0": self.path_smooth > 0}
+
+    def _resolve_grow_policy(self, ds, metric: str, *, categorical: bool, init_score) -> str:
+        """``grow_policy`` for this fit; sets ``grow_policy_``. "auto" is "symmetric_then_leafwise" where the
+        capacity check then chooses its depth, "leafwise" elsewhere: ``num_leaves``, ``extra_trees`` and
+        ``max_depth`` at their defaults, no ``init_score``, data the check runs on
+        (:func:`~metricrank.learners._capacity.data_allow_check`), a judged ``metric`` not in
+        :data:`AUTO_LEAFWISE_METRICS`, and none of the settings symmetric levels refuse (categorical features,
+        sampling, ``path_smooth``)."""
+        from ..metrics import get_metric
+        from . import _capacity
+
+        policy = getattr(self, "grow_policy", "leafwise")
+        if policy == "auto":
+            completes = (isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and self.max_depth <= 0
+                         and init_score is None and not categorical and not any(self._symmetric_refusals().values())
+                         and _capacity.data_allow_check(ds, metric, getattr(self, "preset", None))
+                         and get_metric(metric, preset=getattr(self, "preset", None)).definition.name
+                         not in AUTO_LEAFWISE_METRICS)
+            policy = "symmetric_then_leafwise" if completes else "leafwise"
+        self.grow_policy_ = policy
+        return policy
 
     def _check_grow_policy(self) -> None:
         from ._symmetric import MAX_DEPTH
@@ -234,14 +273,9 @@ class GBDTBase(BaseEstimator):
         if not isinstance(policy, str) or policy not in GROW_POLICIES:
             raise ValueError(f"grow_policy must be one of {', '.join(map(repr, GROW_POLICIES))}; got {policy!r} "
                              "(CatBoost's SymmetricTree is 'symmetric')")
-        if not self._symmetric():
+        if policy not in SYMMETRIC_POLICIES:  # "auto" chooses leaf-wise trees where symmetric ones are refused
             return
-        refused = {"extra_trees=True": not isinstance(self.extra_trees, str) and bool(self.extra_trees),
-                   "feature_fraction < 1": self.feature_fraction < 1,
-                   "bagging (bagging_fraction < 1 with bagging_freq > 0)": self.bagging_fraction < 1
-                   and self.bagging_freq > 0,
-                   "path_smooth > 0": self.path_smooth > 0}
-        for what, is_set in refused.items():
+        for what, is_set in self._symmetric_refusals().items():
             if is_set:
                 raise ValueError(f"grow_policy={policy!r} chooses its symmetric splits from all rows and features, "
                                  f"deterministically: {what} applies to grow_policy='leafwise' only")

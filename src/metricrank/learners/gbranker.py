@@ -19,7 +19,7 @@ from ._boosting import EvalSet, IterationInfo, boost, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
-from ._gbdt import GBDTBase, first_hessian_mass, positive_int
+from ._gbdt import SYMMETRIC_POLICIES, GBDTBase, first_hessian_mass, positive_int
 from ._inputs import as_dataset, check_features, check_num_iteration, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._persistence import read_model_file, validate_booster_text, write_model_file
@@ -84,8 +84,11 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     max_depth : int, default -1 (no limit)
         With ``grow_policy`` "symmetric" or "symmetric_then_leafwise": the
         levels of every tree (1-8).
-    grow_policy : {"leafwise", "symmetric", "symmetric_then_leafwise"}, default "leafwise"
-        LightGBM's leaf-wise trees, or symmetric (oblivious) trees as CatBoost's
+    grow_policy : {"auto", "leafwise", "symmetric", "symmetric_then_leafwise"}, default "leafwise"
+        LightGBM's leaf-wise trees (the default here: ``"auto"``, LambdaMART's
+        default, was measured with λ-gradients only), ``"auto"`` (completed
+        symmetric trees where the capacity check runs, leaf-wise elsewhere;
+        fitted ``grow_policy_``), or symmetric (oblivious) trees as CatBoost's
         default ``SymmetricTree``: one split per level for all its nodes, chosen
         from each tree's gradients (:mod:`metricrank.learners._symmetric`), of
         ``max_depth`` levels or ``floor(log2(num_leaves_ + 1))``, or those
@@ -302,9 +305,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         objective = self._make_objective()
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X, categorical_feature)
-        if self._symmetric() and schema.categorical:
-            raise ValueError("grow_policy='symmetric' splits numerical features only; categorical features "
-                             f"{schema.categorical} need grow_policy='leafwise' (or encode them as numbers)")
+        if self.grow_policy in SYMMETRIC_POLICIES and schema.categorical:
+            raise ValueError(f"grow_policy={self.grow_policy!r} splits numerical features only; categorical features "
+                             f"{schema.categorical} need grow_policy='leafwise' or 'auto' (or encode them as numbers)")
         if eval_set is not None:
             eval_set = [_eval_entry(entry, schema, f"eval_set[{i}]")
                         for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
@@ -336,6 +339,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             eval_metrics = [objective.eval_spec]
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
+        # "auto" reads the data and the judged metric: leaf-wise where categorical features are
+        self._resolve_grow_policy(ds, eval_metrics[0], categorical=bool(schema.categorical), init_score=init_score)
         if early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set")
         if early_stopping_rounds is not None and (int(early_stopping_rounds) != early_stopping_rounds
@@ -398,7 +403,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if grower is not None:  # the booster's parameters, as saved with it, without the fit's devices
             result.booster.reset_parameter({"forcedsplits_filename": "", "cegb_penalty_split": 0.0})
             if grower.short_trees:
-                warnings.warn(f"grow_policy={self.grow_policy!r}: LightGBM grew {grower.short_trees} of "
+                warnings.warn(f"grow_policy={self._policy()!r}: LightGBM grew {grower.short_trees} of "
                               f"{result.booster.num_trees()} trees smaller than forced: it refused forced splits, "
                               f"most likely of features that had no split of positive gain with "
                               f"lambda_l2={self.lambda_l2_:g} higher up; lambda_l2=0 (the default for symmetric "
@@ -511,6 +516,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             "features": self._schema().to_dict(),
             "num_leaves": self.num_leaves_,
             "extra_trees": self.extra_trees_,
+            "grow_policy": self._policy(),
             "capacity_check": None if check is None else asdict(check),
         }
 
@@ -533,6 +539,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         trained = model.booster_.params
         model.num_leaves_ = int(state.get("num_leaves", trained.get("num_leaves", 31)))
         model.extra_trees_ = bool(state.get("extra_trees", trained.get("extra_trees", False)))
+        # files written before stop 56 lack the fitted policy: their grow_policy was never "auto"
+        model.grow_policy_ = state.get("grow_policy", model.grow_policy)
         model.lambda_l2_ = float(trained["lambda_l2"])
         model.n_models_ = int(model.booster_.num_model_per_iteration())
         check = state.get("capacity_check")

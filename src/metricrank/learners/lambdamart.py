@@ -203,9 +203,25 @@ class LambdaMART(GBRanker):
         four of the five judged metrics. The draws follow ``random_state``.
     max_depth : int, default -1 (no limit)
         With ``grow_policy`` "symmetric" or "symmetric_then_leafwise": the
-        levels of every tree (1-8).
-    grow_policy : {"leafwise", "symmetric", "symmetric_then_leafwise"}, default "leafwise"
-        How a tree grows. ``"leafwise"``: LightGBM's way, the leaf of largest
+        levels of every tree (1-8). Set, ``grow_policy="auto"`` grows
+        leaf-wise trees.
+    grow_policy : {"auto", "leafwise", "symmetric", "symmetric_then_leafwise"}, default "auto"
+        How a tree grows. ``"auto"``: ``"symmetric_then_leafwise"`` where
+        the capacity check runs and chooses its depth, ``"leafwise"``
+        elsewhere; the fitted choice is ``grow_policy_``. The check runs
+        from 30,000 training documents and 100 queries, with ``num_leaves``,
+        ``extra_trees`` and ``max_depth`` at their defaults and no
+        ``init_score``; ``"auto"`` also keeps leaf-wise trees where the
+        judged metric (the first of ``eval_metrics``, by default the
+        target's) is MRR, and where symmetric trees are refused
+        (categorical features, ``feature_fraction`` or bagging below 1,
+        ``path_smooth``). Below 30,000 documents, then, nothing changes:
+        MQ2008 and LightGBM's example train leaf-wise trees. Measured
+        (BENCHMARKS.md, "Stop 55" and "Stop 56"): see
+        ``"symmetric_then_leafwise"`` below; judged by MRR the completed
+        trees scored 0.0040 and 0.0031 below the best anchor on the suite's
+        clean 50k and noisy 40k sets, where leaf-wise trees scored 0.0013
+        below and 0.0008 above it. ``"leafwise"``: LightGBM's way, the leaf of largest
         gain splits next (``num_leaves``, ``extra_trees`` and the capacity
         check above apply). ``"symmetric"``: oblivious trees, CatBoost's
         default ``SymmetricTree``: one (feature, threshold) per level, shared
@@ -243,13 +259,14 @@ class LambdaMART(GBRanker):
         show they win (``capacity_check_`` reports depths). The depth decides:
         at 0.05 with 300 trees depth 4 lost 0.0043-0.0054 to depth 5 on the clean
         draws and gained 0.001-0.002 on the noisy ones. With the checked depth,
-        against the defaults: +0.0015, +0.0013, +0.0041 on the clean draws,
+        against leaf-wise trees (the defaults before ``"auto"``): +0.0015, +0.0013, +0.0041 on the clean draws,
         +0.0033, +0.0030, +0.0026 on the noisy ones (worst −0.0014 against
         the best anchor); at 0.1 level on the quality suite's 50k and noisy
         40k sets, but MRR 0.003-0.004 below the best anchor there (BENCHMARKS.md,
         "Stop 55"). Below 30,000 documents, at depth 3: +0.0015, −0.0011,
         −0.0012 on MQ2008 and −0.0092, −0.0096, +0.0006 on LightGBM's example
-        ("Stop 54"). Not the default.
+        ("Stop 54"). The default's choice where the check runs
+        (``"auto"``).
     max_bin : int, default 255
         LightGBM's bins per feature (CatBoost's 254, XGBoost's 256). 63 bins
         cost 0.0025 MAP and 0.0014 MAUC on the clean 52,000-document set (p <
@@ -368,7 +385,7 @@ class LambdaMART(GBRanker):
 
     def __init__(self, metric="NDCG:top=10", *, target="auto", n_estimators=300, learning_rate=0.1, num_leaves="auto",
                  min_data_in_leaf=20, min_sum_hessian_in_leaf=1e-3, lambda_l2="auto", path_smooth=0.0, extra_trees="auto",
-                 max_depth=-1, grow_policy="leafwise", max_bin=255, feature_fraction=1.0, bagging_fraction=1.0,
+                 max_depth=-1, grow_policy="auto", max_bin=255, feature_fraction=1.0, bagging_fraction=1.0,
                  bagging_freq=0, n_models="auto",
                  sigma=1.0, truncation=None, norm="auto", exact="auto", preset=None, max_query_size=MAX_QUERY_SIZE,
                  n_jobs=None, random_state=None, importance_type="split", lgb_params=None, verbose=0):

@@ -1,0 +1,108 @@
+"""grow_policy="auto" (LambdaMART's default): completed symmetric trees where the capacity check chooses their
+depth, leaf-wise trees elsewhere.
+
+The oracle is the same estimator with the policy "auto" should choose, set by hand: the two models must predict
+alike, and where the check runs, its trials (every capacity's held-out value and tree count) must agree too.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from metricrank import GBRanker, LambdaMART, make_ltr
+from metricrank.learners import _capacity
+from metricrank.learners._persistence import state_digest
+
+FEW_TREES = {"n_estimators": 12, "random_state": 2}
+
+
+@pytest.fixture
+def low_threshold(monkeypatch):
+    """The check from 1,000 documents, so that small data exercise it."""
+    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
+
+
+def data(n_queries=150, seed=0):
+    """Nonlinear relevance, little label noise: about 30 documents a query."""
+    return make_ltr(n_queries, docs_per_query=(20, 40), n_features=8, n_informative=5, relevance="nonlinear",
+                    noise=0.3, random_state=seed)
+
+
+def assert_same_model(model, by_hand, ds):
+    np.testing.assert_array_equal(model.predict(ds.X), by_hand.predict(ds.X))
+    assert model.booster_.params["max_depth"] == by_hand.booster_.params["max_depth"]
+
+
+def test_defaults_are_auto_for_lambdamart_and_leafwise_for_gbranker():
+    # auto was measured with λ-gradients only (BENCHMARKS.md, "Stop 56")
+    assert LambdaMART().grow_policy == "auto" and GBRanker().grow_policy == "leafwise"
+
+
+def test_auto_grows_completed_symmetric_trees_where_the_check_runs(low_threshold, tmp_path):
+    ds = data()
+    model = LambdaMART("MAP", **FEW_TREES).fit(ds)
+    by_hand = LambdaMART("MAP", grow_policy="symmetric_then_leafwise", **FEW_TREES).fit(ds)
+    assert model.grow_policy_ == "symmetric_then_leafwise" and model.grow_policy == "auto"
+    assert_same_model(model, by_hand, ds)
+    # the check's held-out fold models grew completed trees too, so every trial agrees
+    assert model.capacity_check_.grow_policy == "symmetric_then_leafwise"
+    assert model.capacity_check_.trials == by_hand.capacity_check_.trials
+    assert "depth 3 L2 0: " in str(model.capacity_check_)
+    # a saved model keeps the policy its fit chose
+    model.save(tmp_path / "auto.json")
+    assert LambdaMART.load(tmp_path / "auto.json").grow_policy_ == "symmetric_then_leafwise"
+    # refitted where the check does not run (99 training queries), the same estimator grows leaf-wise trees
+    few = data(n_queries=99)
+    assert_same_model(model.fit(few), LambdaMART("MAP", grow_policy="leafwise", **FEW_TREES).fit(few), few)
+    assert model.grow_policy_ == "leafwise" and model.capacity_check_ is None
+
+
+@pytest.mark.parametrize("case", ["below CHECK_MIN_DOCS", "judged by MRR", "num_leaves", "extra_trees", "max_depth",
+                                  "feature_fraction", "bagging", "path_smooth", "categorical feature", "init_score"])
+def test_auto_grows_leafwise_trees_elsewhere(monkeypatch, case):
+    ds = data(n_queries=120)
+    metric, params, fit_kw = "MAP", {}, {}
+    if case != "below CHECK_MIN_DOCS":
+        monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
+    if case == "judged by MRR":
+        metric = "MRR"
+    setting = {"num_leaves": {"num_leaves": 7}, "extra_trees": {"extra_trees": False}, "max_depth": {"max_depth": 3},
+               "feature_fraction": {"feature_fraction": 0.8}, "bagging": {"bagging_fraction": 0.8, "bagging_freq": 1},
+               "path_smooth": {"path_smooth": 1.0}}
+    params = setting.get(case, {})
+    if case == "categorical feature":
+        X = ds.X.copy()
+        X[:, 0] = np.digitize(X[:, 0], np.quantile(X[:, 0], [0.25, 0.5, 0.75]))
+        ds = type(ds)(X, ds.y, group_ptr=ds.group_ptr)
+        fit_kw = {"categorical_feature": [0]}
+    if case == "init_score":
+        fit_kw = {"init_score": np.linspace(-1, 1, ds.n_docs)}
+    model = LambdaMART(metric, **FEW_TREES, **params).fit(ds, **fit_kw)
+    by_hand = LambdaMART(metric, grow_policy="leafwise", **FEW_TREES, **params).fit(ds, **fit_kw)
+    assert model.grow_policy_ == "leafwise"
+    assert_same_model(model, by_hand, ds)
+
+
+def test_explicit_symmetric_trees_still_refuse_categorical_features():
+    ds = data(n_queries=40)
+    with pytest.raises(ValueError, match="grow_policy='symmetric_then_leafwise' splits numerical features only"):
+        LambdaMART("MAP", grow_policy="symmetric_then_leafwise", n_estimators=2).fit(ds, categorical_feature=[0])
+
+
+def test_gbranker_reads_auto_alike(low_threshold):
+    # one name, one meaning: GBRanker(grow_policy="auto") chooses by the same rule
+    ds = data()
+    model = GBRanker("YetiRank", grow_policy="auto", **FEW_TREES).fit(ds)
+    assert model.grow_policy_ == "symmetric_then_leafwise"
+    assert_same_model(model, GBRanker("YetiRank", grow_policy="symmetric_then_leafwise", **FEW_TREES).fit(ds), ds)
+
+
+def test_files_saved_before_auto_load_with_their_policy(tmp_path):
+    ds = data(n_queries=40)
+    LambdaMART("MAP", grow_policy="leafwise", n_estimators=3).fit(ds).save(tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text())
+    doc["state"].pop("grow_policy")  # as written before stop 56
+    doc["state_sha256"] = state_digest(doc["state"])
+    (tmp_path / "m.json").write_text(json.dumps(doc))
+    assert LambdaMART.load(tmp_path / "m.json").grow_policy_ == "leafwise"
