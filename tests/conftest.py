@@ -31,3 +31,11 @@ def shared_data() -> Path:
     variable ``METRICRANK_REQUIRE_DATA=1`` is set, in which case the test fails.
     """
     return require_data_dir(SHARED_DATA)
+
+
+@pytest.fixture
+def low_threshold(monkeypatch):
+    """The capacity check from 1,000 training documents, so that small data exercise it."""
+    from metricrank.learners import _capacity
+
+    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)

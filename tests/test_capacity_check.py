@@ -19,12 +19,6 @@ from metricrank.learners._gbdt import auto_extra_trees, auto_num_leaves
 NDCG = "NDCG:top=10"
 
 
-@pytest.fixture
-def low_threshold(monkeypatch):
-    """The check from 1,000 documents, so that small data exercise it (7 randomised leaves first)."""
-    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
-
-
 def clean_data(seed=0, n_queries=300):
     """Nonlinear relevance with little label noise: 7 randomised leaves underfit it."""
     return make_ltr(n_queries, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear",

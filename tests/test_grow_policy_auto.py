@@ -17,12 +17,6 @@ from metricrank.learners._persistence import state_digest
 FEW_TREES = {"n_estimators": 12, "random_state": 2}
 
 
-@pytest.fixture
-def low_threshold(monkeypatch):
-    """The check from 1,000 documents, so that small data exercise it."""
-    monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
-
-
 def data(n_queries=150, seed=0):
     """Nonlinear relevance, little label noise: about 30 documents a query."""
     return make_ltr(n_queries, docs_per_query=(20, 40), n_features=8, n_informative=5, relevance="nonlinear",
