@@ -8,9 +8,9 @@ from sklearn.exceptions import NotFittedError
 
 from ._boosting import BoostResult, tree_params
 
-__all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR", "AUTO_MODELS",
-           "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS", "GBDTBase", "GROW_POLICIES",
-           "HESSIAN_ROWS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES", "AUTO_LEAFWISE_METRICS",
+__all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
+           "AUTO_LEAFWISE_METRICS", "AUTO_MODELS", "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS",
+           "GBDTBase", "GROW_POLICIES", "HESSIAN_ROWS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES",
            "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves", "auto_or_int", "first_hessian_mass",
            "positive_int", "rule_lambda_l2_cap"]
 
