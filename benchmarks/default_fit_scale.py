@@ -47,7 +47,7 @@ def fit_metricrank(args, train, test, queue):
         f"{t['num_leaves']} leaves {t['value']:.4f} at {t['trees']} trees" for t in check.trials) + \
         f" (p at each look: {check.looks})"
     queue.put(dict(seconds=seconds, ndcg=evaluate(test, model.predict(test.X), metric=METRIC),
-                   chose=f"{model.num_leaves_} leaves, lambda_l2 {model.lambda_l2_}, {model.n_models_} models, "
+                   chose=f"grow policy {model.grow_policy_}, {model.num_leaves_} leaves, lambda_l2 {model.lambda_l2_}, {model.n_models_} models, "
                          f"target {model.target_}; capacity check: {steps}"))
 
 
