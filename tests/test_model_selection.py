@@ -403,19 +403,34 @@ def test_tune_starts_from_the_estimators_own_values(data):
     assert on.study_.trials[0].params["extra_trees"] is True and on.best_estimator_.extra_trees_ is True
 
 
-def test_kept_defaults_refit_as_the_estimator_with_its_capacity_check(monkeypatch):
-    # trial 0 stands for num_leaves="auto" by the size rule's trees; kept, the refit is the estimator itself on all
-    # rows, so from CHECK_MIN_DOCS (lowered here) its capacity check runs and may choose bigger trees than the rule
+def test_first_trial_and_its_refit_are_the_estimator_as_given(monkeypatch):
+    # trial 0 records num_leaves="auto" as the size rule's trees, but fits the estimator itself on every fold, and
+    # kept, the refit is the estimator itself on all rows: from CHECK_MIN_DOCS (lowered here) its capacity check
+    # runs and grow_policy="auto" grows completed symmetric trees, not the rule's leaf-wise trees
     from metricrank.learners import _capacity
 
     monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
-    ds = make_ltr(300, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear", noise=0.1,
+    ds = make_ltr(240, docs_per_query=(10, 20), n_features=10, n_informative=6, relevance="nonlinear", noise=0.1,
                   random_state=0)
     base = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3)
     res = tune(base, ds.X, ds.y, qid=ds.qid, metric="NDCG:top=10", n_trials=1, cv=3, early_stopping_rounds=5,
                random_state=0, show_progress=False)
     assert res.selected_trial_ == 0
     trial0 = res.study_.trials[0].params
+
+    def fold_values(**params):
+        values = []
+        for train, test in res.folds_:
+            model = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3, **params)
+            model.fit(ds.X[train], ds.y[train], qid=ds.qid[train], early_stopping_rounds=5,
+                      eval_set=[(ds.X[test], ds.y[test], ds.qid[test])])
+            assert model.grow_policy_ == ("symmetric_then_leafwise" if not params else "leafwise")
+            values.append(evaluate(ds.y[test], model.predict(ds.X[test]), qid=ds.qid[test], metric="NDCG:top=10"))
+        return values
+
+    as_given = fold_values()
+    assert res.study_.trials[0].user_attrs["fold_values"] == pytest.approx(as_given, rel=1e-12)
+    assert not np.allclose(fold_values(**trial0), as_given)  # the rule's trees (else this case shows nothing)
     assert {k: res.best_params_[k] for k in ("num_leaves", "extra_trees", "lambda_l2")} == \
         {"num_leaves": "auto", "extra_trees": "auto", "lambda_l2": "auto"}
     assert {k: res.best_params_[k] for k in trial0 if k not in ("num_leaves", "extra_trees", "lambda_l2")} == \

@@ -292,6 +292,9 @@ def _check_space(estimator, space) -> dict:
     return out
 
 
+#: User attribute of the first trial: it fits the estimator as given (see ``start_from_estimator``).
+AS_GIVEN = "estimator_as_given"
+
 #: ``tune(selection="significant")`` keeps the best trial only below this one-sided p-value,
 #: divided by the number of completed trials it was chosen among (Bonferroni).
 SELECTION_ALPHA = 0.05
@@ -340,9 +343,8 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
 
     ``num_leaves="auto"`` and ``extra_trees="auto"`` count as what the size rule gives
     ``n_train_docs`` (and ``lambda_l2="auto"`` as the rule's penalty cap,
-    :func:`~metricrank.learners._gbdt.rule_lambda_l2_cap`): the search over leaves is the capacity
-    check's job done by trials, so the first trial is the rule's trees, without the check's extra fits
-    in every fold. If that trial is kept, the refit takes ``"auto"`` again (:func:`tune`).
+    :func:`~metricrank.learners._gbdt.rule_lambda_l2_cap`). These are the values the first trial
+    records; its fits leave those parameters ``"auto"`` (:func:`tune`), as does the refit if it is kept.
     """
     from .learners._gbdt import (SYMMETRIC_POLICIES, auto_extra_trees, auto_n_models, auto_num_leaves,
                                  rule_lambda_l2_cap)
@@ -430,7 +432,8 @@ class TuneResult:
         (the mean over folds of the best iteration found by early stopping). When
         the first trial (the estimator's own values) is kept, the parameters the
         estimator leaves at ``"auto"`` stay ``"auto"``: the refit is then the
-        estimator itself, capacity check included, on all rows.
+        estimator itself, capacity check included, on all rows, as that trial's
+        fits were on each fold.
     best_score_ : float
         Mean over folds of the metric on the held-out fold (the metric's own sign).
     best_estimator_ : estimator
@@ -588,8 +591,14 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         parameters (those that lie in the space; the others are sampled), so
         the search starts from the defaults measured in BENCHMARKS.md and its
         best trial is never worse, on its own folds, than the estimator you
-        passed. On small data a 20-trial search without that anchor can end
-        on parameters that score worse on new queries than the defaults.
+        passed. Parameters the estimator leaves at ``"auto"`` stay ``"auto"``
+        in that trial's fits, so each fold resolves them as the estimator's own
+        fit would: by the size rule, and from 30,000 training documents by the
+        capacity check and, for LambdaMART, completed symmetric trees. The trial
+        records them as the size rule's values, which is what they resolve to
+        below 30,000 documents. On small data a 20-trial search
+        without that anchor can end on parameters that score worse on new
+        queries than the defaults.
     selection : {"significant", "best"}, default "significant"
         ``"best"``: the trial with the best mean over folds. ``"significant"``
         (with ``start_from_estimator``): that trial only if it beats the first
@@ -632,6 +641,9 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
 
     def objective(trial):
         params = {name: _suggest(trial, name, dist) for name, dist in space.items()}
+        if trial.user_attrs.get(AS_GIVEN):
+            # the first trial fits the estimator as given: what it resolves by the data stays "auto" on each fold
+            params = {k: v for k, v in params.items() if k not in own_auto}
         values, trees, queries = [], [], []
         for k, (train, test) in enumerate(folds):
             value, n, per_query = fold_value(estimator, params, X, y, qid, train, test, metric,
@@ -656,8 +668,10 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         pruner=pruner if pruner is not None else optuna.pruners.MedianPruner(n_startup_trials=5),
     )
     start_params = _values_in_space(estimator, space, n_train) if start_from_estimator else {}
+    own = estimator.get_params(deep=False)
+    own_auto = {k for k in start_params if isinstance(own[k], str) and own[k] == "auto"}
     if start_params:
-        study.enqueue_trial(start_params)
+        study.enqueue_trial(start_params, user_attrs={AS_GIVEN: True})
     try:
         with _RichProgress(n_trials, show_progress, metric) as progress:
             study.optimize(objective, n_trials=int(n_trials), timeout=timeout, n_jobs=n_jobs,
@@ -681,11 +695,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
                 best = first
     best_params = dict(best.params)
     if start_params and best.number == 0:
-        # the defaults kept: what the estimator resolves itself stays "auto", so the refit is the estimator as
-        # given (from 30,000 documents its capacity check may choose bigger trees than the rule trial 0 stood for,
-        # and LambdaMART's grow_policy="auto" completed symmetric trees where trial 0 grew leaf-wise ones)
-        own = estimator.get_params(deep=False)
-        best_params.update({k: "auto" for k in start_params if isinstance(own[k], str) and own[k] == "auto"})
+        # the defaults kept: the refit is the estimator as given, as trial 0 was on every fold
+        best_params.update({k: "auto" for k in own_auto})
     best_params["n_estimators"] = max(1, int(round(float(np.mean(best.user_attrs["best_iterations"])))))
     final = clone(estimator).set_params(**best_params)
     final.fit(X, y, qid=qid)
