@@ -423,9 +423,13 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
              "metric cannot score left out). Seconds: the fit plus the per-tree validation of the metrics the "
              "system is judged on (every judged metric for anchors and GBRanker, one for LambdaMART(M)), "
              "on a shared machine: indicative only. LambdaMART(M) is LambdaMART(metric=M) with every other "
-             "parameter at its default: target=\"auto\" trains NDCG, MAP, graded ERR and MAUC on YetiRank (the "
-             "very model of GBRanker(YetiRank), judged by M), and MRR on YetiRank from 30,000 training "
-             "documents (again GBRanker(YetiRank)'s model) and on exponential-gain NDCG over the whole list below."]
+             "parameter at its default: target=\"auto\" trains NDCG, MAP, graded ERR and MAUC on YetiRank, and MRR "
+             "on YetiRank from 30,000 training documents and on exponential-gain NDCG over the whole list below. "
+             "Where the capacity check runs (30,000 training documents and 100 queries), grow_policy=\"auto\" "
+             "grows completed symmetric trees unless MRR is judged; otherwise leaf-wise trees. So for NDCG, MAP, "
+             "ERR and MAUC LambdaMART(M) is GBRanker(YetiRank)'s very model, judged by M, on MQ2008 and "
+             "LightGBM's example, and differs from it by its trees on the drawn sets; for MRR it is that model "
+             "from 30,000 documents."]
     if len(random_states) > 1:
         lines[-1] += (f" Every system ran under random states {', '.join(map(str, random_states))}: a fold's "
                       "test value and each test query's value are their means over the states.")
