@@ -110,3 +110,15 @@ def test_the_cache_is_bounded(builds):
     assert len(cache._entries) == cache.MAX_ENTRIES
     LambdaMART("NDCG", **PARAMS).fit(sets[0].X, sets[0].y, qid=sets[0].qid)  # the oldest was dropped
     assert len(builds) == cache.MAX_ENTRIES + 2
+
+
+def test_a_reused_dataset_bins_new_eval_sets_without_lightgbms_override_warning(builds, data, recwarn):
+    # symmetric trees force their bins from a file in a folder of each fit; the key names the file by its content,
+    # so the second fit reuses the training set and bins its new eval set from it: LightGBM must see the same
+    # Dataset parameters there, or it warns "Overriding the parameters from Reference Dataset"
+    train, test = data
+    params = {**PARAMS, "grow_policy": "symmetric"}
+    LambdaMART("NDCG", **params).fit(train.X, train.y, qid=train.qid, eval_set=[train])
+    LambdaMART("NDCG", **params).fit(train.X, train.y, qid=train.qid, eval_set=[test])
+    assert len(builds) == 3  # one training set, two eval sets
+    assert not [w for w in recwarn if "Overriding the parameters" in str(w.message)]

@@ -136,7 +136,10 @@ def checkout_datasets(X, label, init_score, params: dict, *, feature_name=None, 
             cached = entry.evals.get(ekey)
             lds = None if any(cached is e for e in eval_sets) else cached
             if lds is None:
-                lds = _build(eX, params, feature_name, categorical_feature, reference=entry.train)
+                # the reference's own Dataset parameters: a reused entry was built with another fit's forced-bins
+                # path (same content), which LightGBM would otherwise override with a warning
+                eparams = {**params, **entry.train.get_params()}
+                lds = _build(eX, eparams, feature_name, categorical_feature, reference=entry.train)
                 if ekey is not None and len(entry.evals) < MAX_EVALS:
                     entry.evals[ekey] = lds
             eval_sets.append(lds)
