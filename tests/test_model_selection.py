@@ -403,42 +403,74 @@ def test_tune_starts_from_the_estimators_own_values(data):
     assert on.study_.trials[0].params["extra_trees"] is True and on.best_estimator_.extra_trees_ is True
 
 
-def test_first_trial_and_its_refit_are_the_estimator_as_given(monkeypatch):
-    # trial 0 records num_leaves="auto" as the size rule's trees, but fits the estimator itself on every fold, and
-    # kept, the refit is the estimator itself on all rows: from CHECK_MIN_DOCS (lowered here) its capacity check
-    # runs and grow_policy="auto" grows completed symmetric trees, not the rule's leaf-wise trees
+@pytest.fixture
+def check_runs(monkeypatch):
+    """make_ltr data on which LambdaMART's capacity check runs (CHECK_MIN_DOCS lowered to 1,000) and
+    grow_policy="auto" grows completed symmetric trees."""
     from metricrank.learners import _capacity
 
     monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
-    ds = make_ltr(240, docs_per_query=(10, 20), n_features=10, n_informative=6, relevance="nonlinear", noise=0.1,
-                  random_state=0)
+    return make_ltr(240, docs_per_query=(10, 20), n_features=10, n_informative=6, relevance="nonlinear", noise=0.1,
+                    random_state=0)
+
+
+def by_hand_fold_values(ds, folds, policy, **params):
+    """Each fold's NDCG@10 of LambdaMART(**params) fitted by hand as tune fits it, asserting its grown policy."""
+    values = []
+    for train, test in folds:
+        model = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3, **params)
+        model.fit(ds.X[train], ds.y[train], qid=ds.qid[train], early_stopping_rounds=5,
+                  eval_set=[(ds.X[test], ds.y[test], ds.qid[test])])
+        assert model.grow_policy_ == policy
+        values.append(evaluate(ds.y[test], model.predict(ds.X[test]), qid=ds.qid[test], metric="NDCG:top=10"))
+    return values
+
+
+def test_first_trial_and_its_refit_are_the_estimator_as_given(check_runs):
+    # trial 0 records the unset depth as that of the size rule's leaves, but fits the estimator itself on every
+    # fold, and kept, the refit is the estimator itself on all rows: its capacity check runs and chooses the depth
+    # of grow_policy="auto"'s completed symmetric trees
+    ds = check_runs
     base = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3)
     res = tune(base, ds.X, ds.y, qid=ds.qid, metric="NDCG:top=10", n_trials=1, cv=3, early_stopping_rounds=5,
                random_state=0, show_progress=False)
     assert res.selected_trial_ == 0
     trial0 = res.study_.trials[0].params
-
-    def fold_values(**params):
-        values = []
-        for train, test in res.folds_:
-            model = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3, **params)
-            model.fit(ds.X[train], ds.y[train], qid=ds.qid[train], early_stopping_rounds=5,
-                      eval_set=[(ds.X[test], ds.y[test], ds.qid[test])])
-            assert model.grow_policy_ == ("symmetric_then_leafwise" if not params else "leafwise")
-            values.append(evaluate(ds.y[test], model.predict(ds.X[test]), qid=ds.qid[test], metric="NDCG:top=10"))
-        return values
-
-    as_given = fold_values()
+    n_train = min(train.size for train, _ in res.folds_)
+    assert trial0["max_depth"] == int(np.log2(auto_num_leaves(n_train) + 1))
+    as_given = by_hand_fold_values(ds, res.folds_, "symmetric_then_leafwise")
     assert res.study_.trials[0].user_attrs["fold_values"] == pytest.approx(as_given, rel=1e-12)
-    assert not np.allclose(fold_values(**trial0), as_given)  # the rule's trees (else this case shows nothing)
-    assert {k: res.best_params_[k] for k in ("num_leaves", "extra_trees", "lambda_l2")} == \
-        {"num_leaves": "auto", "extra_trees": "auto", "lambda_l2": "auto"}
-    assert {k: res.best_params_[k] for k in trial0 if k not in ("num_leaves", "extra_trees", "lambda_l2")} == \
-        {k: v for k, v in trial0.items() if k not in ("num_leaves", "extra_trees", "lambda_l2")}
+    # the recorded values fit other trees (else this case shows nothing)
+    assert not np.allclose(by_hand_fold_values(ds, res.folds_, "symmetric_then_leafwise",
+                                               grow_policy="symmetric_then_leafwise", **trial0), as_given)
+    assert res.best_params_ == {**trial0, "max_depth": -1, "n_estimators": res.best_params_["n_estimators"]}
     refit = res.best_estimator_
-    assert refit.capacity_check_ is not None and refit.num_leaves_ > trial0["num_leaves"]  # clean data: bigger
+    assert refit.capacity_check_ is not None and refit.grow_policy_ == "symmetric_then_leafwise"
     by_hand = LambdaMART("NDCG:top=10", n_jobs=1, random_state=3, **res.best_params_).fit(ds.X, ds.y, qid=ds.qid)
     np.testing.assert_array_equal(refit.predict(ds.X), by_hand.predict(ds.X))
+
+
+def test_tune_searches_the_depth_of_completed_trees_where_auto_grows_them(check_runs):
+    ds = check_runs
+    base = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3)
+    kw = dict(qid=ds.qid, cv=3, early_stopping_rounds=5, random_state=0, show_progress=False)
+    res = tune(base, ds.X, ds.y, metric="NDCG:top=10", n_trials=3, start_from_estimator=False, selection="best",
+               **kw)
+    space = default_param_space(100, "symmetric_then_leafwise")
+    assert all(set(trial.params) == set(space) for trial in res.study_.trials)
+    # every trial fits completed trees of its own depth: its fold values are those of such fits by hand
+    trial = res.study_.trials[1]
+    assert trial.user_attrs["fold_values"] == pytest.approx(
+        by_hand_fold_values(ds, res.folds_, "symmetric_then_leafwise", grow_policy="symmetric_then_leafwise",
+                            **trial.params), rel=1e-12)
+    # and so does the refit of the best one
+    assert res.best_params_["grow_policy"] == "symmetric_then_leafwise"
+    assert res.best_estimator_.grow_policy_ == "symmetric_then_leafwise"
+    assert res.best_estimator_.max_depth == res.study_.best_trial.params["max_depth"]
+    # judged by MRR, "auto" grows leaf-wise trees, and the search is over leaves
+    mrr = tune(base, ds.X, ds.y, metric="MRR", n_trials=1, **kw)
+    assert set(mrr.study_.trials[0].params) == set(default_param_space(100))
+    assert mrr.best_estimator_.grow_policy_ == "leafwise" and "grow_policy" not in mrr.best_params_
 
 
 def test_improvement_pvalue_is_the_exact_one_sided_wilcoxon():

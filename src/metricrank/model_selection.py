@@ -338,13 +338,16 @@ def improvement_pvalue(candidate, reference, higher_is_better=True) -> float:
     return float(wilcoxon(diff, alternative="greater", zero_method="wilcox").pvalue)
 
 
-def _values_in_space(estimator, space, n_train_docs: int) -> dict:
+def _values_in_space(estimator, space, n_train_docs: int, grow_policy: str | None = None) -> dict:
     """The estimator's values of the searched parameters that the space contains.
 
     ``num_leaves="auto"`` and ``extra_trees="auto"`` count as what the size rule gives
     ``n_train_docs`` (and ``lambda_l2="auto"`` as the rule's penalty cap,
-    :func:`~metricrank.learners._gbdt.rule_lambda_l2_cap`). These are the values the first trial
-    records; its fits leave those parameters ``"auto"`` (:func:`tune`), as does the refit if it is kept.
+    :func:`~metricrank.learners._gbdt.rule_lambda_l2_cap`); ``grow_policy`` is the estimator's policy
+    as resolved on the training folds (default its own), and for symmetric trees an unset depth counts
+    as the rule's leaves' depth, where the capacity check starts. These are the values the first trial
+    records; its fits leave those parameters as the estimator has them (:func:`tune`), as does the
+    refit if it is kept.
     """
     from .learners._gbdt import (SYMMETRIC_POLICIES, auto_extra_trees, auto_n_models, auto_num_leaves,
                                  rule_lambda_l2_cap)
@@ -356,6 +359,8 @@ def _values_in_space(estimator, space, n_train_docs: int) -> dict:
         params["num_leaves"] = auto_num_leaves(n_train_docs)
     if params.get("extra_trees") == "auto":
         params["extra_trees"] = auto_extra_trees(n_train_docs)
+    if grow_policy is not None:
+        params["grow_policy"] = grow_policy
     if params.get("grow_policy") in SYMMETRIC_POLICIES and params.get("max_depth", -1) <= 0:
         from .learners._symmetric import symmetric_depth
 
@@ -431,9 +436,11 @@ class TuneResult:
         The best trial's parameters, plus ``n_estimators``: the refit's tree count
         (the mean over folds of the best iteration found by early stopping). When
         the first trial (the estimator's own values) is kept, the parameters the
-        estimator leaves at ``"auto"`` stay ``"auto"``: the refit is then the
-        estimator itself, capacity check included, on all rows, as that trial's
-        fits were on each fold.
+        estimator leaves at ``"auto"`` (or, with "auto" trees, an unset
+        ``max_depth``) stay as it has them: the refit is then the estimator
+        itself, capacity check included, on all rows, as that trial's fits were
+        on each fold. Another trial of the completed trees' search adds
+        ``grow_policy="symmetric_then_leafwise"``.
     best_score_ : float
         Mean over folds of the metric on the held-out fold (the metric's own sign).
     best_estimator_ : estimator
@@ -572,7 +579,13 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         Folds by query (:func:`query_folds`).
     param_space : dict, optional
         ``{parameter: optuna distribution or list of choices}``; default
-        :func:`default_param_space`.
+        :func:`default_param_space` for the trees the estimator grows. For
+        ``grow_policy="auto"`` (LambdaMART's default) that is the depth of
+        completed symmetric trees where every training fold is large enough
+        for "auto" to grow them (30,000 documents and 100 queries, a judged
+        metric other than MRR, the leaves left "auto"), and every trial but
+        the first then fits ``grow_policy="symmetric_then_leafwise"``;
+        elsewhere the leaf-wise space.
     early_stopping_rounds : int, default 30
     timeout : float, optional
         Stop starting trials after this many seconds.
@@ -594,9 +607,10 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         passed. Parameters the estimator leaves at ``"auto"`` stay ``"auto"``
         in that trial's fits, so each fold resolves them as the estimator's own
         fit would: by the size rule, and from 30,000 training documents by the
-        capacity check and, for LambdaMART, completed symmetric trees. The trial
-        records them as the size rule's values, which is what they resolve to
-        below 30,000 documents. On small data a 20-trial search
+        capacity check and, for LambdaMART, completed symmetric trees (whose
+        depth the check chooses). The trial records them as the size rule's
+        values (the depth as that of the rule's leaves, where the check
+        starts), which is what they resolve to below 30,000 documents. On small data a 20-trial search
         without that anchor can end on parameters that score worse on new
         queries than the defaults.
     selection : {"significant", "best"}, default "significant"
@@ -635,15 +649,26 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     m = get_metric(metric, preset=getattr(estimator, "preset", None))  # fails now on a bad spec
     folds = query_folds(qid, cv, random_state)
     n_train = min(tr.size for tr, _ in folds)
+    policy = getattr(estimator, "grow_policy", "leafwise")
+    trial_policy = {}  # set in every trial but the first
+    if policy == "auto" and param_space is None:
+        # where every training fold makes "auto" complete symmetric trees, the trials search their depth
+        n_train_queries = min(np.unique(qid[tr]).size for tr, _ in folds)
+        policy = "symmetric_then_leafwise" if estimator._auto_completes(n_train, n_train_queries, metric) \
+            else "leafwise"
+        if policy != "leafwise":
+            trial_policy = {"grow_policy": policy}
     if param_space is None:
-        param_space = default_param_space(n_train, getattr(estimator, "grow_policy", "leafwise"))
+        param_space = default_param_space(n_train, policy)
     space = _check_space(estimator, param_space)
 
     def objective(trial):
         params = {name: _suggest(trial, name, dist) for name, dist in space.items()}
         if trial.user_attrs.get(AS_GIVEN):
             # the first trial fits the estimator as given: what it resolves by the data stays "auto" on each fold
-            params = {k: v for k, v in params.items() if k not in own_auto}
+            params = {k: v for k, v in params.items() if k not in own_resolved}
+        else:
+            params.update(trial_policy)
         values, trees, queries = [], [], []
         for k, (train, test) in enumerate(folds):
             value, n, per_query = fold_value(estimator, params, X, y, qid, train, test, metric,
@@ -667,9 +692,11 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         sampler=sampler if sampler is not None else optuna.samplers.TPESampler(seed=random_state),
         pruner=pruner if pruner is not None else optuna.pruners.MedianPruner(n_startup_trials=5),
     )
-    start_params = _values_in_space(estimator, space, n_train) if start_from_estimator else {}
+    start_params = _values_in_space(estimator, space, n_train, policy) if start_from_estimator else {}
     own = estimator.get_params(deep=False)
-    own_auto = {k for k in start_params if isinstance(own[k], str) and own[k] == "auto"}
+    # the estimator's own values that its fits resolve: "auto", and the depth the capacity check chooses
+    own_resolved = {k for k in start_params if isinstance(own[k], str) and own[k] == "auto"
+                    or k == "max_depth" and trial_policy and own[k] <= 0}
     if start_params:
         study.enqueue_trial(start_params, user_attrs={AS_GIVEN: True})
     try:
@@ -696,10 +723,12 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     best_params = dict(best.params)
     if start_params and best.number == 0:
         # the defaults kept: the refit is the estimator as given, as trial 0 was on every fold
-        best_params.update({k: "auto" for k in own_auto})
+        best_params.update({k: own[k] for k in own_resolved})
+    else:
+        best_params.update(trial_policy)
     best_params["n_estimators"] = max(1, int(round(float(np.mean(best.user_attrs["best_iterations"])))))
     final = clone(estimator).set_params(**best_params)
-    final.fit(X, y, qid=qid)
+    final.fit(X, y, qid=qid, eval_metrics=[metric])  # judged as the trials' fits were: policy and capacity check
     return TuneResult(best_params_=best_params, best_score_=float(best.value), best_estimator_=final, study_=study,
                       folds_=folds, metric_=metric, elapsed_=time.perf_counter() - start,
                       selected_trial_=best.number, selection_pvalue_=pvalue, selection_level_=level)

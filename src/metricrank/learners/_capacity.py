@@ -60,7 +60,7 @@ from ..metrics.evaluate import evaluate_many
 __all__ = ["BUDGET_BOUND_SHARE", "CHECK_ALPHA", "CHECK_FOLDS", "CHECK_FUTILITY", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS",
            "CHECK_MIN_QUERIES", "CHECK_QUERIES", "COARSE_METRICS", "PROXY_METRIC", "RISING_ALPHA", "CapacityCheck",
            "applies", "budget_bound", "check_capacity", "data_allow_check", "held_out_folds", "judging_metric",
-           "next_capacity", "still_learning"]
+           "next_capacity", "sizes_allow_check", "still_learning"]
 
 #: The check runs from this many training documents, where the size rule gives 15 leaves or
 #: more; below it the LETOR sets (2,400-9,600 documents) lost with more leaves.
@@ -248,11 +248,23 @@ def applies(estimator, ds: RankingDataset, metric: str) -> bool:
 
 
 def data_allow_check(ds: RankingDataset, metric: str, preset=None) -> bool:
-    """Whether ``ds`` and ``metric`` allow the check: at least :data:`CHECK_MIN_DOCS` documents and
-    :data:`CHECK_MIN_QUERIES` queries, and per-query values of ``metric`` to compare."""
+    """Whether ``ds`` and ``metric`` allow the check (:func:`sizes_allow_check` of its documents and queries)."""
+    return sizes_allow_check(ds.n_docs, ds.n_queries, metric, preset)
+
+
+def sizes_allow_check(n_docs: int, n_queries: int, metric: str, preset=None) -> bool:
+    """Whether training data of ``n_docs`` documents in ``n_queries`` queries, judged by ``metric``, allow
+    the check: at least :data:`CHECK_MIN_DOCS` documents and :data:`CHECK_MIN_QUERIES` queries, and
+    per-query values of ``metric`` to compare.
+
+    Examples
+    --------
+    >>> sizes_allow_check(30_000, 100, "MAP"), sizes_allow_check(29_999, 100, "MAP")
+    (True, False)
+    """
     from ..metrics import get_metric
 
-    return (ds.n_docs >= CHECK_MIN_DOCS and ds.n_queries >= CHECK_MIN_QUERIES
+    return (n_docs >= CHECK_MIN_DOCS and n_queries >= CHECK_MIN_QUERIES
             and get_metric(metric, preset=preset).definition.per_query)
 
 

@@ -246,25 +246,32 @@ class GBDTBase(BaseEstimator):
                 "path_smooth > 0": self.path_smooth > 0}
 
     def _resolve_grow_policy(self, ds, metric: str, *, categorical: bool, init_score) -> str:
-        """``grow_policy`` for this fit; sets ``grow_policy_``. "auto" is "symmetric_then_leafwise" where the
-        capacity check then chooses its depth, "leafwise" elsewhere: ``num_leaves``, ``extra_trees`` and
-        ``max_depth`` at their defaults, no ``init_score``, data the check runs on
-        (:func:`~metricrank.learners._capacity.data_allow_check`), a judged ``metric`` not in
+        """``grow_policy`` for this fit on ``ds`` judged by ``metric``; sets ``grow_policy_``. "auto" is
+        "symmetric_then_leafwise" where :meth:`_auto_completes` holds, "leafwise" elsewhere."""
+        policy = getattr(self, "grow_policy", "leafwise")
+        if policy == "auto":
+            completes = self._auto_completes(ds.n_docs, ds.n_queries, metric, categorical=categorical,
+                                             init_score=init_score)
+            policy = "symmetric_then_leafwise" if completes else "leafwise"
+        self.grow_policy_ = policy
+        return policy
+
+    def _auto_completes(self, n_docs: int, n_queries: int, metric: str, *, categorical: bool = False,
+                        init_score=None) -> bool:
+        """Whether ``grow_policy="auto"`` grows completed symmetric trees, the capacity check choosing their
+        depth, on training data of ``n_docs`` documents in ``n_queries`` queries: ``num_leaves``,
+        ``extra_trees`` and ``max_depth`` at their defaults, no ``init_score``, sizes the check runs on
+        (:func:`~metricrank.learners._capacity.sizes_allow_check`), a judged ``metric`` not in
         :data:`AUTO_LEAFWISE_METRICS`, and none of the settings symmetric levels refuse (categorical features,
         sampling, ``path_smooth``)."""
         from ..metrics import get_metric
         from . import _capacity
 
-        policy = getattr(self, "grow_policy", "leafwise")
-        if policy == "auto":
-            completes = (isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and self.max_depth <= 0
-                         and init_score is None and not categorical and not any(self._symmetric_refusals().values())
-                         and _capacity.data_allow_check(ds, metric, getattr(self, "preset", None))
-                         and get_metric(metric, preset=getattr(self, "preset", None)).definition.name
-                         not in AUTO_LEAFWISE_METRICS)
-            policy = "symmetric_then_leafwise" if completes else "leafwise"
-        self.grow_policy_ = policy
-        return policy
+        preset = getattr(self, "preset", None)
+        return (isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and self.max_depth <= 0
+                and init_score is None and not categorical and not any(self._symmetric_refusals().values())
+                and _capacity.sizes_allow_check(n_docs, n_queries, metric, preset)
+                and get_metric(metric, preset=preset).definition.name not in AUTO_LEAFWISE_METRICS)
 
     def _check_grow_policy(self) -> None:
         from ._symmetric import MAX_DEPTH
