@@ -651,7 +651,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     n_train = min(tr.size for tr, _ in folds)
     policy = getattr(estimator, "grow_policy", "leafwise")
     trial_policy = {}  # set in every trial but the first
-    if policy == "auto" and param_space is None:
+    if policy == "auto" and param_space is None and hasattr(estimator, "_auto_completes"):
         # where every training fold makes "auto" complete symmetric trees, the trials search their depth
         n_train_queries = min(np.unique(qid[tr]).size for tr, _ in folds)
         policy = "symmetric_then_leafwise" if estimator._auto_completes(n_train, n_train_queries, metric) \
@@ -665,7 +665,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     def objective(trial):
         params = {name: _suggest(trial, name, dist) for name, dist in space.items()}
         if trial.user_attrs.get(AS_GIVEN):
-            # the first trial fits the estimator as given: what it resolves by the data stays "auto" on each fold
+            # the first trial fits the estimator as given: what it resolves from the data stays unset on each fold
             params = {k: v for k, v in params.items() if k not in own_resolved}
         else:
             params.update(trial_policy)
