@@ -695,8 +695,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     start_params = _values_in_space(estimator, space, n_train, policy) if start_from_estimator else {}
     own = estimator.get_params(deep=False)
     # the estimator's own values that its fits resolve: "auto", and the depth the capacity check chooses
-    own_resolved = {k for k in start_params if isinstance(own[k], str) and own[k] == "auto"
-                    or k == "max_depth" and trial_policy and own[k] <= 0}
+    own_resolved = {k for k in start_params if (isinstance(own[k], str) and own[k] == "auto")
+                    or (k == "max_depth" and trial_policy and own[k] <= 0)}
     if start_params:
         study.enqueue_trial(start_params, user_attrs={AS_GIVEN: True})
     try:
