@@ -3,7 +3,8 @@
 Runs the very search of the suite's tuned LambdaMART (``quality.tune_on_split``: 20 trials, the
 default space, on the split's validation queries or by ``--cv`` folds of train+vali) and prints the
 kept trial, its one-sided p-value against the first trial (the defaults), the level it had to beat
-and its parameters. The test queries are not used.
+and its parameters, then the search's time and its pruned trials (each with the last step it
+reported: fold * 300 + tree). The test queries are not used.
 
     .venv/bin/python benchmarks/tuned_choices.py --dataset synthetic-50k --metric "NDCG:top=10;type=Exp"
 """
@@ -31,6 +32,11 @@ def main() -> None:
             f", p {r.selection_pvalue_:.2g} against the defaults, level {r.selection_level_:.2g}"
         params = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.best_params_.items())
         print(f"{split.dataset} fold {split.fold}: kept {kept} of {len(r.study_.trials)}{test}: {params}", flush=True)
+        # pruned trials and the tree each stopped at (the last step it reported; steps: fold * 300 + tree)
+        pruned = [t for t in r.study_.trials if t.state.name == "PRUNED"]
+        stops = ", ".join(f"{t.number}@{max(t.intermediate_values)}" for t in pruned)
+        print(f"  {r.elapsed_:.0f} s, {len(pruned)} pruned ({stops or 'none'}), best value {r.best_score_:.4f}",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -239,6 +239,61 @@ def test_pruning_stops_the_bad_region(data):
     assert res.best_params_["min_sum_hessian_in_leaf"] == 1e-3
 
 
+def in_fold_values_by_hand(X, y, qid, folds, params, trees, early_stopping_rounds):
+    """Each fold refitted with the trial's parameters: {step: mean of the folds done and this fold's value so far}.
+
+    A fold's value so far after t trees: with early stopping, the best held-out value of its first t trees;
+    without, the t-th tree's.
+    """
+    expected, done = {}, []
+    for k, (train, test) in enumerate(folds):
+        model = LambdaMART(METRIC, n_estimators=trees, n_jobs=1, random_state=0, **params)
+        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])], eval_metrics=[METRIC],
+                  early_stopping_rounds=early_stopping_rounds)
+        (curve,) = [c[METRIC] for c in model.evals_result_.values()]
+        so_far = np.maximum.accumulate(curve) if early_stopping_rounds else np.asarray(curve)
+        for t in range(trees // 2, min(len(curve), trees - 1) + 1):
+            expected[k * trees + t] = (sum(done) + so_far[t - 1]) / (k + 1)
+        done.append(so_far[-1])
+        expected[(k + 1) * trees] = np.mean(done)
+    return expected
+
+
+@pytest.mark.parametrize("n_folds, early_stopping_rounds", [(1, None), (2, None), (2, 4)])
+def test_trials_are_pruned_while_their_trees_grow(n_folds, early_stopping_rounds):
+    # one train -> validation split was never pruned when the only report came at a fold's end
+    ds = make_ltr(60, docs_per_query=(5, 15), n_features=6, noise=1.0, random_state=3)
+    X, y, qid = ds.X, ds.y, ds.qid
+    starts = np.searchsorted(qid, np.unique(qid))  # 60 queries, rows contiguous
+    rows = np.arange(len(qid))
+    folds = [(rows[:starts[40]], rows[starts[40]:]), (rows[starts[20]:], rows[:starts[20]])][:n_folds]
+    trees = 20
+    space = {"num_leaves": optuna.distributions.IntDistribution(2, 12),
+             "learning_rate": optuna.distributions.FloatDistribution(0.01, 0.5, log=True)}
+    res = tune(LambdaMART(METRIC, n_estimators=trees, n_jobs=1, random_state=0), X, y, qid=qid, metric=METRIC,
+               n_trials=12, cv=folds, early_stopping_rounds=early_stopping_rounds, param_space=space, random_state=0,
+               sampler=optuna.samplers.RandomSampler(seed=1),
+               pruner=optuna.pruners.MedianPruner(n_startup_trials=3), show_progress=False,
+               start_from_estimator=False)
+    trials = res.study_.trials
+    pruned = [t for t in trials if t.state.name == "PRUNED"]
+    in_fold = [t for t in pruned if max(t.intermediate_values) % trees]  # stopped before a fold's end
+    assert in_fold, [(t.state.name, max(t.intermediate_values, default=None)) for t in trials]
+    best = res.study_.best_trial
+    for trial in [in_fold[0], best]:
+        expected = in_fold_values_by_hand(X, y, qid, folds, trial.params, trees, early_stopping_rounds)
+        got = trial.intermediate_values
+        # every tree from half the budget on and every fold's end; a pruned trial up to where it stopped
+        assert sorted(got) == [k for k in sorted(expected) if k <= max(got)], (sorted(got), sorted(expected))
+        for step, value in got.items():
+            assert value == pytest.approx(expected[step], rel=1e-12), step
+    assert max(best.intermediate_values) == n_folds * trees and best.value == best.intermediate_values[n_folds * trees]
+    # the pruned trial was behind the median of the trials before it that reported the same step
+    last = max(in_fold[0].intermediate_values)
+    before = [t.intermediate_values[last] for t in trials[:in_fold[0].number] if last in t.intermediate_values]
+    assert in_fold[0].intermediate_values[last] < np.median(before)
+
+
 def test_tune_validates_before_fitting(data):
     X, y, qid = data
     with pytest.raises(ValueError, match="not a parameter"):

@@ -9,8 +9,9 @@ as one query) when it does not. Split with a query-aware splitter
 
 :func:`tune` searches tree parameters with Optuna (``pip install
 'metricrank[tune]'``): folds by query, early stopping on the held-out fold
-inside every trial, median pruning after each fold, a progress bar, and the
-best estimator refitted on all rows with the mean best tree count.
+inside every trial, median pruning on the held-out values while the trees grow and
+after each fold (so a single train -> validation split prunes too), a progress bar,
+and the best estimator refitted on all rows with the mean best tree count.
 
 Examples
 --------
@@ -499,16 +500,18 @@ def _as_arrays(X, y, qid):
     return X, y, qid
 
 
-def fold_value(estimator, params, X, y, qid, train, test, metric, early_stopping_rounds, per_query=False):
+def fold_value(estimator, params, X, y, qid, train, test, metric, early_stopping_rounds, per_query=False,
+               callbacks=()):
     """Fit ``clone(estimator).set_params(**params)`` on ``train`` rows with early stopping on ``test``.
 
     Returns ``(value of metric on the test rows, trees used)``: the trial's score on one fold;
     with ``per_query=True`` also the metric of every test query (NaN where it is undefined).
+    ``callbacks`` go to the fit (they see the test rows' metric after each tree).
     """
     est = clone(estimator).set_params(**params)
     Xtr, Xte = X[train], X[test]
     est.fit(Xtr, y[train], qid=qid[train], eval_set=[(Xte, y[test], qid[test])], eval_metrics=[metric],
-            early_stopping_rounds=early_stopping_rounds)
+            early_stopping_rounds=early_stopping_rounds, callbacks=callbacks)
     trees = est.best_iteration_ or est.n_estimators_
     scores = est.predict(Xte)
     preset = getattr(est, "preset", None)
@@ -517,6 +520,47 @@ def fold_value(estimator, params, X, y, qid, train, test, metric, early_stopping
         return float(value), int(trees)
     values = evaluate(y[test], scores, qid=qid[test], metric=metric, preset=preset, per_query=True)
     return float(value), int(trees), np.asarray(values, dtype=np.float64)
+
+
+# In-fold reports start at this share of a fold's tree budget. The learning rate is searched: before
+# that, a trial with a low rate is behind the others by its speed, not by where its trees end.
+PRUNE_FROM_BUDGET_SHARE = 0.5
+
+
+def _tree_stride(estimator, space) -> int:
+    """Steps reserved per fold in the trials' reports: the most trees a trial may grow."""
+    dist = space.get("n_estimators")
+    if dist is None:
+        return int(estimator.get_params()["n_estimators"])
+    return int(max(dist.choices) if hasattr(dist, "choices") else dist.high)
+
+
+class _InFoldReports:
+    """Reports a trial's value to Optuna while a fold's trees grow, and prunes it.
+
+    At step ``fold * stride + trees`` the value is the mean over the folds done and, for
+    this fold, the value the fold would have if it ended now: with early stopping the best
+    held-out value of its trees so far (the trees it keeps), without it the last tree's.
+    Reports start at ``PRUNE_FROM_BUDGET_SHARE`` of the budget. The fold's end reports at
+    step ``(fold + 1) * stride``, the same step for every trial.
+    """
+
+    def __init__(self, trial, fold: int, stride: int, done: list, higher_is_better: bool, keeps_best: bool):
+        self.trial, self.stride, self.done, self.higher = trial, stride, list(done), higher_is_better
+        self.keeps_best = keeps_best
+        self.first_step = fold * stride
+        self.start = max(1, int(np.ceil(PRUNE_FROM_BUDGET_SHARE * stride)))
+        self.kept = None
+
+    def __call__(self, info) -> None:
+        (values,) = info.evaluations.values()  # the fold's held-out rows, judged by the tuned metric only
+        (value,) = values.values()
+        if not self.keeps_best or self.kept is None or (value > self.kept if self.higher else value < self.kept):
+            self.kept = value
+        if self.start <= info.iteration < self.stride:
+            self.trial.report((sum(self.done) + self.kept) / (len(self.done) + 1), self.first_step + info.iteration)
+            if self.trial.should_prune():
+                raise _optuna().TrialPruned(f"pruned at tree {info.iteration} of fold {len(self.done) + 1}")
 
 
 class _RichProgress:
@@ -559,11 +603,15 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     Each trial samples parameters, then for every fold fits a clone of
     ``estimator`` on the training queries with early stopping on the held-out
     queries (``estimator.n_estimators`` is the cap) and evaluates ``metric`` per
-    query on them. The mean so far is reported to Optuna after each fold, so the
-    pruner (median by default) stops poor trials early. The trial's value is the
-    mean over folds. Note that the held-out fold both stops the trees and scores
-    the trial (as LightGBM's own tuners do): the value is slightly optimistic,
-    more so with few queries per fold.
+    query on them. The pruner (median by default) stops poor trials early: the
+    mean so far is reported to Optuna after each fold and, from half of the tree
+    budget on, after each tree, with the fold's value as it would be if it ended
+    there (with early stopping, its best tree's) in place of its final one. Fold
+    ``k``'s tree ``t`` is step ``k * n_estimators + t``, its end step
+    ``(k + 1) * n_estimators``. So a single train -> validation split prunes
+    too. The trial's value is the mean over folds. Note that the held-out fold
+    both stops the trees and scores the trial (as LightGBM's own tuners do):
+    the value is slightly optimistic, more so with few queries per fold.
 
     Parameters
     ----------
@@ -661,6 +709,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     if param_space is None:
         param_space = default_param_space(n_train, policy)
     space = _check_space(estimator, param_space)
+    stride = _tree_stride(estimator, space)
 
     def objective(trial):
         params = {name: _suggest(trial, name, dist) for name, dist in space.items()}
@@ -671,12 +720,18 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
             params.update(trial_policy)
         values, trees, queries = [], [], []
         for k, (train, test) in enumerate(folds):
-            value, n, per_query = fold_value(estimator, params, X, y, qid, train, test, metric,
-                                             early_stopping_rounds, per_query=True)
+            reports = _InFoldReports(trial, k, stride, values, m.higher_is_better,
+                                     keeps_best=early_stopping_rounds is not None)
+            try:
+                value, n, per_query = fold_value(estimator, params, X, y, qid, train, test, metric,
+                                                 early_stopping_rounds, per_query=True, callbacks=[reports])
+            except optuna.TrialPruned:
+                trial.set_user_attr("fold_values", values)
+                raise
             values.append(value)
             trees.append(n)
             queries.append(per_query)
-            trial.report(float(np.mean(values)), step=k)
+            trial.report(float(np.mean(values)), step=(k + 1) * stride)
             if k < len(folds) - 1 and trial.should_prune():
                 trial.set_user_attr("fold_values", values)
                 raise optuna.TrialPruned()
