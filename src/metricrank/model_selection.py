@@ -719,23 +719,20 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         else:
             params.update(trial_policy)
         values, trees, queries = [], [], []
-        for k, (train, test) in enumerate(folds):
-            reports = _InFoldReports(trial, k, stride, values, m.higher_is_better,
-                                     keeps_best=early_stopping_rounds is not None)
-            try:
+        try:
+            for k, (train, test) in enumerate(folds):
+                reports = _InFoldReports(trial, k, stride, values, m.higher_is_better,
+                                         keeps_best=early_stopping_rounds is not None)
                 value, n, per_query = fold_value(estimator, params, X, y, qid, train, test, metric,
                                                  early_stopping_rounds, per_query=True, callbacks=[reports])
-            except optuna.TrialPruned:
-                trial.set_user_attr("fold_values", values)
-                raise
-            values.append(value)
-            trees.append(n)
-            queries.append(per_query)
-            trial.report(float(np.mean(values)), step=(k + 1) * stride)
-            if k < len(folds) - 1 and trial.should_prune():
-                trial.set_user_attr("fold_values", values)
-                raise optuna.TrialPruned()
-        trial.set_user_attr("fold_values", values)
+                values.append(value)
+                trees.append(n)
+                queries.append(per_query)
+                trial.report(float(np.mean(values)), step=(k + 1) * stride)
+                if k < len(folds) - 1 and trial.should_prune():
+                    raise optuna.TrialPruned()
+        finally:
+            trial.set_user_attr("fold_values", values)  # the folds done, a pruned trial's too
         trial.set_user_attr("best_iterations", trees)
         trial.set_user_attr("query_values", np.concatenate(queries).tolist())
         return float(np.mean(values))
