@@ -243,8 +243,11 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None):
 
 
 def tune_on_split(split: Split, metric: str, lr: float, trees: int, threads: int, seed: int, n_trials: int = 20,
-                  cv: int | None = None):
-    """The search of :func:`tuned` on one split: :func:`metricrank.tune` result (test queries unseen)."""
+                  cv: int | None = None, **tune_options):
+    """The search of :func:`tuned` on one split: :func:`metricrank.tune` result (test queries unseen).
+
+    ``tune_options`` go to :func:`metricrank.tune` (for example another ``pruner``).
+    """
     from ..learners import LambdaMART
     from ..model_selection import tune
 
@@ -257,7 +260,7 @@ def tune_on_split(split: Split, metric: str, lr: float, trees: int, threads: int
     folds = [(rows[:split.train.n_docs], rows[split.train.n_docs:])] if cv is None else cv
     base = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
     return tune(base, X, np.concatenate([p.y for p in parts]), qid=qid, metric=metric, n_trials=n_trials,
-                cv=folds, random_state=seed, show_progress=False)
+                cv=folds, random_state=seed, show_progress=False, **tune_options)
 
 
 #: Anchor systems: one fit serves every judged metric.
