@@ -15,11 +15,14 @@ other trials after the first cut.
 
     .venv/bin/python benchmarks/prune_share.py --record --dataset synthetic-noisy-40k --out noisy.json
     .venv/bin/python benchmarks/prune_share.py --simulate noisy.json --shares 0.1 0.2 0.3 0.5 0.7 0.9
+
+Stop 60's recordings are in ``benchmarks/results/prune_share/`` (gzipped JSON; ``--simulate`` reads them as they are).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import os
@@ -113,7 +116,7 @@ def simulate(args) -> None:
     totals = {share: {"pruned": 0, "saved": [], "best": 0, "top": 0, "kept": 0} for share in args.shares}
     n_runs = 0
     for path in args.simulate:
-        with open(path) as f:
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
             runs = json.load(f)
         for run in runs:
             n_runs += 1
