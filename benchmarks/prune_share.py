@@ -32,6 +32,7 @@ import numpy as np
 
 from metricrank import model_selection
 from metricrank.experiments import quality
+from metricrank.metrics import get_metric
 from metricrank.model_selection import improvement_pvalue, selection_level
 
 STARTUP_TRIALS = 5  # tune's default pruner: MedianPruner(n_startup_trials=5)
@@ -50,6 +51,7 @@ def record(args) -> None:
                    "steps": {str(k): v for k, v in sorted(t.intermediate_values.items())}}
                   for t in r.study_.trials]
         runs.append({"dataset": split.dataset, "fold": split.fold, "metric": args.metric, "stride": 300,
+                     "higher_is_better": get_metric(args.metric).higher_is_better,
                      "n_folds": len(r.folds_), "seconds": r.elapsed_, "trials": trials})
         print(f"{split.dataset} fold {split.fold}: {len(trials)} trials in {r.elapsed_:.0f} s", flush=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(args.out)) or ".", suffix=".tmp")
@@ -74,8 +76,9 @@ def _trees(steps, stride: int, n_folds: int, upto: float) -> int:
 def replay(run: dict, share: float) -> dict:
     """The pruner's decisions on the recorded trials with in-fold reports from ``share`` of the budget."""
     stride, n_folds = run["stride"], run["n_folds"]
+    sign = 1.0 if run.get("higher_is_better", True) else -1.0  # compare as "higher is better"
     start = max(1, math.ceil(share * stride))
-    completed, pruned, saved, total = [], [], 0.0, 0.0
+    completed, completed_numbers, pruned, saved, total = [], set(), [], 0.0, 0.0
     for trial in run["trials"]:
         steps = sorted((int(s), v) for s, v in trial["steps"].items())
         grown = _trees(steps, stride, n_folds, math.inf)
@@ -85,7 +88,7 @@ def replay(run: dict, share: float) -> dict:
             tree = step % stride
             if tree and tree < start:
                 continue  # before the share: not reported
-            reported[step] = value
+            reported[step] = sign * value
             if step == n_folds * stride:
                 break  # the pruner is not asked after the last fold
             if len(completed) < STARTUP_TRIALS:
@@ -96,17 +99,16 @@ def replay(run: dict, share: float) -> dict:
                 break
         if cut is None:
             completed.append(reported)
-            trial["_completed"] = True
+            completed_numbers.add(trial["number"])
         else:
             done = _trees(steps, stride, n_folds, cut)
             saved += trial["seconds"] * (1 - done / grown)
             pruned.append(f"{trial['number']}@{cut}")
-            trial["_completed"] = False
-    kept_trials = [t for t in run["trials"] if t["_completed"]]
-    best = max(kept_trials, key=lambda t: t["value"])
+    kept_trials = [t for t in run["trials"] if t["number"] in completed_numbers]
+    best = max(kept_trials, key=lambda t: sign * t["value"])
     kept, p = best, None
-    if best["number"] != 0 and run["trials"][0]["_completed"]:
-        p = improvement_pvalue(best["query_values"], run["trials"][0]["query_values"])
+    if best["number"] != 0 and 0 in completed_numbers:
+        p = improvement_pvalue(best["query_values"], run["trials"][0]["query_values"], sign > 0)
         if not p < selection_level(len(kept_trials) - 1):
             kept = run["trials"][0]
     return {"pruned": pruned, "saved": saved / total, "best": best["number"], "kept": kept["number"], "p": p}
@@ -120,9 +122,10 @@ def simulate(args) -> None:
             runs = json.load(f)
         for run in runs:
             n_runs += 1
-            unpruned = max(run["trials"], key=lambda t: t["value"])["number"]
+            sign = 1.0 if run.get("higher_is_better", True) else -1.0
+            ranked = sorted(run["trials"], key=lambda t: -sign * t["value"])
+            unpruned = ranked[0]["number"]
             kept_before = replay(run, 1.0)["kept"]  # reports at the folds' ends only (tune before stop 59)
-            ranked = sorted(run["trials"], key=lambda t: -t["value"])
             top = [t["number"] for t in ranked[:3]]
             print(f"{run['dataset']} fold {run['fold']}, {run['metric']}: {len(run['trials'])} trials, "
                   f"{run['seconds']:.0f} s unpruned; best three by value: {top} "
