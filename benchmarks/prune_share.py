@@ -10,7 +10,7 @@ with the in-fold reports starting at each share of the budget in turn, and print
 prunes, the share of the search's time it saves (a pruned trial's time counted in proportion to the
 trees it grew before the cut) and what ``tune`` then keeps: the best completed trial, and the trial
 ``selection="significant"`` keeps against the first (the defaults). The replay keeps the recorded
-order of trials; in a real pruned search the sampler, which sees pruned trials, would propose
+order of trials; in a real pruned search the sampler, which sees pruned trials, may propose
 other trials after the first cut.
 
     .venv/bin/python benchmarks/prune_share.py --record --dataset synthetic-noisy-40k --out noisy.json
