@@ -16,21 +16,19 @@ other trials after the first cut.
     .venv/bin/python benchmarks/prune_share.py --record --dataset synthetic-noisy-40k --out noisy.json
     .venv/bin/python benchmarks/prune_share.py --simulate noisy.json --shares 0.1 0.2 0.3 0.5 0.7 0.9
 
-Stop 60's recordings are in ``benchmarks/results/prune_share/`` (gzipped JSON; ``--simulate`` reads them as they are).
+Stop 60's recordings are in ``benchmarks/results/prune_share/`` (JSON, gzipped when the name ends in .gz).
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import math
-import os
-import tempfile
 
 import numpy as np
 
 from metricrank import model_selection
+from metricrank._io import atomic_write, open_read
 from metricrank.experiments import quality
 from metricrank.metrics import get_metric
 from metricrank.model_selection import improvement_pvalue, selection_level
@@ -54,10 +52,8 @@ def record(args) -> None:
                      "higher_is_better": get_metric(args.metric).higher_is_better,
                      "n_folds": len(r.folds_), "seconds": r.elapsed_, "trials": trials})
         print(f"{split.dataset} fold {split.fold}: {len(trials)} trials in {r.elapsed_:.0f} s", flush=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(args.out)) or ".", suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            json.dump(runs, f)
-        os.replace(tmp, args.out)  # whole runs only, after each split
+        with atomic_write(args.out) as f:  # whole runs only, after each split; gzipped for a .gz name
+            f.write(json.dumps(runs).encode())
 
 
 def _trees(steps, stride: int, n_folds: int, upto: float) -> int:
@@ -118,7 +114,7 @@ def simulate(args) -> None:
     totals = {share: {"pruned": 0, "saved": [], "best": 0, "top": 0, "kept": 0} for share in args.shares}
     n_runs = 0
     for path in args.simulate:
-        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        with open_read(path) as f:
             runs = json.load(f)
         for run in runs:
             n_runs += 1
