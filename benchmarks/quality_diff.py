@@ -3,8 +3,9 @@
 For each data set, system and judged metric whose entries differ between the caches (fitted again), prints the
 mean test value in the old cache, the difference new − old (mean over splits) and the two-sided
 Wilcoxon p-value over the test queries of all splits (NaN-valued queries left out), and, when the new
-entries recorded it, what ``num_leaves="auto"``'s capacity check chose on each split. Entries whose
-values are identical on every query are reported as such.
+entries recorded it, what ``num_leaves="auto"``'s capacity check chose on each split and, for a tuned
+system, which trial its search kept (0: the defaults). Entries whose values are identical on every query are
+reported as such.
 
     git show HEAD~1:benchmarks/results/quality/results.json > /tmp/old.json
     .venv/bin/python benchmarks/quality_diff.py /tmp/old.json benchmarks/results/quality/results.json \\
@@ -20,11 +21,22 @@ import re
 import numpy as np
 from scipy.stats import wilcoxon
 
+from metricrank.experiments.quality import DETAILS
+
 
 def _chose(text: str) -> str:
     """``"31 leaves"`` from a capacity check's text (what follows its arrow)."""
     found = re.search(r"-> (.*)$", text)
     return found.group(1) if found else "?"
+
+
+def _kept(entry: dict) -> str:
+    """``"trial 7 (p 0.0031 < 0.0028)"``, or ``"defaults"``, from a tuned entry's search record."""
+    record = entry["tune"]
+    if record["kept_trial"] == 0:
+        return "defaults" + ("" if record["pvalue"] is None else f" (best p {record['pvalue']:.2g})")
+    level = "" if record["level"] is None else f" < {record['level']:.2g}"
+    return f"trial {record['kept_trial']}" + ("" if record["pvalue"] is None else f" (p {record['pvalue']:.2g}{level})")
 
 
 def _paired(a: list[dict], b: list[dict], metric: str) -> str:
@@ -47,10 +59,11 @@ def compare(old: dict, new: dict, dataset: str, against: str | None = None) -> l
     for name, keys in systems.items():
         keys = sorted(keys, key=lambda k: int(k.split("|")[2]))
         refitted = all(k in old for k in keys)
-        metrics = [m for m in new[keys[0]] if m not in ("seconds", "capacity_check")
-                   and (not refitted or m in old[keys[0]])]
+        metrics = [m for m in new[keys[0]] if m not in DETAILS and (not refitted or m in old[keys[0]])]
         checks = [_chose(new[k]["capacity_check"]) if "capacity_check" in new[k] else "no check" for k in keys]
-        lines.append(f"{name} ({len(keys)} splits{'' if refitted else ', new'}; check kept: {'; '.join(checks)})")
+        kept = [_kept(new[k]) for k in keys if "tune" in new[k]]
+        lines.append(f"{name} ({len(keys)} splits{'' if refitted else ', new'}; check kept: {'; '.join(checks)}"
+                     + (f"; search kept: {'; '.join(kept)}" if kept else "") + ")")
         for metric in metrics:
             if refitted:
                 base = np.mean([old[k][metric]["test"] for k in keys])

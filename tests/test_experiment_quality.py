@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -87,7 +89,6 @@ def test_run_writes_a_report_with_every_system(split, tmp_path):
 
 
 def test_run_completes_cached_entries_with_the_missing_metrics_only(split, tmp_path):
-    import json
 
     key = quality._key("LightGBM lambdarank", split, 0.3, 6)
     full = quality.run_system(quality.ANCHORS["LightGBM lambdarank"], split, list(quality.JUDGED), lr=0.3, trees=6,
@@ -106,7 +107,7 @@ def test_run_completes_cached_entries_with_the_missing_metrics_only(split, tmp_p
 def test_tuned_system_trains_the_parameters_tune_finds_on_validation(split):
     from metricrank.model_selection import tune
 
-    curves, predict = quality.tuned("NDCG:top=5", n_trials=3)(split, ["NDCG:top=5"], 0.3, 6, 1, 0)
+    curves, predict, details = quality.tuned("NDCG:top=5", n_trials=3)(split, ["NDCG:top=5"], 0.3, 6, 1, 0)
     # the search the system runs, repeated by hand: train on train queries, score on validation queries
     X = np.vstack([split.train.X, split.vali.X])
     y = np.concatenate([split.train.y, split.vali.y])
@@ -122,6 +123,13 @@ def test_tuned_system_trains_the_parameters_tune_finds_on_validation(split):
     assert params["num_leaves"] != LambdaMART().num_leaves or params["lambda_l2"] != LambdaMART().lambda_l2
     np.testing.assert_allclose(curves["NDCG:top=5"], model.evals_result_["vali"]["NDCG:top=5"])
     np.testing.assert_array_equal(predict(4), model.predict(split.test.X, num_iteration=4))
+    # the search's choice is recorded as JSON: the kept trial, its parameters, the selection's test
+    record = json.loads(json.dumps(details["tune"]))
+    assert record["kept_trial"] == result.selected_trial_ != 0
+    assert record["params"] == result.best_params_
+    assert (record["pvalue"], record["level"]) == (result.selection_pvalue_, result.selection_level_)
+    assert record["pvalue"] < record["level"]
+    assert record["complete"] + record["pruned"] == 3 and record["complete"] >= 2
 
 
 def test_xgboost_anchor_takes_query_ids_in_any_order(split):
@@ -192,7 +200,6 @@ def test_tuned_systems_search_for_every_judged_metric():
 
 
 def test_several_random_states_average_each_fold_and_each_query(split, tmp_path):
-    import json
 
     from metricrank.analysis import compare_per_query
 

@@ -37,6 +37,9 @@ from ._datasets import load_mq2008_fold, shared_data_dir
 
 __all__ = ["ANCHORS", "JUDGED", "SUITE", "Split", "gbranker", "lambdamart", "load_suite", "run", "run_system", "tuned"]
 
+#: Keys of a cache entry that are not judged metrics.
+DETAILS = ("seconds", "capacity_check", "tune")
+
 #: Judged metrics: NDCG@10 with exponential gain, MAP, MRR, ERR@10 (Burges' graded), MAUC.
 JUDGED = ("NDCG:top=10;type=Exp", "MAP", "MRR", "ERR:type=Graded;top=10", "MAUC")
 
@@ -197,10 +200,15 @@ def _metricrank(make_model: Callable[[float, int, int, int], object]):
         model = make_model(lr, trees, threads, seed)
         model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
         curves = {m: model.evals_result_["vali"][m] for m in metrics}
-        check = getattr(model, "capacity_check_", None)
-        return curves, lambda k: model.predict(split.test.X, num_iteration=k), None if check is None else str(check)
+        return curves, lambda k: model.predict(split.test.X, num_iteration=k), _check_record(model)
 
     return fit
+
+
+def _check_record(model) -> dict:
+    """``{"capacity_check": its text}`` when the model's capacity check ran, else ``{}``."""
+    check = getattr(model, "capacity_check_", None)
+    return {} if check is None else {"capacity_check": str(check)}
 
 
 def lambdamart(metric: str, **params):
@@ -236,10 +244,26 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None):
         model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
         model.set_params(**params)
         model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
+        details = {"tune": search_record(result), **_check_record(model)}
         return {m: model.evals_result_["vali"][m] for m in metrics}, \
-            lambda k: model.predict(split.test.X, num_iteration=k)
+            lambda k: model.predict(split.test.X, num_iteration=k), details
 
     return fit
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def search_record(result) -> dict:
+    """What a :func:`metricrank.tune` search chose, as JSON: the kept trial (0: the estimator as given), its
+    parameters, the selection test's p-value and level, trials completed and pruned, and the search's seconds."""
+    states = [t.state.name for t in result.study_.trials]
+    return {"kept_trial": int(result.selected_trial_),
+            "params": {k: _plain(v) for k, v in result.best_params_.items()},
+            "pvalue": result.selection_pvalue_, "level": result.selection_level_,
+            "complete": states.count("COMPLETE"), "pruned": states.count("PRUNED"),
+            "seconds": float(result.elapsed_)}
 
 
 def tune_on_split(split: Split, metric: str, lr: float, trees: int, threads: int, seed: int, n_trials: int = 20,
@@ -277,7 +301,8 @@ ANCHORS = {
 
 def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: int, seed: int = 0) -> dict:
     """Fit one system on one split: ``{"seconds", metric: {"trees", "vali", "test", "per_query"}}``, and
-    ``"capacity_check"`` (its text) when ``num_leaves="auto"``'s capacity check ran.
+    ``"capacity_check"`` (its text) when ``num_leaves="auto"``'s capacity check ran, ``"tune"``
+    (:func:`search_record`) for a tuned system.
 
     ``seconds`` covers the fit and the per-tree validation evaluation that every system pays alike.
     """
@@ -289,8 +314,8 @@ def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: in
     with numba_threads(threads):
         curves, predict_test, *details = fit(split, metrics, lr, trees, threads, seed)
     out = {"seconds": time.perf_counter() - start}
-    if details and details[0]:
-        out["capacity_check"] = details[0]  # what num_leaves="auto"'s check saw, when it ran
+    if details:
+        out.update(details[0])  # what the capacity check saw, or what a search kept
     for metric in metrics:
         k = int(np.nanargmax(curves[metric])) + 1
         scores = predict_test(k)
