@@ -88,6 +88,23 @@ def test_run_writes_a_report_with_every_system(split, tmp_path):
     assert (tmp_path / "tiny.png").exists()
 
 
+def test_report_says_which_trial_each_search_kept(split, tmp_path):
+    metric = "NDCG:top=10;type=Exp"
+    systems = {f"tuned LambdaMART({metric})": ((metric,), quality.tuned(metric, n_trials=3))}
+    # at 4 trees the search keeps its trial 1 (p 0.0078 < 0.025)
+    kwargs = dict(out_dir=tmp_path, splits=[split], lr=0.3, trees=4, threads=1, anchors=["LightGBM lambdarank"],
+                  metricrank_systems=systems, progress=False)
+    report = quality.run(**kwargs)
+    cache = json.loads((tmp_path / "results.json").read_text())
+    (entry,) = [v for k, v in cache.items() if k.startswith("tuned")]
+    line = f"tuned LambdaMART({metric}): {entry['tune']['kept_trial']}."
+    assert line in report and entry["tune"]["kept_trial"] != 0
+    # an entry from before the record: the report says it is unknown
+    del entry["tune"]
+    (tmp_path / "results.json").write_text(json.dumps(cache))
+    assert f"tuned LambdaMART({metric}): ?." in quality.run(**kwargs)
+
+
 def test_run_completes_cached_entries_with_the_missing_metrics_only(split, tmp_path):
 
     key = quality._key("LightGBM lambdarank", split, 0.3, 6)

@@ -442,6 +442,17 @@ def _compare(a, b):
     return compare_per_query(a[scored], b[scored])
 
 
+def _kept_trials(cache, splits, names, lr, trees, dataset, random_states) -> list[str]:
+    """A line under a table: the trial each tuned system's search kept on each split (0: the defaults)."""
+    def kept(entry):
+        return str(entry["tune"]["kept_trial"]) if "tune" in entry else "?"
+
+    found = [f"{name}: " + ", ".join("/".join(kept(cache[_key(name, s, lr, trees, r)]) for r in random_states)
+                                     for s in splits if s.dataset == dataset) for name in names]
+    return ["", "Trial kept by each search, split by split (0: the defaults; ?: not recorded, an entry older "
+            "than the record): " + "; ".join(found) + "."] if found else []
+
+
 def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> str:
     anchors = [name for name, _, _ in jobs if name in ANCHORS]
     names = [name for name, _, _ in jobs]
@@ -477,6 +488,8 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
                 lines.append(f"| {name}{' (best anchor)' if name == best else ''} | {mean:.4f} | "
                              f"{mean - anchor_rows[best][0]:+.4f} | "
                              f"{'' if cmp is None else f'{cmp.wins}/{cmp.losses}, {cmp.pvalue:.3g}'} | {seconds:.1f} |")
+            lines += _kept_trials(cache, splits, [n for n in rows if n.startswith("tuned")], lr, trees, dataset,
+                                  random_states)
             lines.append("")
         _plot(cache, splits, names, lr, trees, dataset, out, random_states)
         lines += [f"![{dataset}]({dataset}.png)", ""]
