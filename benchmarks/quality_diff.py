@@ -31,12 +31,13 @@ def _chose(text: str) -> str:
 
 
 def _kept(entry: dict) -> str:
-    """``"trial 7 (p 0.0031 < 0.0028)"``, or ``"defaults"``, from a tuned entry's search record."""
+    """``"trial 7 (p 0.0031 < 0.0028)"``, or ``"defaults"``, from a tuned entry's search summary."""
     record = entry["tune"]
-    if record["kept_trial"] == 0:
-        return "defaults" + ("" if record["pvalue"] is None else f" (best p {record['pvalue']:.2g})")
-    level = "" if record["level"] is None else f" < {record['level']:.2g}"
-    return f"trial {record['kept_trial']}" + ("" if record["pvalue"] is None else f" (p {record['pvalue']:.2g}{level})")
+    pvalue, level = record["selection_pvalue"], record["selection_level"]
+    if record["selected_trial"] == 0:
+        return "defaults" + ("" if pvalue is None else f" (best p {pvalue:.2g})")
+    return f"trial {record['selected_trial']}" + ("" if pvalue is None else
+                                                  f" (p {pvalue:.2g}{'' if level is None else f' < {level:.2g}'})")
 
 
 def _paired(a: list[dict], b: list[dict], metric: str) -> str:

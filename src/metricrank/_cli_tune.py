@@ -106,12 +106,8 @@ def cmd_tune(args) -> int:
     train_value = evaluate(y, best.predict(X), qid=qid, metric=result.metric_, preset=args.preset)
     console.print(f"refitted on all rows: {result.metric_} = {train_value:.6f} on the tuning data; wrote {args.out}")
     if args.params_out:
-        payload = {"best_params": result.best_params_, "best_score": result.best_score_, "metric": result.metric_,
-                   "objective": objective.spec, "target": getattr(best, "target_", None),  # LambdaMART's
-                   "n_trials": len(states), "n_pruned": states.count("PRUNED"),
-                   "folds": len(result.folds_), "seconds": result.elapsed_, "selected_trial": result.selected_trial_,
-                   "selection_pvalue": result.selection_pvalue_,
-                   "selection_level": result.selection_level_}
+        payload = {**result.summary(), "objective": objective.spec,
+                   "target": getattr(best, "target_", None)}  # LambdaMART's
         with atomic_write(args.params_out) as fh:
             fh.write((json.dumps(payload, indent=2) + "\n").encode("utf-8"))
         console.print(f"wrote {args.params_out}")

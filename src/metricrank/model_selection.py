@@ -472,6 +472,22 @@ class TuneResult:
     selection_pvalue_: float | None = None
     selection_level_: float | None = None
 
+    def summary(self) -> dict:
+        """What the search found, as plain JSON-ready values.
+
+        Keys: ``best_params``, ``best_score``, ``metric``, ``n_trials``,
+        ``n_pruned``, ``folds``, ``seconds``, ``selected_trial``,
+        ``selection_pvalue`` and ``selection_level`` (the attributes of the same
+        names; ``n_trials`` counts every trial, pruned ones included).
+        """
+        states = [t.state for t in self.study_.trials]
+        pruned = sum(state.name == "PRUNED" for state in states)
+        return {"best_params": {k: v.item() if isinstance(v, np.generic) else v for k, v in self.best_params_.items()},
+                "best_score": float(self.best_score_), "metric": self.metric_, "n_trials": len(states),
+                "n_pruned": pruned, "folds": len(self.folds_), "seconds": float(self.elapsed_),
+                "selected_trial": int(self.selected_trial_), "selection_pvalue": self.selection_pvalue_,
+                "selection_level": self.selection_level_}
+
     def trials_dataframe(self):
         """``study_.trials_dataframe()`` (needs pandas)."""
         try:

@@ -244,26 +244,11 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None):
         model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
         model.set_params(**params)
         model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
-        details = {"tune": search_record(result), **_check_record(model)}
+        details = {"tune": result.summary(), **_check_record(model)}
         return {m: model.evals_result_["vali"][m] for m in metrics}, \
             lambda k: model.predict(split.test.X, num_iteration=k), details
 
     return fit
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def search_record(result) -> dict:
-    """What a :func:`metricrank.tune` search chose, as JSON: the kept trial (0: the estimator as given), its
-    parameters, the selection test's p-value and level, trials completed and pruned, and the search's seconds."""
-    states = [t.state.name for t in result.study_.trials]
-    return {"kept_trial": int(result.selected_trial_),
-            "params": {k: _plain(v) for k, v in result.best_params_.items()},
-            "pvalue": result.selection_pvalue_, "level": result.selection_level_,
-            "complete": states.count("COMPLETE"), "pruned": states.count("PRUNED"),
-            "seconds": float(result.elapsed_)}
 
 
 def tune_on_split(split: Split, metric: str, lr: float, trees: int, threads: int, seed: int, n_trials: int = 20,
@@ -302,7 +287,7 @@ ANCHORS = {
 def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: int, seed: int = 0) -> dict:
     """Fit one system on one split: ``{"seconds", metric: {"trees", "vali", "test", "per_query"}}``, and
     ``"capacity_check"`` (its text) when ``num_leaves="auto"``'s capacity check ran, ``"tune"``
-    (:func:`search_record`) for a tuned system.
+    (:meth:`metricrank.model_selection.TuneResult.summary`: the kept trial, its parameters...) for a tuned system.
 
     ``seconds`` covers the fit and the per-tree validation evaluation that every system pays alike.
     """
@@ -445,7 +430,7 @@ def _compare(a, b):
 def _kept_trials(cache, splits, names, lr, trees, dataset, random_states) -> list[str]:
     """A line under a table: the trial each tuned system's search kept on each split (0: the defaults)."""
     def kept(entry):
-        return str(entry["tune"]["kept_trial"]) if "tune" in entry else "?"
+        return str(entry["tune"]["selected_trial"]) if "tune" in entry else "?"
 
     found = [f"{name}: " + ", ".join("/".join(kept(cache[_key(name, s, lr, trees, r)]) for r in random_states)
                                      for s in splits if s.dataset == dataset) for name in names]
