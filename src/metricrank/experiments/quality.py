@@ -434,8 +434,7 @@ def _kept_trials(cache, splits, names, lr, trees, dataset, random_states) -> lis
 
     found = [f"{name}: " + ", ".join("/".join(kept(cache[_key(name, s, lr, trees, r)]) for r in random_states)
                                      for s in splits if s.dataset == dataset) for name in names]
-    return ["", "Trial kept by each search, split by split (0: the defaults; ?: not recorded, an entry older "
-            "than the record): " + "; ".join(found) + "."] if found else []
+    return ["", "Trial kept by each search, split by split: " + "; ".join(found) + "."] if found else []
 
 
 def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> str:
@@ -453,7 +452,8 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
              "grows completed symmetric trees unless MRR is judged; otherwise leaf-wise trees. So for NDCG, MAP, "
              "ERR and MAUC LambdaMART(M) is GBRanker(YetiRank)'s very model, judged by M, on MQ2008 and "
              "LightGBM's example, and differs from it by its trees on the drawn sets; for MRR it is that model "
-             "from 30,000 documents."]
+             "from 30,000 documents. Under a table, the trial each tuned system's search kept on each split: 0 is "
+             "the estimator as given (the defaults), ? an entry older than this record."]
     if len(random_states) > 1:
         lines[-1] += (f" Every system ran under random states {', '.join(map(str, random_states))}: a fold's "
                       "test value and each test query's value are their means over the states.")
