@@ -106,7 +106,6 @@ def test_report_says_which_trial_each_search_kept(split, tmp_path):
 
 
 def test_run_completes_cached_entries_with_the_missing_metrics_only(split, tmp_path):
-
     key = quality._key("LightGBM lambdarank", split, 0.3, 6)
     full = quality.run_system(quality.ANCHORS["LightGBM lambdarank"], split, list(quality.JUDGED), lr=0.3, trees=6,
                               threads=1)
@@ -215,7 +214,6 @@ def test_tuned_systems_search_for_every_judged_metric():
 
 
 def test_several_random_states_average_each_fold_and_each_query(split, tmp_path):
-
     from metricrank.analysis import compare_per_query
 
     fit = quality.lambdamart("MAP", num_leaves=4, min_data_in_leaf=3)  # YetiRank: its pairs are drawn from the seed

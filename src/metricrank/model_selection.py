@@ -475,10 +475,11 @@ class TuneResult:
     def summary(self) -> dict:
         """What the search found, as plain JSON-ready values.
 
-        Keys: ``best_params``, ``best_score``, ``metric``, ``n_trials``,
-        ``n_pruned``, ``folds``, ``seconds``, ``selected_trial``,
-        ``selection_pvalue`` and ``selection_level`` (the attributes of the same
-        names; ``n_trials`` counts every trial, pruned ones included).
+        ``best_params``, ``best_score``, ``metric``, ``selected_trial``,
+        ``selection_pvalue`` and ``selection_level`` are the attributes of those
+        names (numpy scalars made Python numbers); ``n_trials`` counts every
+        trial (pruned and failed ones too), ``n_pruned`` the pruned ones,
+        ``folds`` the folds, and ``seconds`` is ``elapsed_``.
         """
         states = [t.state for t in self.study_.trials]
         pruned = sum(state.name == "PRUNED" for state in states)
