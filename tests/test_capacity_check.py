@@ -57,16 +57,19 @@ class ByHand:
     the metric over the held-out queries evaluated from scratch at every tree count."""
 
     def __init__(self, ds, estimator, metric=NDCG, init_model=None, early_stopping_rounds=None, enough=500,
-                 bound_share=0.9, rising_alpha=0.01, added_l2=1.0):
+                 bound_share=0.9, rising_alpha=0.01, added_l2=1.0, cache=None):
         self.ds, self.estimator, self.metric, self.bound_share = ds, estimator, metric, bound_share
         self.added_l2 = added_l2  # lambda_l2="auto" at the added levels
         self.rising_alpha = rising_alpha
         self.init_model, self.rounds = init_model, early_stopping_rounds
         self.folds = folds_by_hand(ds.n_queries, estimator.random_state, enough=enough)
-        self.models = {}  # (capacity, fold) -> (model, trees it grew)
+        # ("fold", capacity, fold) -> (model, trees it grew); ("judged", capacity, looks) -> judged(). Another
+        # ByHand's cache may be passed for an estimator of the same parameters on the same data: what it holds
+        # does not depend on the decision's constants (bound_share, rising_alpha)
+        self.cache = {} if cache is None else cache
 
     def fold_model(self, capacity, i):
-        if (capacity, i) not in self.models:
+        if ("fold", capacity, i) not in self.cache:
             fold = self.folds[i]
             params = {**self.estimator.get_params(), "num_leaves": capacity[0], "extra_trees": capacity[1],
                       "lambda_l2": capacity[2]}
@@ -76,12 +79,17 @@ class ByHand:
             hold = self.ds.subset_queries(fold)
             own = [evaluate(hold, model.predict(hold.X, num_iteration=k), metric=self.metric)
                    for k in range(1, model.n_estimators_ + 1)]
-            self.models[capacity, i] = model, patience_cut(own, self.rounds)
-        return self.models[capacity, i]
+            self.cache["fold", capacity, i] = model, patience_cut(own, self.rounds)
+        return self.cache["fold", capacity, i]
 
     def judged(self, capacity, looks):
         """Per-query values, held-out queries and tree count of ``capacity`` at look ``looks``, and the one-sided p
         that the held-out queries score better at the last tree than at half of it."""
+        if ("judged", capacity, looks) not in self.cache:
+            self.cache["judged", capacity, looks] = self._judged(capacity, looks)
+        return self.cache["judged", capacity, looks]
+
+    def _judged(self, capacity, looks):
         fitted = [self.fold_model(capacity, i) for i in range(looks)]
         held = [self.ds.subset_queries(f) for f in self.folds[:looks]]
         pooled = self.ds.subset_queries(np.concatenate(self.folds[:looks]))
@@ -212,7 +220,8 @@ def test_a_close_step_looks_at_more_folds(low_threshold, monkeypatch):
     ds = make_ltr(300, docs_per_query=(20, 40), n_features=10, n_informative=6, relevance="nonlinear", noise=2.0,
                   random_state=1)
     model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=30, random_state=1).fit(ds)
-    steps, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, 10.0))
+    hand = ByHand(ds, model)
+    steps, _, chosen = assert_as_by_hand(model.capacity_check_, hand, (7, True, 10.0))
     assert len(steps[0]) > 1 and 0.01 <= steps[0][0] < 0.5 and steps[0][-1] < 0.01
     assert len(steps[1]) == 5 and 0.01 <= min(steps[1]) and max(steps[1]) < 0.5
     # 30 trees bind the kept 15 leaves (best at 27 trees or later on the held-out queries, and still gaining over
@@ -221,13 +230,13 @@ def test_a_close_step_looks_at_more_folds(low_threshold, monkeypatch):
     assert "ahead where the smaller trees still learned at the budget's end" in str(model.capacity_check_)
     # where no budget binds, or the later half's gain is not significant at RISING_ALPHA, the same undecided step
     # is a loss
-    for name, value, hand in [("BUDGET_BOUND_SHARE", 1.01, {"bound_share": 1.01}),
-                              ("RISING_ALPHA", 0.0, {"rising_alpha": 0.0})]:
+    for name, value, constants in [("BUDGET_BOUND_SHARE", 1.01, {"bound_share": 1.01}),
+                                   ("RISING_ALPHA", 0.0, {"rising_alpha": 0.0})]:
         with monkeypatch.context() as patched:
             patched.setattr(_capacity, name, value)
             model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=30, random_state=1).fit(ds)
-            steps_unbound, _, chosen = assert_as_by_hand(model.capacity_check_, ByHand(ds, model, **hand),
-                                                         (7, True, 10.0))
+            unbound = ByHand(ds, model, **constants, cache=hand.cache)
+            steps_unbound, _, chosen = assert_as_by_hand(model.capacity_check_, unbound, (7, True, 10.0))
         assert steps_unbound == steps and model.capacity_check_.budget_wins == [False, False]
         assert chosen == (15, False, 1.0) and "budget's end" not in str(model.capacity_check_)
 
