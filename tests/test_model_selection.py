@@ -621,7 +621,8 @@ def test_summary_is_the_results_attributes_as_plain_json():
 
     study = optuna.create_study(direction="maximize")
     dist = {"num_leaves": optuna.distributions.IntDistribution(2, 63)}
-    for value, state in [(0.5, "COMPLETE"), (None, "PRUNED"), (0.6, "COMPLETE"), (None, "PRUNED"), (None, "FAIL")]:
+    for value, state in [(0.5, "COMPLETE"), (None, "PRUNED"), (0.6, "COMPLETE"), (None, "PRUNED"), (None, "FAIL"),
+                         (0.55, "COMPLETE")]:
         study.add_trial(optuna.trial.create_trial(params={"num_leaves": 7}, distributions=dist, value=value,
                                                   state=getattr(optuna.trial.TrialState, state)))
     result = TuneResult(best_params_={"num_leaves": np.int64(7), "learning_rate": np.float64(0.05), "n_estimators": 40},
@@ -629,5 +630,5 @@ def test_summary_is_the_results_attributes_as_plain_json():
                         metric_="MAP", elapsed_=3.5, selected_trial_=2, selection_pvalue_=0.01, selection_level_=0.025)
     summary = json.loads(json.dumps(result.summary()))  # plain values: numpy scalars would not serialise
     assert summary == {"best_params": {"num_leaves": 7, "learning_rate": 0.05, "n_estimators": 40}, "best_score": 0.6,
-                       "metric": "MAP", "n_trials": 5, "n_pruned": 2, "folds": 2, "seconds": 3.5,
+                       "metric": "MAP", "n_trials": 6, "n_completed": 3, "n_pruned": 2, "folds": 2, "seconds": 3.5,
                        "selected_trial": 2, "selection_pvalue": 0.01, "selection_level": 0.025}

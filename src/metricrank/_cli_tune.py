@@ -90,15 +90,15 @@ def cmd_tune(args) -> int:
                   show_progress=not args.quiet)
     best = result.best_estimator_
     best.save(args.out)
-    states = [t.state.name for t in result.study_.trials]
+    summary = result.summary()
     top = result.study_.best_trial
     if result.selected_trial_ != top.number:
         console.print(f"the best trial ({top.number}, {result.metric_} = {top.value:.6f}) does not beat the starting "
                       f"parameters significantly (one-sided Wilcoxon p = {result.selection_pvalue_:.3g} >= "
-                      f"{result.selection_level_:.3g} = {SELECTION_ALPHA:g} / {states.count('COMPLETE') - 1} "
+                      f"{result.selection_level_:.3g} = {SELECTION_ALPHA:g} / {summary['n_completed'] - 1} "
                       "completed trials over the held-out queries): keeping them")
     console.print(f"kept mean held-out {result.metric_} = {result.best_score_:.6f} "
-                  f"(trial {result.selected_trial_}; {len(states)} trials, {states.count('PRUNED')} pruned, "
+                  f"(trial {result.selected_trial_}; {summary['n_trials']} trials, {summary['n_pruned']} pruned, "
                   f"{result.elapsed_:.1f} s)")
     print_target(console, best)
     console.print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
@@ -106,7 +106,7 @@ def cmd_tune(args) -> int:
     train_value = evaluate(y, best.predict(X), qid=qid, metric=result.metric_, preset=args.preset)
     console.print(f"refitted on all rows: {result.metric_} = {train_value:.6f} on the tuning data; wrote {args.out}")
     if args.params_out:
-        payload = {**result.summary(), "objective": objective.spec,
+        payload = {**summary, "objective": objective.spec,
                    "target": getattr(best, "target_", None)}  # LambdaMART's
         with atomic_write(args.params_out) as fh:
             fh.write((json.dumps(payload, indent=2) + "\n").encode("utf-8"))

@@ -478,14 +478,15 @@ class TuneResult:
         ``best_params``, ``best_score``, ``metric``, ``selected_trial``,
         ``selection_pvalue`` and ``selection_level`` are the attributes of those
         names (numpy scalars made Python numbers); ``n_trials`` counts every
-        trial (pruned and failed ones too), ``n_pruned`` the pruned ones,
-        ``folds`` the folds, and ``seconds`` is ``elapsed_``.
+        trial (pruned and failed ones too), ``n_completed`` the completed ones
+        (the selection's level divides its alpha by one fewer), ``n_pruned``
+        the pruned ones, ``folds`` the folds, and ``seconds`` is ``elapsed_``.
         """
-        states = [t.state for t in self.study_.trials]
-        pruned = sum(state.name == "PRUNED" for state in states)
+        states = [t.state.name for t in self.study_.trials]
         return {"best_params": {k: v.item() if isinstance(v, np.generic) else v for k, v in self.best_params_.items()},
                 "best_score": float(self.best_score_), "metric": self.metric_, "n_trials": len(states),
-                "n_pruned": pruned, "folds": len(self.folds_), "seconds": float(self.elapsed_),
+                "n_completed": states.count("COMPLETE"), "n_pruned": states.count("PRUNED"),
+                "folds": len(self.folds_), "seconds": float(self.elapsed_),
                 "selected_trial": int(self.selected_trial_), "selection_pvalue": self.selection_pvalue_,
                 "selection_level": self.selection_level_}
 
