@@ -63,9 +63,9 @@ class ByHand:
         self.rising_alpha = rising_alpha
         self.init_model, self.rounds = init_model, early_stopping_rounds
         self.folds = folds_by_hand(ds.n_queries, estimator.random_state, enough=enough)
-        # ("fold", capacity, fold) -> (model, trees it grew); ("judged", capacity, looks) -> judged(). Another
-        # ByHand's cache may be passed for an estimator of the same parameters on the same data: what it holds
-        # does not depend on the decision's constants (bound_share, rising_alpha)
+        # ("fold", capacity, fold) -> (model, trees it grew); ("judged", capacity, looks) -> judged(). It may be
+        # shared with another ByHand of the same data, estimator parameters, metric, warm start and patience: what
+        # it holds does not depend on the decision's constants (bound_share, rising_alpha)
         self.cache = {} if cache is None else cache
 
     def fold_model(self, capacity, i):
