@@ -36,8 +36,7 @@ model = metricrank.LambdaMART("NDCG:top=10", n_estimators=500, n_jobs=args.threa
 t0 = time.perf_counter()
 result = tune(model, X, y, qid=qid, n_trials=args.trials, cv=args.cv, random_state=0, show_progress=True)
 wall = time.perf_counter() - t0
-states = [t.state.name for t in result.study_.trials]
-print(f"tune: {args.trials} trials, cv={args.cv}: {wall:.1f} s wall; {states.count('PRUNED')} pruned; "
+print(f"tune: {args.trials} trials, cv={args.cv}: {wall:.1f} s wall; {result.summary()['n_pruned']} pruned; "
       f"best mean held-out NDCG:top=10 = {result.best_score_:.4f}")
 print("best params:", result.best_params_)
 base = metricrank.LambdaMART("NDCG:top=10", n_jobs=args.threads, random_state=0).fit(X, y, qid=qid)
