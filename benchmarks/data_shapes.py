@@ -174,10 +174,12 @@ def without_one_label_queries(s: q.Split) -> q.Split:
 
 
 def systems(judged=JUDGED, cb_params=None, **params) -> dict:
-    """``{name: (judged metrics, fit)}``: LambdaMART(M) for each M and GBRanker(QuerySoftMax), with ``params``
-    (default: none, every default), then the anchors; CatBoost's with ``cb_params`` changed, if given."""
+    """``{name: (judged metrics, fit)}``: LambdaMART(M) for each M and GBRanker QuerySoftMax, PairLogit and
+    YetiRank, with ``params`` (default: none, every default), then the anchors; CatBoost's with ``cb_params``
+    changed, if given."""
     out = {f"LambdaMART({m})": ((m,), q.lambdamart(m, **params)) for m in judged}
-    out["GBRanker(QuerySoftMax)"] = (judged, q.gbranker("QuerySoftMax", **params))
+    for objective in ("QuerySoftMax", "PairLogit", "YetiRank"):
+        out[f"GBRanker({objective})"] = (judged, q.gbranker(objective, **params))
     for name, fit in q.ANCHORS.items():
         if name.startswith("CatBoost ") and cb_params:
             fit = q._catboost(name.removeprefix("CatBoost "), **cb_params)

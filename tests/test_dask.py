@@ -79,12 +79,12 @@ def test_dask_lambdamart_defaults_and_model_are_lambdamarts(client, data):
 
 
 def test_dask_lambdamart_resolves_the_auto_target_from_dask_labels(client, data):
-    # judged MRR trains on whole-list NDCG (target="auto"), decided from the dask labels as in memory
+    # judged MRR trains on PairLogit below 30,000 labels (target="auto"), decided from the dask labels as in memory
     train, valid = data
     model = DaskLambdaMART(metric="MRR", n_estimators=6).fit(one_partition(train), da.from_array(train.y),
                                                             qid=da.from_array(train.qid))
     local = LambdaMART(metric="MRR", n_estimators=6, n_jobs=1).fit(train.X, train.y, qid=train.qid)
-    assert model.target_ == local.target_ == "NDCG:type=Exp"
+    assert model.target_ == local.target_ == "PairLogit:max_pairs=250000"
     assert model.to_local().target_ == model.target_ and model.objective_.eval_spec == "MRR"
     np.testing.assert_array_equal(model.predict(valid.X), local.predict(valid.X))
     # judged MAP trains on YetiRank, judged by MAP on the workers as in memory

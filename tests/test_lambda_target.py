@@ -1,6 +1,6 @@
 """``LambdaMART(target=...)``: the gradient, and ``"auto"`` (YetiRank for judged NDCG, MAP, graded ERR and
-MAUC, and for judged MRR from 30,000 training documents; whole-list NDCG for judged MRR below; λ targets only
-when λ options are set)."""
+MAUC, and for judged MRR from 30,000 training documents; PairLogit for judged MRR below; λ targets only
+when λ options or row weights are set, whole-list NDCG for judged MRR and graded ERR)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
 from metricrank.learners._gbdt import AUTO_MODELS_MIN_DOCS
 from metricrank.objectives import target_choice
-from metricrank.objectives.target_choice import STOCHASTIC_MRR_MIN_DOCS, choose_target
+from metricrank.objectives.target_choice import SMALL_MRR_TARGET, STOCHASTIC_MRR_MIN_DOCS, choose_target
 
 SMALL = dict(n_estimators=12, num_leaves=7, min_data_in_leaf=5, random_state=0, n_jobs=1)
 
@@ -32,11 +32,11 @@ def data():
     ("MAUC", [0, 1, 2], "YetiRank"),
     ("ERR:type=Graded;top=10", [0, 1, 4], "YetiRank"),
     ("ERR:type=Graded;max_label=2", [0, 2], "YetiRank"),
-    # MRR on grades >= 0 with its border 0.5: relevant (> 0.5) = positive grade -> exponential NDCG, whole list
-    ("MRR", [0, 1, 2, 0], "NDCG:type=Exp"),
-    ("MRR", [0, 1], "NDCG:type=Exp"),
-    ("MRR:top=10;ties=optimistic", [0, 3, 7], "NDCG:type=Exp;ties=optimistic"),
-    ("MRR:use_weights=false", [0, 1], "NDCG:type=Exp;use_weights=false"),
+    # MRR on grades >= 0 with its border 0.5: relevant (> 0.5) = positive grade -> PairLogit (below 30,000 labels)
+    ("MRR", [0, 1, 2, 0], SMALL_MRR_TARGET),
+    ("MRR", [0, 1], SMALL_MRR_TARGET),
+    ("MRR:top=10;ties=optimistic", [0, 3, 7], SMALL_MRR_TARGET),
+    ("MRR:use_weights=false", [0, 1], SMALL_MRR_TARGET),
     # cases where the judged metric's relevant documents are not NDCG's positive gains: the metric itself
     ("MRR", [0, 0.3, 1], "MRR"),                  # 0.3 has a gain but is not > border 0.5
     ("MRR:border=1", [0, 1, 2], "MRR:border=1"),  # grade 1 is not relevant to MRR here
@@ -64,6 +64,9 @@ def test_the_rule_matches_its_description(metric, labels, expected):
     ("ERR:type=Graded;max_label=2", [0, 2], "NDCG:type=Exp"),
     ("ERR:type=Graded", [-1, 2], "ERR:type=Graded"),  # no negative gains
     ("MRR", [0, 1, 2, 0], "NDCG:type=Exp"),
+    ("MRR:top=10;ties=optimistic", [0, 3, 7], "NDCG:type=Exp;ties=optimistic"),
+    ("MRR:use_weights=false", [0, 1], "NDCG:type=Exp;use_weights=false"),
+    ("MRR:border=1", [0, 1, 2], "MRR:border=1"),
 ])
 def test_lambda_only_chooses_lambda_targets(metric, labels, expected):
     assert choose_target(metric, np.asarray(labels, dtype=float), lambda_only=True) == expected
@@ -74,7 +77,7 @@ def test_judged_mrr_trains_on_yetirank_from_the_size_where_four_models_are_avera
     below = np.zeros(STOCHASTIC_MRR_MIN_DOCS - 1)
     below[::7] = 1.0
     at = np.append(below, 2.0)
-    assert choose_target("MRR", below) == "NDCG:type=Exp"
+    assert choose_target("MRR", below) == SMALL_MRR_TARGET == "PairLogit:max_pairs=250000"
     assert choose_target("MRR", at) == "YetiRank"
     assert choose_target("MRR:top=10;ties=optimistic", at) == "YetiRank"
     # λ options or row weights ask for a λ target; labels outside MRR's relevance keep MRR's own λ
@@ -94,7 +97,7 @@ def test_the_mrr_size_rule_counts_dask_labels_of_unknown_chunk_sizes():
 
     assert np.isnan(unknown_chunks(labels).size)
     assert choose_target("MRR", unknown_chunks(labels)) == "YetiRank"
-    assert choose_target("MRR", unknown_chunks(labels[1:])) == "NDCG:type=Exp"
+    assert choose_target("MRR", unknown_chunks(labels[1:])) == SMALL_MRR_TARGET
 
 
 def test_judged_mrr_on_yetirank_is_judged_by_mrr(data, monkeypatch):
@@ -107,30 +110,66 @@ def test_judged_mrr_on_yetirank_is_judged_by_mrr(data, monkeypatch):
     np.testing.assert_array_equal(model.predict(valid.X),
                                   LambdaMART("MRR", target="YetiRank", **SMALL).fit(train).predict(valid.X))
     monkeypatch.setattr(target_choice, "STOCHASTIC_MRR_MIN_DOCS", train.n_docs + 1)
-    assert LambdaMART("MRR", **SMALL).fit(train).target_ == "NDCG:type=Exp"
+    assert LambdaMART("MRR", **SMALL).fit(train).target_ == SMALL_MRR_TARGET
 
 
 def test_without_labels_mrr_keeps_its_own_target():
     assert choose_target("MRR") == "MRR" and choose_target("MAP") == "YetiRank"
 
 
-def test_auto_trains_judged_mrr_on_whole_list_ndcg_and_judges_it_by_mrr(data):
+def test_auto_trains_judged_mrr_on_pairlogit_and_judges_it_by_mrr(data):
     train, valid = data
     auto = LambdaMART("MRR", **SMALL).fit(train, eval_set=[valid], eval_names=["valid"])
-    assert auto.target == "auto" and auto.target_ == "NDCG:type=Exp"
-    assert auto.objective_.target.spec == "NDCG:type=Exp"
-    # the very trees of an explicit NDCG target ...
+    assert auto.target == "auto" and auto.target_ == SMALL_MRR_TARGET
+    assert auto.objective_.name == "PairLogit" and auto.objective_.params["max_pairs"] == 250_000
+    # the very trees of GBRanker's PairLogit (no query here has 250,000 pairs: every pair is kept) ...
+    pairlogit = GBRanker("PairLogit", **SMALL).fit(train)
+    np.testing.assert_array_equal(auto.predict(valid.X), pairlogit.predict(valid.X))
+    # ... and not those of the whole-list NDCG λ, which λ options or row weights ask for (stop 17's rule)
     ndcg = LambdaMART("MRR", target="NDCG:type=Exp", **SMALL).fit(train)
-    np.testing.assert_array_equal(auto.predict(valid.X), ndcg.predict(valid.X))
-    # ... and not those of exact λ-MRR, which target="MRR" still gives
+    assert not np.array_equal(ndcg.predict(valid.X), auto.predict(valid.X))
+    with_option = LambdaMART("MRR", sigma=2.0, **SMALL).fit(train)
+    assert with_option.target_ == "NDCG:type=Exp" and with_option.objective_.target.spec == "NDCG:type=Exp"
+    np.testing.assert_array_equal(with_option.predict(valid.X),
+                                  LambdaMART("MRR", target="NDCG:type=Exp", sigma=2.0, **SMALL).fit(train)
+                                  .predict(valid.X))
+    # exact λ-MRR stays what target="MRR" gives
     exact = LambdaMART("MRR", target="MRR", **SMALL).fit(train)
     assert exact.target_ == "MRR" and exact.objective_.target.spec == "MRR"
-    assert not np.array_equal(exact.predict(valid.X), auto.predict(valid.X))
-    # judged by MRR: the per-tree curve, early stopping and score read MRR, not NDCG
+    # judged by MRR: the per-tree curve, early stopping and score read MRR, not PairLogit's own loss
     assert list(auto.evals_result_["valid"]) == ["MRR"]
     mrr = evaluate(valid, auto.predict(valid.X), metric="MRR")
     assert auto.evals_result_["valid"]["MRR"][-1] == pytest.approx(mrr)
     assert auto.score(valid.X, valid.y, qid=valid.qid) == pytest.approx(mrr)
+
+
+def test_the_small_mrr_target_keeps_every_pair_up_to_its_cap():
+    # PairLogit's generated pairs of one query: every (i, j) with y_i > y_j, here 1 * 299 + 300 * 600 = 180,299
+    # of them (under the cap: all kept), then 300 * 300 + 900 * 600 = 630,000 (over it: a sample of 250,000)
+    from metricrank.objectives import get_objective
+    from metricrank.objectives._base import as_training_data
+
+    target = get_objective(SMALL_MRR_TARGET)
+    under = np.repeat([2.0, 1.0, 0.0], [1, 299, 600])
+    win, lose, _ = target.bind(as_training_data(under, [0, under.size]), random_state=0).pairs()
+    assert win.size == 1 * 299 + 300 * 600 and np.all(under[win] > under[lose])
+    assert len(set(zip(win.tolist(), lose.tolist()))) == win.size  # each pair once
+    over = np.repeat([2.0, 1.0, 0.0], [300, 300, 600])
+    win, lose, _ = target.bind(as_training_data(over, [0, over.size]), random_state=0).pairs()
+    assert 300 * 300 + 900 * 600 > 250_000 == win.size and np.all(over[win] > over[lose])
+    assert not target.quadratic  # the cap bounds a query's pairs, so max_query_size does not apply
+
+
+def test_row_weights_make_auto_train_judged_mrr_on_whole_list_ndcg(data):
+    train, valid = data
+    w = np.random.default_rng(0).uniform(0.2, 3.0, train.n_docs)
+    auto = LambdaMART("MRR", **SMALL).fit(train.X, train.y, qid=train.qid, sample_weight=w)
+    explicit = LambdaMART("MRR", target="NDCG:type=Exp", **SMALL).fit(train.X, train.y, qid=train.qid,
+                                                                     sample_weight=w)
+    assert auto.target_ == "NDCG:type=Exp"
+    np.testing.assert_array_equal(auto.predict(valid.X), explicit.predict(valid.X))
+    with pytest.raises(ValueError, match="target='PairLogit' does not read sample_weight"):
+        LambdaMART("MRR", target="PairLogit", **SMALL).fit(train.X, train.y, qid=train.qid, sample_weight=w)
 
 
 @pytest.mark.parametrize("metric", ["NDCG:top=10;type=Exp", "MAP", "ERR:type=Graded;top=10", "MAUC"])
@@ -233,6 +272,9 @@ def test_training_labels_outside_the_judged_metric_are_an_error(data):
         LambdaMART("ERR:type=Graded;max_label=2", target="NDCG", **SMALL).fit(train)
     with pytest.raises(ValueError, match="max_label=2 but row"):
         LambdaMART("ERR:type=Graded;max_label=2", sigma=2.0, **SMALL).fit(train)
+    with pytest.raises(ValueError, match="max_label=2 but row"):  # PairLogit itself takes any labels
+        LambdaMART("ERR:type=Graded;max_label=2", target="PairLogit", **SMALL).fit(train)
+    GBRanker("PairLogit", **SMALL).fit(train)
 
 
 def test_save_load_keeps_the_resolved_target(tmp_path, data):
@@ -240,7 +282,7 @@ def test_save_load_keeps_the_resolved_target(tmp_path, data):
     model = LambdaMART("MRR", **SMALL).fit(train)
     model.save(tmp_path / "m.json")
     loaded = LambdaMART.load(tmp_path / "m.json")
-    assert loaded.target_ == model.target_ and loaded.objective_.target.spec == model.target_
+    assert loaded.target_ == model.target_ == SMALL_MRR_TARGET and loaded.objective_.spec == SMALL_MRR_TARGET
     assert loaded.objective_.eval_spec == "MRR"
     np.testing.assert_array_equal(loaded.predict(valid.X), model.predict(valid.X))
     # a file from before ``target`` existed trained on its metric: that is what loading says
@@ -271,16 +313,23 @@ def test_target_is_validated(data):
         LambdaMART("MAP", target="YetiRankPairwise", **SMALL).fit(train)
     with pytest.raises(ValueError, match="metric='RankNet' is a λ target"):
         LambdaMART("RankNet", target="YetiRank", **SMALL).fit(train)
+    with pytest.raises(ValueError, match="metric='RankNet' is a λ target"):
+        LambdaMART("RankNet", target="PairLogit", **SMALL).fit(train)
+    with pytest.raises(ValueError, match="sigma applies to λ targets, not to target='PairLogit'"):
+        LambdaMART("MRR", target="PairLogit", sigma=2.0, **SMALL).fit(train)
+    with pytest.raises(ValueError, match="max_pairs"):
+        LambdaMART("MRR", target="PairLogit:max_pairs=0", **SMALL).fit(train)
 
 
 @pytest.mark.parametrize("objective, extra, target, spec", [
     # --objective lambda:M names the gradient; --target auto asks for LambdaMART's choice, --target T for T
     ("lambda:MRR", [], "MRR", "lambda:MRR"),
-    ("lambda:MRR", ["--target", "auto"], "NDCG:type=Exp", "lambda:NDCG:type=Exp"),
+    ("lambda:MRR", ["--target", "auto"], SMALL_MRR_TARGET, SMALL_MRR_TARGET),
     ("lambda:MRR", ["--target", "MAP"], "MAP", "lambda:MAP"),
     ("lambda:MAP", [], "MAP", "lambda:MAP"),
     ("lambda:MAP", ["--target", "auto"], "YetiRank", "YetiRank"),
     ("lambda:MAP", ["--target", "YetiRank:permutations=3"], "YetiRank:permutations=3", "YetiRank:permutations=3"),
+    ("lambda:MRR", ["--target", "PairLogit:max_pairs=100"], "PairLogit:max_pairs=100", "PairLogit:max_pairs=100"),
 ])
 def test_cli_lambda_objective_trains_its_exact_target_unless_told(tmp_path, capsys, objective, extra, target, spec):
     from metricrank import save_letor

@@ -355,10 +355,10 @@ def test_cli_tune_says_why_it_keeps_the_starting_parameters(tmp_path, capsys):
     assert "keeping them" in out
 
 
-@pytest.mark.parametrize("target, expected", [(None, "MRR"), ("auto", "NDCG:type=Exp"), ("MAP", "MAP")])
+@pytest.mark.parametrize("target, expected", [(None, "MRR"), ("auto", "PairLogit:max_pairs=250000"), ("MAP", "MAP")])
 def test_cli_tune_trains_the_target_it_is_given(tmp_path, capsys, target, expected):
-    """``lambda:MRR`` tunes exact λ-MRR unless ``--target`` names another λ target (``auto``: LambdaMART's
-    choice); the model is judged by MRR whatever it trains on."""
+    """``lambda:MRR`` tunes exact λ-MRR unless ``--target`` names another target (``auto``: LambdaMART's
+    choice, PairLogit on these few labels); the model is judged by MRR whatever it trains on."""
     from metricrank.cli import main
 
     save_letor(make_ltr(30, docs_per_query=(4, 12), n_features=5, random_state=3), tmp_path / "train.txt")
@@ -374,7 +374,8 @@ def test_cli_tune_trains_the_target_it_is_given(tmp_path, capsys, target, expect
     assert (f"target: {expected} (judged by MRR)" in err) == (expected != "MRR")
 
 
-@pytest.mark.parametrize("metric, expected", [(None, ("NDCG:top=10", "YetiRank")), ("MRR", ("MRR", "NDCG:type=Exp"))])
+@pytest.mark.parametrize("metric, expected", [(None, ("NDCG:top=10", "YetiRank")),
+                                              ("MRR", ("MRR", "PairLogit:max_pairs=250000"))])
 def test_cli_tune_without_objective_tunes_lambdamart_with_its_defaults(tmp_path, capsys, metric, expected):
     """Without ``--objective`` the search starts from ``LambdaMART(metric=M)``: its target is 'auto'."""
     from metricrank.cli import main

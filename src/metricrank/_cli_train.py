@@ -74,7 +74,7 @@ def _model_for(args):
         common["grow_policy"] = args.grow_policy
     if isinstance(objective, LambdaObjective):
         sigma = 1.0 if args.sigma is None else args.sigma
-        return check_yetirank_target(LambdaMART(
+        return check_pair_target(LambdaMART(
             objective.target.spec, target=lambda_target(objective, target, args.preset), sigma=sigma,
             truncation=args.truncation, **common)), objective
     only_for_lambda(objective, args, ("sigma", "truncation", "target"))
@@ -104,12 +104,13 @@ def objective_and_target(objective_spec, target, metric, preset):
 
 def lambda_target(objective, target, preset):
     """``--target`` checked: an objective names its gradient, so ``lambda:MRR`` trains on λ-MRR itself
-    unless ``--target`` (a λ target spec, ``YetiRank[:params]`` or ``auto``) says otherwise."""
+    unless ``--target`` (a λ target spec, ``YetiRank[:params]``, ``PairLogit[:params]`` or ``auto``) says
+    otherwise."""
     from .objectives import resolve_target
-    from .objectives.target_choice import is_stochastic_pair_target
+    from .objectives.target_choice import is_pair_target
 
     target = objective.target.spec if target is None else target
-    if target != "auto" and not is_stochastic_pair_target(target):
+    if target != "auto" and not is_pair_target(target):
         try:
             resolve_target(target, preset=preset)
         except ValueError as err:
@@ -117,11 +118,12 @@ def lambda_target(objective, target, preset):
     return target
 
 
-def check_yetirank_target(model):
-    """A LambdaMART whose ``--target`` names YetiRank, checked (its parameters; no λ option with it)."""
-    from .objectives.target_choice import is_stochastic_pair_target
+def check_pair_target(model):
+    """A LambdaMART whose ``--target`` names a pair loss (YetiRank, PairLogit), checked (its parameters; no λ
+    option with it)."""
+    from .objectives.target_choice import is_pair_target
 
-    if is_stochastic_pair_target(model.target):
+    if is_pair_target(model.target):
         try:
             model._make_objective()
         except ValueError as err:
@@ -370,10 +372,9 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--target", default=None, metavar="SPEC|auto",
                     help="λ objectives: the gradient the trees are trained on, when it is not the objective's "
                          "λ (the objective's metric stays the judged one: default evaluation and early stopping): "
-                         "a λ target spec, YetiRank[:params], or 'auto', LambdaMART's choice (NDCG, MAP, graded "
-                         "ERR, MAUC: YetiRank; MRR: YetiRank from 30,000 training documents, whole-list "
-                         "exponential NDCG below). Default: 'auto' without --objective, else the objective's "
-                         "metric itself")
+                         "a λ target spec, YetiRank[:params], PairLogit[:params], or 'auto', LambdaMART's choice "
+                         "(NDCG, MAP, graded ERR, MAUC: YetiRank; MRR: YetiRank from 30,000 training documents, "
+                         "PairLogit below). Default: 'auto' without --objective, else the objective's metric itself")
     tr.add_argument("--early-stopping", type=int, default=None, metavar="ROUNDS",
                     help="stop when the first --metric on the last --valid has not improved for ROUNDS trees")
     tr.add_argument("--preset", choices=preset_choices, help="metric conventions (default: CatBoost's)")

@@ -34,7 +34,7 @@ def _check_options(args):
         raise ValueError(f"--trees must be >= 1; got {args.trees}")
     if args.early_stopping < 1:
         raise ValueError(f"--early-stopping must be >= 1; got {args.early_stopping}")
-    from ._cli_train import check_yetirank_target, lambda_target, objective_and_target, only_for_lambda
+    from ._cli_train import check_pair_target, lambda_target, objective_and_target, only_for_lambda
     from .learners import GBRanker, LambdaMART
     from .objectives import LambdaObjective
 
@@ -43,7 +43,7 @@ def _check_options(args):
     objective, target = objective_and_target(args.objective, args.target, args.metric, args.preset)
     common = dict(n_estimators=args.trees, preset=args.preset, n_jobs=args.threads, random_state=args.seed)
     if isinstance(objective, LambdaObjective):
-        model = check_yetirank_target(LambdaMART(
+        model = check_pair_target(LambdaMART(
             objective.target.spec, target=lambda_target(objective, target, args.preset), **common))
     else:
         only_for_lambda(objective, args, ("target",))

@@ -29,8 +29,8 @@ DEMO_TARGETS = tuple((name, spec, spec) for name, spec in (
     ("λ-ROCArea", "ROCArea"), ("λ-MAUC", "MAUC"), ("RankNet", "RankNet"),
 ))
 #: LambdaMART as users get it (target="auto"): judged NDCG@10 trains on YetiRank, judged MRR on the demo's
-#: training queries (5,123 documents at its default 300 queries) on whole-list exponential NDCG (YetiRank
-#: from 30,000; BENCHMARKS.md, "Which gradient for which judged metric" and "Stop 51")
+#: training queries (5,123 documents at its default 300 queries) on PairLogit (YetiRank from 30,000;
+#: BENCHMARKS.md, "Which gradient for which judged metric", "Stop 51" and "Stop 63")
 DEMO_DEFAULTS = (("LambdaMART(metric=NDCG@10e)", "NDCG:top=10;type=Exp", "auto"),
                  ("LambdaMART(metric=MRR)", "MRR", "auto"))
 
@@ -106,7 +106,7 @@ def run_demo(n_queries: int = 300, seed: int = 0, console=None, n_estimators: in
                           "interactions), so trees beat Ridge. A λ target does not always win its own column: "
                           "one split of 60 test queries is noisy, and MAP/MRR targets still trail (BENCHMARKS.md). "
                           "LambdaMART(metric=X) rows are the defaults (target=\"auto\"), early-stopped on X: judged "
-                          "NDCG@10e trains on YetiRank, judged MRR on whole-list NDCG; compare them with λ-NDCG@10 "
+                          "NDCG@10e trains on YetiRank, judged MRR on PairLogit; compare them with λ-NDCG@10 "
                           "and λ-MRR in columns NDCG@10e and MRR.")
     table.add_column("ranker", no_wrap=True)
     for spec in DEMO_METRICS:

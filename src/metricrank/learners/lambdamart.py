@@ -7,7 +7,7 @@ import numpy as np
 from ..objectives import get_objective
 from ..objectives._base import Objective
 from ..objectives.lambda_objective import LambdaObjective
-from ..objectives.target_choice import choose_target, is_stochastic_pair_target
+from ..objectives.target_choice import choose_target, is_pair_target
 from .gbranker import MAX_QUERY_SIZE, GBRanker
 
 __all__ = ["LambdaMART", "MAX_QUERY_SIZE"]
@@ -20,10 +20,10 @@ class LambdaMART(GBRanker):
     gradient ``target`` names: the λ objective of a target
     (:class:`~metricrank.objectives.LambdaObjective`; each tree is fitted by
     LightGBM to the λ-gradients, its leaves take the Newton step
-    ``η Σλ / Σw``), or YetiRank, the stochastic pairwise gradient that
-    ``target="auto"`` picks for NDCG, MAP, graded ERR and MAUC, and for MRR
-    from 30,000 training documents, because it scored higher by them (see
-    ``target``). ``fit``, ``predict``, ``save`` and ``load`` are GBRanker's.
+    ``η Σλ / Σw``), or a pair loss: YetiRank, the stochastic pairwise
+    gradient that ``target="auto"`` picks for NDCG, MAP, graded ERR and MAUC,
+    and for MRR from 30,000 training documents, or PairLogit, which it picks
+    for MRR below, because they scored higher by them (see ``target``). ``fit``, ``predict``, ``save`` and ``load`` are GBRanker's.
     Any metric with an exact swap delta can be a
     λ target: NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC (Welleck's per-query
     binary AUC), ROCArea, MAUC, or ``"RankNet"``.
@@ -37,8 +37,9 @@ class LambdaMART(GBRanker):
         ``target="auto"``.
     target : str, default "auto"
         The gradient that trains the trees: a λ target (a metric spec with
-        an exact swap delta, or ``"RankNet"``: its exact λ-gradient), or
-        ``"YetiRank[:params]"`` (:class:`~metricrank.objectives.YetiRank`).
+        an exact swap delta, or ``"RankNet"``: its exact λ-gradient), or a
+        pair loss, ``"YetiRank[:params]"`` (:class:`~metricrank.objectives.YetiRank`)
+        or ``"PairLogit[:params]"`` (:class:`~metricrank.objectives.PairLogit`).
         ``"auto"`` (:func:`metricrank.objectives.target_choice.choose_target`),
         measured on the five quality-suite sets (BENCHMARKS.md, "Which
         gradient for which judged metric"):
@@ -53,24 +54,30 @@ class LambdaMART(GBRanker):
           50 test queries) and MAP on MQ2008 (−0.0025, p 0.67).
         * MRR, when the labels keep MRR's relevance: ``"YetiRank"`` from
           30,000 training documents, where ``n_models="auto"`` averages four
-          of its models; below, the λ of exponential-gain NDCG over the whole
-          list (MRR's own λ vanishes below a query's first relevant document;
-          judged by MRR it beat λ-MRR by 0.014-0.090 on three sets). From
-          30,000 YetiRank scored higher by MRR on every drawn shape tried:
-          three kinds of MQ2007-shaped draws (+0.0035 to +0.0112 over three
-          budgets), the NP2004 and gov shapes (+0.0084, +0.051); on the
-          suite's sets it gained on the two clean ones and lost 0.017 on the
-          noisy one (p 0.07), whose twelve fresh draws gave it +0.0112
-          (p 0.003). Below, the λ scored higher on both real sets over five
-          random states (MQ2008 by 0.0016, LightGBM's example by 0.0144;
-          neither significantly), while a drawn OHSUMED shape favoured
-          YetiRank by 0.058 (BENCHMARKS.md, "Stop 51: judged MRR trains on
-          YetiRank from 30,000 documents").
+          of its models, and ``"PairLogit:max_pairs=250000"`` below (every
+          pair of a query's documents with different labels, up to 250,000 a
+          query). Until stop 63 MRR trained on the λ of exponential-gain NDCG
+          over the whole list (MRR's own λ vanishes below a query's first
+          relevant document; judged by MRR it beat λ-MRR by 0.014-0.090 on
+          three sets). From 30,000 YetiRank scored higher by MRR than that λ
+          on every drawn shape tried: three kinds of MQ2007-shaped draws
+          (+0.0035 to +0.0112 over three budgets), the NP2004 and gov shapes
+          (+0.0084, +0.051); on the suite's sets it gained on the two clean
+          ones and lost 0.017 on the noisy one (p 0.07), whose twelve fresh
+          draws gave it +0.0112 (p 0.003) (BENCHMARKS.md, "Stop 51: judged
+          MRR trains on YetiRank from 30,000 documents"). Below, PairLogit
+          scored higher than the λ on all five sets tried: the drawn MQ2008
+          twin at two noise levels (+0.0134, p 0.003; +0.0163, p 0.004), a
+          drawn OHSUMED shape (+0.0335, p 0.07) and both real sets over five
+          random states (MQ2008 +0.0019, LightGBM's example +0.0011; not
+          significantly), where YetiRank trailed the λ (BENCHMARKS.md, "Stop
+          63: judged MRR trains on PairLogit below 30,000 documents").
         * Every other metric: its own λ.
 
         With λ options set (``sigma``, ``truncation``, ``norm``, ``exact``
         away from their defaults) or row weights other than 1 (``fit(sample_weight=...)``,
-        which YetiRank does not read) ``"auto"`` chooses only λ targets: the
+        which YetiRank does not read and PairLogit reads only as query weights,
+        from a query's first row) ``"auto"`` chooses only λ targets: the
         metric's own, and for MRR and graded ERR the whole-list NDCG λ. The
         fitted value is ``target_``. Name a metric (``target="NDCG:top=10"``)
         for its exact λ.
@@ -311,8 +318,9 @@ class LambdaMART(GBRanker):
         +0.0015, hence one model below 30,000.
     sigma : float, default 1.0
         σ of ``ρ_ij = 1 / (1 + exp(σ (s_i - s_j)))``. ``sigma``,
-        ``truncation``, ``norm`` and ``exact`` are λ options: a YetiRank
-        target rejects them, and ``target="auto"`` then picks λ targets only.
+        ``truncation``, ``norm`` and ``exact`` are λ options: a pair-loss
+        target (YetiRank, PairLogit) rejects them, and ``target="auto"`` then
+        picks λ targets only.
     truncation : int or None, default None
         Only pairs whose higher-ranked document is in the first ``truncation``
         positions (LightGBM's ``lambdarank_truncation_level``). ``None`` = all
@@ -369,7 +377,7 @@ class LambdaMART(GBRanker):
     stop_reason_ : str
     target_ : str
         The target trained on (``target`` with ``"auto"`` resolved).
-    objective_ : LambdaObjective or YetiRank
+    objective_ : LambdaObjective, YetiRank or PairLogit
     init_model_ : GBRanker, LambdaMART or None
         The base model whose scores the trees start from (warm start).
 
@@ -423,8 +431,8 @@ class LambdaMART(GBRanker):
         if not (isinstance(self.norm, (bool, np.bool_)) or self.norm == "auto"):
             raise ValueError(f"norm must be True, False or 'auto'; got {self.norm!r}")
         if not isinstance(self.target, str):
-            raise ValueError(f"target must be 'auto', a λ target spec (e.g. 'MRR', 'ERR:type=Graded') or "
-                             f"'YetiRank[:params]'; got {self.target!r}")
+            raise ValueError(f"target must be 'auto', a λ target spec (e.g. 'MRR', 'ERR:type=Graded'), "
+                             f"'YetiRank[:params]' or 'PairLogit[:params]'; got {self.target!r}")
 
     def _lambda_options(self) -> list[str]:
         """The λ options set away from their defaults (only λ targets read them)."""
@@ -445,18 +453,19 @@ class LambdaMART(GBRanker):
 
     def _objective(self, target: str, row_weights: bool = False) -> Objective:
         ranknet = isinstance(self.metric, str) and self.metric.strip().lower() == "ranknet"
-        if is_stochastic_pair_target(target):
+        if is_pair_target(target):
             if ranknet:
-                raise ValueError("metric='RankNet' is a λ target, not a metric a YetiRank model can be judged by; "
-                                 "name a metric (metric='NDCG:top=10', target='YetiRank')")
+                raise ValueError(f"metric='RankNet' is a λ target, not a metric a model trained on target={target!r} "
+                                 f"can be judged by; name a metric (metric='NDCG:top=10', target={target!r})")
             options = self._lambda_options()
             if options:
                 raise ValueError(f"{', '.join(options)} appl{'ies' if len(options) == 1 else 'y'} to λ targets, "
                                  f"not to target={target!r}: leave {'it' if len(options) == 1 else 'them'} at the "
                                  f"default, or name a λ target (target={self.metric!r})")
             if row_weights:
-                raise ValueError(f"target={target!r} does not read sample_weight (row weights; CatBoost's YetiRank "
-                                 f"ignores them too): pass group_weight for query weights, or name a λ target "
+                raise ValueError(f"target={target!r} does not read sample_weight (row weights) row by row: YetiRank "
+                                 f"ignores them and PairLogit weighs a query's pairs by its first row's, as "
+                                 f"CatBoost's do; pass group_weight for query weights, or name a λ target "
                                  f"(target={self.metric!r}), whose λ a row's weight multiplies")
             return get_objective(target).judged_by(self.metric, preset=self.preset)
         norm = self.norm if isinstance(self.norm, str) else bool(self.norm)

@@ -46,6 +46,7 @@ from numba import njit, prange
 from ..metrics._base import USE_WEIGHTS_TRUE
 from ..metrics._pairwise import MAX_PAIRS, _check_max_pairs
 from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
+from ._judged import JudgedByMetric
 
 __all__ = ["DEFINITIONS", "BoundPairLogit", "PairLogit", "PairLogitPairwise", "generate_pairs",
            "pairlogit_grad_hess"]
@@ -268,7 +269,7 @@ class BoundPairLogit(BoundObjective):
         return self.win, self.lose, self.pair_weight
 
 
-class PairLogit(Objective):
+class PairLogit(JudgedByMetric, Objective):
     """Pairwise logistic loss ``sum w_pn log(1 + exp(-(a_p - a_n)))`` over label pairs.
 
     Parameters (spec)
@@ -295,8 +296,9 @@ class PairLogit(Objective):
 
     @property
     def eval_spec(self) -> str:
-        """The metric of the same name and parameters (its ``max_pairs`` sample is its own)."""
-        return self.spec
+        """The metric of the same name and parameters (its ``max_pairs`` sample is its own), or the metric
+        set by :meth:`judged_by`."""
+        return self.spec if self.judged is None else self.judged.spec
 
     @property
     def quadratic(self) -> bool:
@@ -304,6 +306,7 @@ class PairLogit(Objective):
         return self.params.get("max_pairs", -1) in (-1, None)
 
     def bind(self, data: TrainingData, random_state=None) -> BoundPairLogit:
+        self.check_labels(data.y)
         ptr = data.group_ptr
         nq = data.n_queries
         use_weights = bool(self.params.get("use_weights", True))

@@ -15,23 +15,24 @@ judged metric", stop 18, and "λ targets for judged MRR and ERR", stop 17):
   mislabelled document as hard as on a correct one, while YetiRank's pairs are neighbours in a noisy
   ranking, which bounds that pull.
 * **MRR trains on YetiRank from 30,000 training documents** (:data:`STOCHASTIC_MRR_MIN_DOCS`, where
-  ``n_models="auto"`` averages four YetiRank models) **and on exponential-gain NDCG over the whole list
-  below** (λ): MRR's swap delta vanishes below a query's first relevant document. Judged by MRR the
-  whole-list λ beat λ-MRR on the noisy and the two large sets (by 0.014 to 0.090, p < 0.001) and tied on
-  MQ2008 and LightGBM's example (stop 17). Against YetiRank it was 0.0125 ahead on the noisy set (p 0.25,
-  one YetiRank model; stop 18); since YetiRank's defaults matured (four averaged models, their penalty,
-  the capacity check), YetiRank scored higher by MRR on every drawn shape from 30,000 documents (stop 51),
-  while on the two real sets, both below it, the λ scored higher over five random states (not significantly;
-  a drawn OHSUMED shape favoured YetiRank by 0.058, p 7e-4). Either way the
-  labels must keep MRR's notion of relevance: labels ``>= 0`` (within the gain ``2^l - 1``'s range)
-  whose relevant documents (``label > border``) are exactly the positive ones; otherwise, and when no
-  labels are known, the target is MRR itself.
+  ``n_models="auto"`` averages four YetiRank models) **and on PairLogit below** (CatBoost's pairwise
+  logistic loss over every pair of a query's documents with different labels; :data:`SMALL_MRR_TARGET`).
+  MRR's own λ vanishes below a query's first relevant document, and MRR trained on exponential-gain
+  NDCG over the whole list (λ) until stop 63: that λ beat λ-MRR on the noisy and the two large sets (by
+  0.014 to 0.090, p < 0.001; stop 17). From 30,000 documents YetiRank scored higher by MRR than the λ
+  on every drawn shape tried (stop 51). Below, PairLogit scored higher than the λ on all five sets
+  tried (stop 63): the MQ2008 twin at two noise levels (+0.0134, p 0.003; +0.0163, p 0.004), a drawn
+  OHSUMED shape (+0.0335, p 0.07) and, over five random states, the two real sets (MQ2008 +0.0019,
+  LightGBM's example +0.0011; not significantly), where YetiRank trailed the λ. Either way the labels
+  must keep MRR's notion of relevance: labels ``>= 0`` (within the gain ``2^l - 1``'s range) whose
+  relevant documents (``label > border``) are exactly the positive ones; otherwise, and when no labels
+  are known, the target is MRR itself.
 * **Every other metric trains on its own exact λ** (not measured against other gradients).
 
 A model given λ options (``sigma``, ``truncation``, ``norm`` or ``exact`` away from their defaults)
-asks for a λ-gradient, and row weights (``sample_weight``) are read by λ only (YetiRank, as CatBoost's,
-ignores them): such a model trains on the metric's own λ (MRR and graded ERR on the whole-list NDCG λ,
-stop 17's rule) instead of YetiRank.
+asks for a λ-gradient, and row weights (``sample_weight``) are read row by row by λ only (YetiRank, as
+CatBoost's, ignores them; PairLogit weighs a query's pairs by its first row's): such a model trains on
+the metric's own λ (MRR and graded ERR on the whole-list NDCG λ, stop 17's rule) instead of a pair loss.
 """
 
 from __future__ import annotations
@@ -41,28 +42,38 @@ import numpy as np
 from ..metrics._positional import EXP_LABEL_LIMIT
 from ..metrics.registry import get_metric
 
-__all__ = ["STOCHASTIC_MRR_MIN_DOCS", "STOCHASTIC_PAIR_TARGET", "WHOLE_LIST_TARGET", "choose_target",
-           "is_stochastic_pair_target"]
+__all__ = ["PAIR_TARGETS", "SMALL_MRR_TARGET", "STOCHASTIC_MRR_MIN_DOCS", "STOCHASTIC_PAIR_TARGET",
+           "WHOLE_LIST_TARGET", "choose_target", "is_pair_target"]
 
-#: The λ target that replaces MRR (and, for a model with λ options, graded ERR).
+#: The λ target that replaces MRR and graded ERR for a model that asks for a λ-gradient.
 WHOLE_LIST_TARGET = "NDCG:type=Exp"
 #: The target of judged NDCG, MAP, graded ERR and MAUC, and of MRR from :data:`STOCHASTIC_MRR_MIN_DOCS`.
 STOCHASTIC_PAIR_TARGET = "YetiRank"
-#: Judged MRR trains on YetiRank from this many training documents, on the whole-list NDCG λ below: where
+#: The target of judged MRR below :data:`STOCHASTIC_MRR_MIN_DOCS`: PairLogit over every pair of a query's
+#: documents with different labels, at most 250,000 of them a query (a uniform sample drawn once beyond), so
+#: that its pairs, which PairLogit holds in memory, stay within about 250 MB below 30,000 documents. Every
+#: query of the sets it was measured on has fewer (OHSUMED's shape, the longest lists: at most 15,625).
+SMALL_MRR_TARGET = "PairLogit:max_pairs=250000"
+#: Judged MRR trains on YetiRank from this many training documents, on PairLogit below: where
 #: ``n_models="auto"`` averages four YetiRank models (``learners._gbdt.AUTO_MODELS_MIN_DOCS``, the same number).
-#: Measured (BENCHMARKS.md, "Stop 51: judged MRR trains on YetiRank from 30,000 documents"): above it YetiRank
-#: scored higher by MRR on every drawn shape tried (five), below it the λ on both real sets (not significantly).
+#: Measured (BENCHMARKS.md, "Stop 51: judged MRR trains on YetiRank from 30,000 documents", and "Stop 63: judged
+#: MRR trains on PairLogit below 30,000 documents"): above it YetiRank scored higher by MRR than the whole-list
+#: λ on every drawn shape tried (five); below it PairLogit scored higher than the λ on all five sets tried.
 STOCHASTIC_MRR_MIN_DOCS = 30_000
+#: The targets that are pair losses, not λ-gradients (``target="<name>[:params]"``).
+PAIR_TARGETS = ("YetiRank", "PairLogit")
 _STOCHASTIC_PAIR_METRICS = ("NDCG", "MAP", "MAUC")
 
 
-def is_stochastic_pair_target(target) -> bool:
-    """Whether a target spec names YetiRank (``"YetiRank"`` or ``"YetiRank:<params>"``), not a λ target.
+def is_pair_target(target) -> bool:
+    """Whether a target spec names a pair loss of :data:`PAIR_TARGETS` (``"YetiRank"``,
+    ``"PairLogit:max_pairs=1000"``...), not a λ target.
 
-    >>> is_stochastic_pair_target("yetirank:permutations=20"), is_stochastic_pair_target("NDCG:top=10")
-    (True, False)
+    >>> is_pair_target("yetirank:permutations=20"), is_pair_target("PairLogit"), is_pair_target("NDCG:top=10")
+    (True, True, False)
     """
-    return isinstance(target, str) and target.split(":", 1)[0].strip().lower() == STOCHASTIC_PAIR_TARGET.lower()
+    return (isinstance(target, str)
+            and target.split(":", 1)[0].strip().lower() in {name.lower() for name in PAIR_TARGETS})
 
 
 def _relevance_matches(judged, y) -> bool:
@@ -109,11 +120,11 @@ def choose_target(metric: str, y=None, preset: str | None = None, lambda_only: b
     str
         ``"YetiRank"`` for NDCG, MAP, graded ERR and MAUC (unless ``lambda_only``);
         for MRR, when the labels keep its relevance, ``"YetiRank"`` on at least
-        :data:`STOCHASTIC_MRR_MIN_DOCS` labels (unless ``lambda_only``);
-        ``"NDCG:type=Exp"`` for MRR on fewer, and with ``lambda_only`` for MRR and
-        graded ERR, when the labels keep the judged metric's relevance (with the
-        judged metric's ``ties`` and ``use_weights`` when its spec sets them);
-        otherwise ``metric`` itself.
+        :data:`STOCHASTIC_MRR_MIN_DOCS` labels and :data:`SMALL_MRR_TARGET` on
+        fewer (unless ``lambda_only``); ``"NDCG:type=Exp"`` with ``lambda_only``
+        for MRR and graded ERR, when the labels keep the judged metric's
+        relevance (with the judged metric's ``ties`` and ``use_weights`` when its
+        spec sets them); otherwise ``metric`` itself.
 
     Examples
     --------
@@ -122,6 +133,8 @@ def choose_target(metric: str, y=None, preset: str | None = None, lambda_only: b
     >>> choose_target("NDCG:top=10", lambda_only=True)
     'NDCG:top=10'
     >>> choose_target("MRR", [0, 1, 2, 0])
+    'PairLogit:max_pairs=250000'
+    >>> choose_target("MRR", [0, 1, 2, 0], lambda_only=True)
     'NDCG:type=Exp'
     >>> choose_target("MRR", np.tile([0, 1, 2, 0], 7_500))  # 30,000 labels
     'YetiRank'
@@ -145,8 +158,8 @@ def choose_target(metric: str, y=None, preset: str | None = None, lambda_only: b
     n_labels = _label_count(y)
     if n_labels == 0 or not _relevance_matches(judged, y):
         return metric
-    if not lambda_only and n_labels >= STOCHASTIC_MRR_MIN_DOCS:
-        return STOCHASTIC_PAIR_TARGET  # MRR (graded ERR returned above)
+    if not lambda_only:  # MRR (graded ERR returned above)
+        return STOCHASTIC_PAIR_TARGET if n_labels >= STOCHASTIC_MRR_MIN_DOCS else SMALL_MRR_TARGET
     spec = WHOLE_LIST_TARGET
     if "ties" in judged.explicit:
         spec += f";ties={judged.explicit['ties']}"

@@ -50,16 +50,14 @@ see different permutations.
 
 from __future__ import annotations
 
-import copy
 import math
 
 import numpy as np
 from numba import njit, prange
 
 from ..metrics._base import USE_WEIGHTS_TRUE, Param, parse_float, parse_int
-from ..metrics.registry import get_metric
 from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
-from .lambda_objective import resolve_target
+from ._judged import JudgedByMetric
 from .pairlogit import one_label, pair_terms
 
 __all__ = ["DEFINITIONS", "BoundYetiRank", "YETIRANK_PAIR_SCALE", "YetiRank", "YetiRankPairwise"]
@@ -308,7 +306,7 @@ class BoundYetiRank(BoundObjective):
         return self._pair_ptr
 
 
-class YetiRank(Objective):
+class YetiRank(JudgedByMetric, Objective):
     """PairLogit on pairs of adjacent documents of noisy permutations (CatBoost's YetiRank).
 
     Parameters (spec)
@@ -341,43 +339,6 @@ class YetiRank(Objective):
     uses_pairs = True
     stochastic = True
     reads_row_weights = False
-    #: the metric a model trained on this loss is judged by, when set by :meth:`judged_by`
-    judged = None
-
-    def judged_by(self, metric: str, preset: str | None = None) -> "YetiRank":
-        """This loss, judged by ``metric`` (``LambdaMART``'s target for that metric).
-
-        The copy's :attr:`eval_spec` (default evaluation and early-stopping
-        metric) is ``metric``, and :meth:`check_labels` enforces the metric's
-        label domain (graded ERR's ``max_label``...), which YetiRank itself
-        does not restrict.
-
-        Examples
-        --------
-        >>> from metricrank.objectives import get_objective
-        >>> get_objective("YetiRank").judged_by("MAP").eval_spec
-        'MAP'
-        """
-        twin = copy.copy(self)
-        twin.judged = get_metric(metric, preset=preset)
-        return twin
-
-    @property
-    def eval_spec(self) -> str:
-        return super().eval_spec if self.judged is None else self.judged.spec
-
-    def check_labels(self, y: np.ndarray) -> None:
-        if self.judged is None:
-            return
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        try:
-            # a metric with an exact swap delta has a λ target's label domain (NDCG: graded labels >= 0, ...)
-            domain = resolve_target(self.judged)
-        except ValueError:
-            if self.judged.definition.check_labels is not None:
-                self.judged.definition.check_labels(y, self.judged.params)
-            return
-        domain.check_labels(y, role="judged metric")
 
     def bind(self, data: TrainingData, random_state=None) -> BoundYetiRank:
         self.check_labels(data.y)
