@@ -88,7 +88,8 @@ different seeds (every system in each run) and prints the tables; ``a.json+m2.js
 files, the second's systems replacing the first's, and ``--replace`` does the same for the whole join (systems
 run again on the same seeds, in runs that split the seeds differently). With ``--draws N``, both average each
 query's values over N runs of other ``--random-state`` values first, so that a system is judged beside the
-anchors, each over the same draws of its randomness.
+anchors, each over the same draws of its randomness. ``--tables ... --against SYSTEM`` pairs every system with
+that one instead of the best anchor (``--against "LambdaMART(MRR)"``: how far PairLogit or YetiRank leads it).
 """
 
 from __future__ import annotations
@@ -188,14 +189,22 @@ def systems(judged=JUDGED, cb_params=None, **params) -> dict:
     return out
 
 
-def table(per_query: dict, metric: str) -> list[str]:
-    """Lines of the table for ``metric`` from ``{system: {metric: per-query test values of all seeds}}``."""
+def table(per_query: dict, metric: str, against: str | None = None) -> list[str]:
+    """Lines of the table for ``metric`` from ``{system: {metric: per-query test values of all seeds}}``: each
+    system against the best anchor, or against the system ``against`` names."""
     values = {name: np.asarray(v[metric]) for name, v in per_query.items() if metric in v}
     anchors = [n for n in values if n in q.ANCHORS]
-    if not anchors:
+    if against is not None:
+        if against not in values:
+            raise ValueError(f"--against {against!r}: no such system judged by {metric}; have {sorted(values)}")
+        best, title = against, f"{metric}: against {against}"
+    elif not anchors:
         return [f"{metric}: no anchor ran", *(f"| {n} | {np.nanmean(v):.4f} |" for n, v in values.items())]
-    best = max(anchors, key=lambda n: np.nanmean(values[n]))
-    lines = [f"{metric}: best anchor {best}", "| system | test | Δ best anchor | W/L, p |", "|---|---|---|---|"]
+    else:
+        best = max(anchors, key=lambda n: np.nanmean(values[n]))
+        title = f"{metric}: best anchor {best}"
+    lines = [title, f"| system | test | Δ {'best anchor' if against is None else against} | W/L, p |",
+             "|---|---|---|---|"]
     for name in sorted(values, key=lambda n: -np.nanmean(values[n])):
         a, b = values[name], values[best]
         test = "" if name == best else q._compare(a, b)  # the suite's paired test, unscorable queries left out
@@ -352,9 +361,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--replace", nargs="+", metavar="OUT.json",
                         help="with --tables: --out files over the same seeds, joined likewise, whose systems "
                              "replace the tables' (systems run again, e.g. after a change of defaults)")
+    parser.add_argument("--against", metavar="SYSTEM",
+                        help="with --tables: every system against this one (paired per query), not the best anchor")
     args = parser.parse_args(argv)
-    if args.replace and not args.tables:
-        parser.error("--replace goes with --tables")
+    if (args.replace or args.against) and not args.tables:
+        parser.error("--replace and --against go with --tables")
     if (args.drop_one_label or args.query_norm or args.query_effect) and (args.compare or args.tables):
         parser.error("--drop-one-label, --query-norm and --query-effect go with fits, not with --compare or --tables")
     if args.query_effect and (args.shape in REAL or not (np.isfinite(args.query_effect) and args.query_effect > 0)):
@@ -374,7 +385,10 @@ def main(argv: list[str] | None = None) -> None:
                 parser.error(f"--tables: {m} has different query counts per system {sizes}; "
                              "join runs that each ran every system")
         for m in metrics:
-            print("\n".join(["", *table(tables, m)]))
+            try:
+                print("\n".join(["", *table(tables, m, args.against)]))
+            except ValueError as error:
+                parser.error(str(error))
         return
     if args.compare:
         try:

@@ -51,8 +51,9 @@ WHOLE_LIST_TARGET = "NDCG:type=Exp"
 STOCHASTIC_PAIR_TARGET = "YetiRank"
 #: The target of judged MRR below :data:`STOCHASTIC_MRR_MIN_DOCS`: PairLogit over every pair of a query's
 #: documents with different labels, at most 250,000 of them a query (a uniform sample drawn once beyond), so
-#: that its pairs, which PairLogit holds in memory, stay within about 250 MB below 30,000 documents. Every
-#: query of the sets it was measured on has fewer (OHSUMED's shape, the longest lists: at most 15,625).
+#: that its pairs, which PairLogit holds in memory (24 bytes each), stay within about 250 MB below 30,000
+#: documents: at most 354 a document either way. Every query of the sets it was measured on has fewer (OHSUMED's
+#: shape, the longest lists: at most 250 documents in three grades, 250² / 3 ≈ 20,800 pairs).
 SMALL_MRR_TARGET = "PairLogit:max_pairs=250000"
 #: Judged MRR trains on YetiRank from this many training documents, on PairLogit below: where
 #: ``n_models="auto"`` averages four YetiRank models (``learners._gbdt.AUTO_MODELS_MIN_DOCS``, the same number).
