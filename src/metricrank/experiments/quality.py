@@ -452,8 +452,9 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
              "grows completed symmetric trees unless MRR is judged; otherwise leaf-wise trees. So for NDCG, MAP, "
              "ERR and MAUC LambdaMART(M) is GBRanker(YetiRank)'s very model, judged by M, on MQ2008 and "
              "LightGBM's example, and differs from it by its trees on the drawn sets; for MRR it is that model "
-             "from 30,000 documents and GBRanker(PairLogit)'s very model below. Under a table, the trial each tuned system's search kept on each split: 0 is "
-             "the estimator as given (the defaults), ? an entry older than this record."]
+             "from 30,000 documents and GBRanker(PairLogit)'s very model below. Under a table, the trial each "
+             "tuned system's search kept on each split: 0 is the estimator as given (the defaults), ? an entry "
+             "older than this record."]
     if len(random_states) > 1:
         lines[-1] += (f" Every system ran under random states {', '.join(map(str, random_states))}: a fold's "
                       "test value and each test query's value are their means over the states.")

@@ -23,10 +23,11 @@ class LambdaMART(GBRanker):
     ``η Σλ / Σw``), or a pair loss: YetiRank, the stochastic pairwise
     gradient that ``target="auto"`` picks for NDCG, MAP, graded ERR and MAUC,
     and for MRR from 30,000 training documents, or PairLogit, which it picks
-    for MRR below, because they scored higher by them (see ``target``). ``fit``, ``predict``, ``save`` and ``load`` are GBRanker's.
-    Any metric with an exact swap delta can be a
-    λ target: NDCG, DCG, MAP, MRR, ERR, PrecisionAt, AUC (Welleck's per-query
-    binary AUC), ROCArea, MAUC, or ``"RankNet"``.
+    for MRR below, because they scored higher by them (see ``target``).
+    ``fit``, ``predict``, ``save`` and ``load`` are GBRanker's. Any metric
+    with an exact swap delta can be a λ target: NDCG, DCG, MAP, MRR, ERR,
+    PrecisionAt, AUC (Welleck's per-query binary AUC), ROCArea, MAUC, or
+    ``"RankNet"``.
 
     Parameters
     ----------
