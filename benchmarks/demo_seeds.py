@@ -2,8 +2,11 @@
 "auto": YetiRank) against the exact λ-NDCG@10, on the demo's data and protocol (``make_ltr(300,
 n_features=30, n_informative=8, relevance="nonlinear")``, 60/20/20 % of the queries, learning rate 0.1, at
 most 300 trees, early stopping after 30 on the validation queries). Prints each seed and the paired mean.
+``--metric`` judges another metric and ``--reference`` names the target "auto" is paired with (default: the
+metric itself, its exact λ).
 
     .venv/bin/python benchmarks/demo_seeds.py --seeds 12
+    .venv/bin/python benchmarks/demo_seeds.py --seeds 12 --metric MRR --reference "NDCG:type=Exp"
 """
 
 import argparse
@@ -13,11 +16,13 @@ from scipy.stats import wilcoxon
 
 from metricrank import LambdaMART, evaluate, make_ltr
 
-METRIC = "NDCG:top=10;type=Exp"
-
 parser = argparse.ArgumentParser()
 parser.add_argument("--seeds", type=int, default=12)
+parser.add_argument("--metric", default="NDCG:top=10;type=Exp", help="the judged metric (default: the demo's NDCG@10e)")
+parser.add_argument("--reference", help="the target paired with 'auto' (default: the metric's own λ)")
 args = parser.parse_args()
+METRIC = args.metric
+REFERENCE = args.reference or METRIC
 means, diffs = [], []
 for seed in range(args.seeds):
     data = make_ltr(300, n_features=30, n_informative=8, relevance="nonlinear", random_state=seed)
@@ -25,7 +30,7 @@ for seed in range(args.seeds):
     train, valid, test = (data.subset_queries(np.arange(a)), data.subset_queries(np.arange(a, b)),
                           data.subset_queries(np.arange(b, data.n_queries)))
     per_query = {}
-    for name, target in (("λ", METRIC), ("auto", "auto")):
+    for name, target in (("λ", REFERENCE), ("auto", "auto")):
         model = LambdaMART(METRIC, target=target, n_estimators=300, learning_rate=0.1, random_state=seed, n_jobs=1)
         model.fit(train, eval_set=[valid], early_stopping_rounds=30)
         per_query[name] = np.asarray(evaluate(test, model.predict(test.X), metric=METRIC, per_query=True))
