@@ -39,7 +39,12 @@ class JudgedByMetric:
 
     @property
     def eval_spec(self) -> str:
-        return super().eval_spec if self.judged is None else self.judged.spec
+        return self.loss_eval_spec if self.judged is None else self.judged.spec
+
+    @property
+    def loss_eval_spec(self) -> str:
+        """The evaluation metric of the loss itself, when no metric judges it (the objective's default)."""
+        return super().eval_spec
 
     def check_labels(self, y: np.ndarray) -> None:
         if self.judged is None:

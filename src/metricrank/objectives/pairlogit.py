@@ -295,10 +295,10 @@ class PairLogit(JudgedByMetric, Objective):
     accepts_pairs = True
 
     @property
-    def eval_spec(self) -> str:
-        """The metric of the same name and parameters (its ``max_pairs`` sample is its own), or the metric
-        set by :meth:`judged_by`."""
-        return self.spec if self.judged is None else self.judged.spec
+    def loss_eval_spec(self) -> str:
+        """The metric of the same name and parameters (its ``max_pairs`` sample is its own); :attr:`eval_spec`
+        unless :meth:`judged_by` set another."""
+        return self.spec
 
     @property
     def quadratic(self) -> bool:
