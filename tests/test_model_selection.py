@@ -523,10 +523,13 @@ def test_tune_searches_the_depth_of_completed_trees_where_auto_grows_them(check_
     assert res.best_params_["grow_policy"] == "symmetric_then_leafwise"
     assert res.best_estimator_.grow_policy_ == "symmetric_then_leafwise"
     assert res.best_estimator_.max_depth == res.study_.best_trial.params["max_depth"]
-    # judged by MRR, "auto" grows leaf-wise trees, and the search is over leaves
+    # judged by MRR too (since stop 65): the search is over depths; set leaf-wise, over leaves
     mrr = tune(base, ds.X, ds.y, metric="MRR", n_trials=1, **kw)
-    assert set(mrr.study_.trials[0].params) == set(default_param_space(100))
-    assert mrr.best_estimator_.grow_policy_ == "leafwise" and "grow_policy" not in mrr.best_params_
+    assert set(mrr.study_.trials[0].params) == set(space)
+    assert mrr.best_estimator_.grow_policy_ == "symmetric_then_leafwise"
+    leafwise = tune(base.set_params(grow_policy="leafwise"), ds.X, ds.y, metric="MRR", n_trials=1, **kw)
+    assert set(leafwise.study_.trials[0].params) == set(default_param_space(100))
+    assert leafwise.best_estimator_.grow_policy_ == "leafwise" and "grow_policy" not in leafwise.best_params_
 
 
 def test_improvement_pvalue_is_the_exact_one_sided_wilcoxon():

@@ -650,8 +650,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         :func:`default_param_space` for the trees the estimator grows. For
         ``grow_policy="auto"`` (LambdaMART's default) that is the depth of
         completed symmetric trees where every training fold is large enough
-        for "auto" to grow them (30,000 documents and 100 queries, a judged
-        metric other than MRR, the leaves left "auto"), and every trial but
+        for "auto" to grow them (30,000 documents and 100 queries, the leaves
+        left "auto"), and every trial but
         the first then fits ``grow_policy="symmetric_then_leafwise"``;
         elsewhere the leaf-wise space.
     early_stopping_rounds : int, default 30

@@ -449,10 +449,10 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
              "parameter at its default: target=\"auto\" trains NDCG, MAP, graded ERR and MAUC on YetiRank, and MRR "
              "on YetiRank from 30,000 training documents and on PairLogit below. "
              "Where the capacity check runs (30,000 training documents and 100 queries), grow_policy=\"auto\" "
-             "grows completed symmetric trees unless MRR is judged; otherwise leaf-wise trees. So for NDCG, MAP, "
-             "ERR and MAUC LambdaMART(M) is GBRanker(YetiRank)'s very model, judged by M, on MQ2008 and "
-             "LightGBM's example, and differs from it by its trees on the drawn sets; for MRR it is that model "
-             "from 30,000 documents and GBRanker(PairLogit)'s very model below. Under a table, the trial each "
+             "grows completed symmetric trees (for MRR too since stop 65); otherwise leaf-wise trees. So for NDCG, "
+             "MAP, ERR and MAUC LambdaMART(M) is GBRanker(YetiRank)'s very model, judged by M, on MQ2008 and "
+             "LightGBM's example, and for MRR GBRanker(PairLogit)'s; on the drawn sets it differs from "
+             "GBRanker(YetiRank)'s model by its trees. Under a table, the trial each "
              "tuned system's search kept on each split: 0 is the estimator as given (the defaults), ? an entry "
              "older than this record."]
     if len(random_states) > 1:

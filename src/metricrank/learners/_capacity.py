@@ -36,7 +36,7 @@ higher on test than the rule's 15 (BENCHMARKS.md, "Stop 49"; as the check chose 
 on all the training queries.
 
 With ``grow_policy="symmetric_then_leafwise"``, or ``"auto"`` (LambdaMART's default, which chooses it where the
-check runs unless MRR judges), and ``max_depth`` left to ``num_leaves``, the same steps
+check runs), and ``max_depth`` left to ``num_leaves``, the same steps
 compare depths: a capacity's leaves give the depth, ``floor(log2(num_leaves + 1))``; its trees are never
 randomised, so no step widens, and ``lambda_l2="auto"`` is 0 at every depth.
 

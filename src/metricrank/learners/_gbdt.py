@@ -9,7 +9,7 @@ from sklearn.exceptions import NotFittedError
 from ._boosting import BoostResult, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
-           "AUTO_LEAFWISE_METRICS", "AUTO_MODELS", "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS",
+           "AUTO_MODELS", "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS",
            "GBDTBase", "GROW_POLICIES", "HESSIAN_ROWS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES",
            "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves", "auto_or_int", "first_hessian_mass",
            "positive_int", "rule_lambda_l2_cap"]
@@ -202,10 +202,6 @@ SYMMETRIC_POLICIES = ("symmetric", "symmetric_then_leafwise")
 #: "Stop 53, continued"); a positive penalty leaves unsplit every node whose Newton gain it makes non-positive,
 #: and makes LightGBM refuse some forced splits (:mod:`metricrank.learners._symmetric`).
 SYMMETRIC_LAMBDA_L2 = 0.0
-#: Judged by these metrics ``grow_policy="auto"`` keeps leaf-wise trees: by MRR, completed symmetric trees scored
-#: 0.0040 and 0.0031 below the best anchor on the suite's clean 50k and noisy 40k sets, where leaf-wise trees
-#: scored 0.0013 below and 0.0008 above it (BENCHMARKS.md, "Stop 55").
-AUTO_LEAFWISE_METRICS = frozenset({"MRR"})
 
 
 class GBDTBase(BaseEstimator):
@@ -259,19 +255,18 @@ class GBDTBase(BaseEstimator):
     def _auto_completes(self, n_docs: int, n_queries: int, metric: str, *, categorical: bool = False,
                         init_score=None) -> bool:
         """Whether ``grow_policy="auto"`` grows completed symmetric trees, the capacity check choosing their
-        depth, on training data of ``n_docs`` documents in ``n_queries`` queries: ``num_leaves``,
-        ``extra_trees`` and ``max_depth`` at their defaults, no ``init_score``, sizes the check runs on
-        (:func:`~metricrank.learners._capacity.sizes_allow_check`), a judged ``metric`` not in
-        :data:`AUTO_LEAFWISE_METRICS`, and none of the settings symmetric levels refuse (categorical features,
-        sampling, ``path_smooth``)."""
-        from ..metrics import get_metric
+        depth, on training data of ``n_docs`` documents in ``n_queries`` queries judged by ``metric``:
+        ``num_leaves``, ``extra_trees`` and ``max_depth`` at their defaults, no ``init_score``, sizes the check
+        runs on (:func:`~metricrank.learners._capacity.sizes_allow_check`), and none of the settings symmetric
+        levels refuse (categorical features, sampling, ``path_smooth``). Whatever the judged metric: until stop
+        65 MRR kept leaf-wise trees, which scored 0.0063 lower MRR than completed ones on eight clean draws of
+        the held-out collection's shape (p 0.007; BENCHMARKS.md, "Stop 65")."""
         from . import _capacity
 
         preset = getattr(self, "preset", None)
         return (isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and self.max_depth <= 0
                 and init_score is None and not categorical and not any(self._symmetric_refusals().values())
-                and _capacity.sizes_allow_check(n_docs, n_queries, metric, preset)
-                and get_metric(metric, preset=preset).definition.name not in AUTO_LEAFWISE_METRICS)
+                and _capacity.sizes_allow_check(n_docs, n_queries, metric, preset))
 
     def _check_grow_policy(self) -> None:
         from ._symmetric import MAX_DEPTH
