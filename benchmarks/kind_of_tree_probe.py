@@ -4,8 +4,9 @@ Stop 64 found completed symmetric trees scoring higher MRR than the leaf-wise de
 and lower on noisy ones. A data-driven choice would ask the capacity check's held-out folds, as the check asks them
 about bigger trees. This probe runs that comparison alone, with the check's own machinery: the training queries
 split into its folds (``_capacity.held_out_folds``, random state 0), one single model per held-out fold trained on
-the other folds for each kind, at the size rule's capacity for that kind (leaf-wise: the rule's leaves, randomised,
-lambda_l2 1 as for four averaged models; completed: the rule's depth, lambda_l2 0), at the suite's rate and budget
+the other folds for each kind, at the size rule's capacity for that kind (leaf-wise: the rule's leaves and randomised splits, with the
+penalty's cap for MRR's four averaged models from 30,000 documents, 1 where they are randomised; completed: the
+rule's depth, lambda_l2 0), at the suite's rate and budget
 (0.1, 300 trees), judged at the tree count best over the pooled held-out queries. At each look (1, 2, 3 folds)
 it prints both kinds' values and the one-sided Wilcoxon p-values either way, judged by exponential-gain NDCG@10
 (what judges MRR's capacities) and by MRR itself. A step as the check takes it wins at p < 0.05 / looks and stops
@@ -26,7 +27,7 @@ from sklearn.base import clone
 import data_shapes as shapes
 from metricrank import LambdaMART
 from metricrank.experiments import quality as q
-from metricrank.learners import _capacity
+from metricrank.learners import _capacity, _gbdt
 from metricrank.model_selection import improvement_pvalue
 
 JUDGES = (_capacity.PROXY_METRIC, "MRR")
@@ -37,8 +38,11 @@ def probe(data: q.Split) -> list[str]:
     folds = _capacity.held_out_folds(train.n_queries, 0)
     held = [train.subset_queries(f) for f in folds]
     base = LambdaMART("MRR", n_estimators=300, learning_rate=0.1, n_jobs=1, random_state=0, n_models=1)
-    leaves = base._resolve_num_leaves(train.n_docs)
-    kinds = {"leaf-wise": dict(num_leaves=leaves, extra_trees=True, lambda_l2=1.0, grow_policy="leafwise"),
+    leaves, extra = _gbdt.auto_num_leaves(train.n_docs), _gbdt.auto_extra_trees(train.n_docs)
+    # the rule's capacity as the check starts it for MRR's four averaged YetiRank models (the hessian bound left
+    # out: it keeps the cap on every set measured, _gbdt.HESSIAN_ROWS)
+    rule = dict(num_leaves=leaves, extra_trees=extra, lambda_l2=_gbdt.rule_lambda_l2_cap(4, extra))
+    kinds = {"leaf-wise": dict(**rule, grow_policy="leafwise"),
              "completed": dict(num_leaves=leaves, extra_trees=False, lambda_l2=0.0,
                                grow_policy="symmetric_then_leafwise")}
     models: dict = {kind: [] for kind in kinds}

@@ -259,8 +259,8 @@ class GBDTBase(BaseEstimator):
         ``num_leaves``, ``extra_trees`` and ``max_depth`` at their defaults, no ``init_score``, sizes the check
         runs on (:func:`~metricrank.learners._capacity.sizes_allow_check`), and none of the settings symmetric
         levels refuse (categorical features, sampling, ``path_smooth``). The judged metric matters only there
-        (it needs per-query values): until stop 65 MRR kept leaf-wise trees, which scored 0.0063 lower MRR than completed ones on eight clean draws of
-        the held-out collection's shape (p 0.007; BENCHMARKS.md, "Stop 65")."""
+        (it needs per-query values): until stop 65 MRR kept leaf-wise trees, which scored 0.0063 lower MRR than
+        completed ones on eight clean draws of the held-out collection's shape (p 0.007; BENCHMARKS.md, "Stop 65")."""
         from . import _capacity
 
         preset = getattr(self, "preset", None)
