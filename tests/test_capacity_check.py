@@ -430,3 +430,29 @@ def test_fold_models_are_single_models_where_the_final_one_averages_four(low_thr
     single = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=25, random_state=2, n_models=1)
     # the rule's trees take the averaged models' penalty (rule_lambda_l2_cap), single fold models or not
     assert_as_by_hand(model.capacity_check_, ByHand(ds, single), (7, True, _gbdt.AVERAGED_LAMBDA_L2))
+
+
+def test_fold_models_train_on_the_target_resolved_from_all_the_training_labels(low_threshold, monkeypatch):
+    # judged MRR's target="auto" reads how many labels there are: with YetiRank from exactly the training set's size,
+    # the fold models' 80 % alone would resolve PairLogit; they train on the final model's YetiRank instead
+    from metricrank.objectives import target_choice
+
+    ds = make_ltr(150, docs_per_query=(10, 20), n_features=8, n_informative=5, relevance="nonlinear", noise=0.5,
+                  n_labels=2, random_state=3)
+    monkeypatch.setattr(target_choice, "STOCHASTIC_MRR_MIN_DOCS", ds.n_docs)
+    targets = []
+    fit = GBRanker.fit
+
+    def recording_fit(self, *args, **kwargs):
+        out = fit(self, *args, **kwargs)
+        targets.append(self.target_)
+        return out
+
+    monkeypatch.setattr(GBRanker, "fit", recording_fit)
+    auto = LambdaMART("MRR", grow_policy="leafwise", n_estimators=15, random_state=4).fit(ds)
+    assert auto.target_ == "YetiRank" and len(targets) >= 3 and set(targets) == {"YetiRank"}
+    monkeypatch.setattr(GBRanker, "fit", fit)
+    # the oracle: the same check with the target named
+    named = LambdaMART("MRR", target="YetiRank", grow_policy="leafwise", n_estimators=15, random_state=4).fit(ds)
+    assert auto.capacity_check_.trials == named.capacity_check_.trials
+    np.testing.assert_array_equal(auto.predict(ds.X), named.predict(ds.X))

@@ -287,7 +287,8 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     """Run the check for ``estimator`` (unfitted, its ``num_leaves`` and ``extra_trees`` "auto") on ``ds``.
 
     ``start`` is the size rule's ``(num_leaves, extra_trees, lambda_l2)``; ``init_model`` the warm start's base
-    model, or None. Each fold's model is grown as the final model will be: with
+    model, or None. Each fold's model trains on the final model's gradient (LambdaMART's ``target="auto"`` as
+    resolved from all the training labels, not from the fold's 80 %), and is grown as the final model will be: with
     ``early_stopping_rounds``, until that many trees bring no improvement on its held-out fold;
     without, all ``n_estimators`` trees. A shorter patience of the check's own stops a noisy metric at
     a chance peak: on the noisy suite set, stopped after 30 trees without improvement, the rule's
@@ -314,8 +315,10 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
             # one model per fold even where the final one averages several (n_models): the capacities are judged
             # as measured since stop 20, and averaging narrows close steps, which then take every look (with two
             # models averaged, 4.5 times the fit on an MQ2007-shaped draw, for the same choice)
+            # and on the gradient the final model trains on, resolved from all the training labels
             model = clone(estimator).set_params(n_models=1, num_leaves=capacity[0], extra_trees=capacity[1],
-                                                lambda_l2=capacity[2], verbose=0, grow_policy=estimator._policy())
+                                                lambda_l2=capacity[2], verbose=0, grow_policy=estimator._policy(),
+                                                **estimator._resolved_objective_params())
             watch = {} if early_stopping_rounds is None else {
                 "eval_set": [hold_ds], "eval_names": ["held_out"], "eval_metrics": [metric],
                 "early_stopping_rounds": early_stopping_rounds}

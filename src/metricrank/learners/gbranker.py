@@ -219,6 +219,11 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         other than 1); LambdaMART resolves ``target="auto"`` here."""
         return objective
 
+    def _resolved_objective_params(self) -> dict:
+        """Parameters that pin the objective this fit resolved from its labels, for models fitted on part of
+        them (the capacity check's folds). GBRanker's objective reads no labels: none."""
+        return {}
+
     def _objective_for_training(self, objective: Objective, y, sample_weight) -> Objective:
         """:meth:`_objective_for_labels` for labels and row weights (NumPy or Dask arrays), warning when
         the objective ignores the weights. Unit weights (all 1) count as none."""

@@ -480,6 +480,10 @@ class LambdaMART(GBRanker):
         self.target_ = self._resolved_target(y, row_weights)
         return self._objective(self.target_, row_weights)
 
+    def _resolved_objective_params(self) -> dict:
+        # MRR's "auto" reads how many labels there are: 80 % of them could resolve another gradient
+        return {"target": self.target_}
+
     def _state(self) -> dict:
         return {**super()._state(), "target": self.target_}
 
