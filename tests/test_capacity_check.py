@@ -6,6 +6,7 @@ every tree count, and scipy's one-sided Wilcoxon. A capacity is ``(num_leaves, e
 with ``lambda_l2="auto"`` the size rule's trees take an L2 penalty of 10 and the levels the check adds 1.
 """
 
+import contextlib
 import re
 
 import numpy as np
@@ -37,6 +38,21 @@ def folds_by_hand(n_queries, seed, n_folds=5, enough=500):
         if start >= enough:
             break
     return folds
+
+
+@contextlib.contextmanager
+def recorded_fits(attribute):
+    """The value of ``attribute`` after every ranker fit inside the block, the capacity check's fold models' first."""
+    values, fit = [], GBRanker.fit
+
+    def recording_fit(self, *args, **kwargs):
+        out = fit(self, *args, **kwargs)
+        values.append(getattr(self, attribute))
+        return out
+
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(GBRanker, "fit", recording_fit)
+        yield values
 
 
 def patience_cut(curve, rounds):
@@ -414,19 +430,10 @@ def test_fold_models_are_single_models_where_the_final_one_averages_four(low_thr
     # still judges capacities on one model each
     ds = clean_data(seed=7, n_queries=200)
     monkeypatch.setattr(_gbdt, "AUTO_MODELS_MIN_DOCS", ds.n_docs // 2)
-    resolved = []
-    fit = GBRanker.fit
-
-    def recording_fit(self, *args, **kwargs):
-        out = fit(self, *args, **kwargs)
-        resolved.append(self.n_models_)
-        return out
-
-    monkeypatch.setattr(GBRanker, "fit", recording_fit)
-    model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=25, random_state=2).fit(ds)
+    with recorded_fits("n_models_") as resolved:
+        model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=25, random_state=2).fit(ds)
     assert len(resolved) >= 3 and resolved[:-1] == [1] * (len(resolved) - 1) and resolved[-1] == 4
     assert model.n_models_ == 4 == model.booster_.num_model_per_iteration()
-    monkeypatch.setattr(GBRanker, "fit", fit)
     single = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=25, random_state=2, n_models=1)
     # the rule's trees take the averaged models' penalty (rule_lambda_l2_cap), single fold models or not
     assert_as_by_hand(model.capacity_check_, ByHand(ds, single), (7, True, _gbdt.AVERAGED_LAMBDA_L2))
@@ -440,18 +447,9 @@ def test_fold_models_train_on_the_target_resolved_from_all_the_training_labels(l
     ds = make_ltr(150, docs_per_query=(10, 20), n_features=8, n_informative=5, relevance="nonlinear", noise=0.5,
                   n_labels=2, random_state=3)
     monkeypatch.setattr(target_choice, "STOCHASTIC_MRR_MIN_DOCS", ds.n_docs)
-    targets = []
-    fit = GBRanker.fit
-
-    def recording_fit(self, *args, **kwargs):
-        out = fit(self, *args, **kwargs)
-        targets.append(self.target_)
-        return out
-
-    monkeypatch.setattr(GBRanker, "fit", recording_fit)
-    auto = LambdaMART("MRR", grow_policy="leafwise", n_estimators=15, random_state=4).fit(ds)
+    with recorded_fits("target_") as targets:
+        auto = LambdaMART("MRR", grow_policy="leafwise", n_estimators=15, random_state=4).fit(ds)
     assert auto.target_ == "YetiRank" and len(targets) >= 3 and set(targets) == {"YetiRank"}
-    monkeypatch.setattr(GBRanker, "fit", fit)
     # the oracle: the same check with the target named
     named = LambdaMART("MRR", target="YetiRank", grow_policy="leafwise", n_estimators=15, random_state=4).fit(ds)
     assert auto.capacity_check_.trials == named.capacity_check_.trials
