@@ -314,8 +314,8 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
         for fold, hold_ds in zip(folds[len(fitted):looks], held[len(fitted):looks]):
             # one model per fold even where the final one averages several (n_models): the capacities are judged
             # as measured since stop 20, and averaging narrows close steps, which then take every look (with two
-            # models averaged, 4.5 times the fit on an MQ2007-shaped draw, for the same choice)
-            # and on the gradient the final model trains on, resolved from all the training labels
+            # models averaged, 4.5 times the fit on an MQ2007-shaped draw, for the same choice); each on the final
+            # model's gradient, resolved from all the training labels (MRR's "auto" reads their count)
             model = clone(estimator).set_params(n_models=1, num_leaves=capacity[0], extra_trees=capacity[1],
                                                 lambda_l2=capacity[2], verbose=0, grow_policy=estimator._policy(),
                                                 **estimator._resolved_objective_params())
