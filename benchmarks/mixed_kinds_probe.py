@@ -16,8 +16,8 @@ metric (``"NDCG:top=10;type=Exp"``): the models are then ``LambdaMART`` of that 
     .venv/bin/python benchmarks/mixed_kinds_probe.py --shape synthetic-noisy-40k --seeds 1 4 --out n40.json
     .venv/bin/python benchmarks/mixed_kinds_probe.py --tables clean.json n40.json
 
-Mean scores, not a library option: with both kinds in one fit the mean would be ``n_models`` split
-between them; here each kind is a default fit of its own (four models each on these sizes).
+Mean scores, not a library option: each kind is a default fit of its own (four averaged models each on
+these sizes), so the mean averages eight (BENCHMARKS.md, "Stop 67", for the control of eight models of one kind).
 """
 
 from __future__ import annotations
