@@ -86,15 +86,16 @@ def anchors_from_cache(data: q.Split, cache: dict, lr: float, trees: int, metric
     return out
 
 
-def joined(group: str) -> tuple[str, dict]:
-    """One run from ``a.json,b.json`` (this probe's files of consecutive seeds): its label (the judged metric
-    first) and per-query values."""
+def joined(group: str) -> tuple[str, str, dict]:
+    """One run from ``a.json,b.json`` (this probe's files of consecutive seeds): its judged metric, label and
+    per-query values."""
     runs = [json.loads(Path(p).read_text()) for p in group.split(",")]
     names = list(runs[0]["systems"])
     if any(list(r["systems"]) != names or r.get("metric", METRIC) != runs[0].get("metric", METRIC) for r in runs):
         raise ValueError(f"{group}: the files hold different systems or metrics")
-    label = f"{runs[0].get('metric', METRIC)}, " + " + ".join(r["label"] for r in runs)
-    return label, {n: np.concatenate([r["systems"][n] for r in runs]) for n in names}
+    metric = runs[0].get("metric", METRIC)
+    return metric, " + ".join(r["label"] for r in runs), {n: np.concatenate([r["systems"][n] for r in runs])
+                                                          for n in names}
 
 
 def extra_values(spec: str, metric: str) -> tuple[str, np.ndarray]:
@@ -108,14 +109,13 @@ def extra_values(spec: str, metric: str) -> tuple[str, np.ndarray]:
 
 
 def tables(groups, extras=()) -> list[str]:
-    """Each system's test MRR, and its per-query difference (W/L, two-sided Wilcoxon p) to the two kinds, their
+    """Each system's mean test value, and its per-query difference (W/L, two-sided Wilcoxon p) to the two kinds, their
     mean, and the best anchor. ``extras`` (NAME=FILES) join every group: give one group with them."""
     from scipy.stats import wilcoxon
 
     lines = []
     for group in groups:
-        label, values = joined(group)
-        metric = label.split(", ", 1)[0]
+        metric, label, values = joined(group)
         for spec in extras:
             name, v = extra_values(spec, metric)
             if v.shape != values[MIX].shape:
@@ -123,7 +123,7 @@ def tables(groups, extras=()) -> list[str]:
             values[name] = v
         anchors = [s for s in values if s in q.ANCHORS]
         best = max(anchors, key=lambda s: np.nanmean(values[s])) if anchors else None
-        lines.append(f"\n{group}: {label} ({values[MIX].size} test queries; best anchor {best})")
+        lines.append(f"\n{group}: {metric}, {label} ({values[MIX].size} test queries; best anchor {best})")
         for s in values:
             row = f"  {s:28s} {np.nanmean(values[s]):.4f}"
             for ref in [r for r in ("completed (default)", "leaf-wise", MIX, best) if r and r != s]:
