@@ -9,7 +9,8 @@ ranker, the mean of their two scores after k trees each. Each of the three gets 
 chosen on the validation queries by MRR (the suite's protocol), and its test MRR per query there. On
 the drawn shapes CatBoost's YetiRank (the best anchor of those draws) runs beside them; on the suite's
 sets every anchor's stored test values are read from the suite's cache. ``--metric`` judges by another
-metric (``"NDCG:top=10;type=Exp"``): the models are then ``LambdaMART`` of that metric.
+metric (``"NDCG:top=10;type=Exp"``): the models are then ``LambdaMART`` of that metric. Drawn shapes are
+always scaled per query, as LETOR 4.0's files are (``data_shapes.py --query-norm``).
 
     .venv/bin/python benchmarks/mixed_kinds_probe.py --shape mq2007 --noise 1 --query-effect 1.2 \\
         --seeds 31 39 --out clean.json
