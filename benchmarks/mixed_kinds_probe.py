@@ -53,12 +53,12 @@ def cumulative_scores(model, X) -> np.ndarray:
     return np.cumsum(steps, axis=0)
 
 
-def chosen(vali, test, vali_scores, test_scores, metric: str) -> dict:
+def chosen(data: q.Split, vali_scores, test_scores, metric: str) -> dict:
     """The suite's protocol on precomputed score paths: k by the validation value, the test value per query there."""
-    curve = [evaluate(vali, s, metric=metric) for s in vali_scores]
+    curve = q._curves(data, [metric], vali_scores)[metric]
     k = int(np.nanargmax(curve)) + 1
-    per_query = evaluate(test, test_scores[k - 1], metric=metric, per_query=True)
-    return {"trees": k, "vali": float(curve[k - 1]), "per_query": [float(v) for v in per_query]}
+    per_query = evaluate(data.test, test_scores[k - 1], metric=metric, per_query=True)
+    return {"trees": k, "vali": float(curve[k - 1]), "curve": curve, "per_query": [float(v) for v in per_query]}
 
 
 def run_split(data: q.Split, lr: float, trees: int, metric: str = METRIC) -> dict:
@@ -67,14 +67,14 @@ def run_split(data: q.Split, lr: float, trees: int, metric: str = METRIC) -> dic
         model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=1, random_state=0, **params)
         model.fit(data.train, eval_set=[data.vali], eval_names=["vali"], eval_metrics=[metric])
         paths[name] = cumulative_scores(model, data.vali.X), cumulative_scores(model, data.test.X)
-        out[name] = chosen(data.vali, data.test, *paths[name], metric)
-        # the cumulative path must give the fit's own validation curve (same trees, same metric)
+        out[name] = chosen(data, *paths[name], metric)
+        # the cumulative path must give the fit's own validation curve, tree by tree (same trees, same metric)
         own = np.asarray(model.evals_result_["vali"][metric])
-        if not np.allclose(own[out[name]["trees"] - 1], out[name]["vali"], atol=1e-9):
+        if not np.allclose(own, out[name]["curve"], atol=1e-9, equal_nan=True):
             raise RuntimeError(f"{name}: validation {metric} from the score path differs from the fit's own curve")
     (v1, t1), (v2, t2) = paths.values()
     n = min(len(v1), len(v2))
-    out[MIX] = chosen(data.vali, data.test, (v1[:n] + v2[:n]) / 2, (t1[:n] + t2[:n]) / 2, metric)
+    out[MIX] = chosen(data, (v1[:n] + v2[:n]) / 2, (t1[:n] + t2[:n]) / 2, metric)
     return out
 
 
@@ -112,8 +112,6 @@ def extra_values(spec: str, metric: str) -> tuple[str, np.ndarray]:
 def tables(groups, extras=()) -> list[str]:
     """Each system's mean test value, and its per-query difference (W/L, two-sided Wilcoxon p) to the two kinds, their
     mean, and the best anchor. ``extras`` (NAME=FILES) join every group: give one group with them."""
-    from scipy.stats import wilcoxon
-
     lines = []
     for group in groups:
         metric, label, values = joined(group)
@@ -129,9 +127,7 @@ def tables(groups, extras=()) -> list[str]:
             row = f"  {s:28s} {np.nanmean(values[s]):.4f}"
             for ref in [r for r in ("completed (default)", "leaf-wise", MIX, best) if r and r != s]:
                 d = values[s] - values[ref]
-                d = d[np.isfinite(d)]
-                p = wilcoxon(d).pvalue if np.any(d != 0) else 1.0
-                row += f" | − {ref}: {d.mean():+.4f} ({int((d > 0).sum())}/{int((d < 0).sum())}, p {p:.2g})"
+                row += f" | − {ref}: {np.nanmean(d):+.4f} ({q._compare(values[s], values[ref])})"
             lines.append(row)
     return lines
 
