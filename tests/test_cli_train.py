@@ -249,7 +249,7 @@ def test_a_library_error_is_one_line_not_a_traceback(files, capsys, monkeypatch)
     def boom(*args, **kwargs):
         raise lightgbm.basic.LightGBMError("simulated engine failure")
 
-    monkeypatch.setattr(gbranker, "boost", boom)
+    monkeypatch.setattr(gbranker, "boost_lanes", boom)
     root, _, _ = files
     code = main(["train", "--train", str(root / "train.txt"), "--trees", "2", "--out", str(root / "x.json")])
     err = capsys.readouterr().err

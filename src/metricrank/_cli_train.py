@@ -174,7 +174,7 @@ def _auto_or(convert, allowed: str):
 
 #: learners._gbdt.GROW_POLICIES and learners._symmetric.MAX_DEPTH, here without importing the learners at
 #: start-up (tests/test_cli_train.py checks they agree)
-GROW_POLICIES = ("auto", "leafwise", "symmetric", "symmetric_then_leafwise")
+GROW_POLICIES = ("auto", "leafwise", "symmetric", "symmetric_then_leafwise", "mixed")
 MAX_DEPTH = 8
 _POSITIVE = {"trees": 1, "leaves": 2, "models": 1, "min_data_in_leaf": 1, "early_stopping": 1, "truncation": 1,
              "threads": 1}
@@ -285,8 +285,9 @@ def _train(args, model, objective, console, client) -> int:
         console.print(f"interrupted after {progress.done} of {args.trees} trees; nothing was written to {args.out}")
         return 130
     model.save(args.out)
-    if getattr(model, "capacity_check_", None) is not None:
-        console.print(str(model.capacity_check_))
+    for kind in getattr(model, "kinds_", []):
+        if kind.capacity_check is not None:
+            console.print(str(kind.capacity_check))
     if getattr(model, "grow_policy", None) == "auto":
         console.print(f"grow policy auto: {model._policy()} trees")
     print_target(console, model)
@@ -353,7 +354,9 @@ def add_parsers(sub, preset_choices) -> None:
                          "leafwise elsewhere), leafwise (LightGBM's trees, the default for the other objectives), "
                          "symmetric (oblivious trees, CatBoost's default: one split per level) or "
                          "symmetric_then_leafwise (symmetric levels, completed by LightGBM's leaf-wise splits "
-                         "within the depth where they stop early); see the estimators' grow_policy")
+                         "within the depth where they stop early) or mixed (symmetric_then_leafwise and leafwise "
+                         "trees side by side, each kind its own models, their scores averaged); see the "
+                         "estimators' grow_policy")
     tr.add_argument("--depth", type=int, default=None,
                     help="levels of every tree (max_depth; no limit by default). With a symmetric --grow-policy "
                          f"1-{MAX_DEPTH}, by default the full tree of --leaves: 3, 4 or 5 levels by training size "

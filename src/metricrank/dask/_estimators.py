@@ -307,6 +307,7 @@ max_query_size, random_state, importance_type, lgb_params
         result = select_iteration(booster, curves, directions, early_stopping_rounds, int(self.n_estimators))
         twin._set_fitted(result, X.shape[1])
         twin.capacity_check_ = None  # Dask keeps the size rule
+        twin._set_kinds([twin._kind_record()])  # of leaf-wise trees (grow_policy is not distributed)
         twin.objective_ = objective
         twin._set_schema(FeatureSchema(names))
         self._local = twin

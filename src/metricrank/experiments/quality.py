@@ -206,9 +206,10 @@ def _metricrank(make_model: Callable[[float, int, int, int], object]):
 
 
 def _check_record(model) -> dict:
-    """``{"capacity_check": its text}`` when the model's capacity check ran, else ``{}``."""
-    check = getattr(model, "capacity_check_", None)
-    return {} if check is None else {"capacity_check": str(check)}
+    """``{"capacity_check": its text}`` when the model's capacity check ran (of each kind of tree that ran one,
+    joined by " | "), else ``{}``."""
+    checks = [str(kind.capacity_check) for kind in getattr(model, "kinds_", []) if kind.capacity_check is not None]
+    return {"capacity_check": " | ".join(checks)} if checks else {}
 
 
 def lambdamart(metric: str, **params):

@@ -19,8 +19,8 @@ import lightgbm as lgb
 import numba
 import numpy as np
 
-__all__ = ["BoostResult", "EvalSet", "IterationInfo", "ScoreTracker", "StoppingRule", "boost", "model_mean",
-           "numba_threads", "tree_params"]
+__all__ = ["BoostResult", "EvalSet", "IterationInfo", "Lane", "ScoreTracker", "StoppingRule", "boost", "boost_lanes",
+           "model_mean", "numba_threads", "tree_params"]
 
 
 @contextlib.contextmanager
@@ -55,12 +55,28 @@ class IterationInfo:
 
     iteration: int  # 1-based number of trees so far
     evaluations: dict  # {eval set name: {metric spec: value}}
-    booster: lgb.Booster
+    booster: lgb.Booster  # growing several side by side (boost_lanes): a lane's hooks see their own, callbacks the first
+
+
+@dataclass
+class Lane:
+    """One booster of a fit that grows several side by side (:func:`boost_lanes`): its LightGBM ``params``, its
+    ``train`` Dataset, ``gradient(raw scores) -> (grad, hess)``, one Dataset per evaluation set (in their order,
+    built against ``train``), ``before_tree(booster, grad, hess)`` seeing each tree's gradients before LightGBM
+    grows it, and ``after_tree`` hooks seeing each tree after (with this lane's booster)."""
+
+    params: dict
+    train: lgb.Dataset
+    gradient: Callable[[np.ndarray], tuple]
+    eval_datasets: Sequence[lgb.Dataset] = ()
+    before_tree: Callable[[lgb.Booster, np.ndarray, np.ndarray], None] | None = None
+    after_tree: Sequence[Callable[[IterationInfo], None]] = ()
 
 
 @dataclass
 class BoostResult:
-    booster: lgb.Booster
+    booster: lgb.Booster | None  # None where several lanes grew: their boosters are ``boosters``
+    boosters: list = field(default_factory=list)  # one per lane
     evals_result: dict = field(default_factory=dict)  # {set: {metric: [value per iteration]}}
     best_iteration: int | None = None
     best_score: dict = field(default_factory=dict)
@@ -182,71 +198,113 @@ def boost(params: dict, train: lgb.Dataset, gradient: Callable[[np.ndarray], tup
           callbacks: Sequence[Callable[[IterationInfo], bool | None]] = (),
           tracker: ScoreTracker | None = None,
           before_tree: Callable[[lgb.Booster, np.ndarray, np.ndarray], None] | None = None) -> BoostResult:
-    """Grow up to ``n_estimators`` trees on ``gradient(raw_train_scores) -> (grad, hess)``.
+    """Grow up to ``n_estimators`` trees on ``gradient(raw_train_scores) -> (grad, hess)``: :func:`boost_lanes`
+    with one lane, whose Datasets for the evaluation sets are theirs."""
+    lane = Lane(params, train, gradient, [es.dataset for es in eval_sets], before_tree)
+    return boost_lanes([lane], n_estimators, eval_sets=eval_sets, early_stopping_rounds=early_stopping_rounds,
+                       callbacks=callbacks, tracker=tracker)
 
-    Early stopping watches the *first metric of the last evaluation set* (the
-    convention of LightGBM's scikit-learn API is every metric; one metric is
-    easier to reason about and is what the CLI reports). A callback returning
-    True stops training after the current tree. With a ``tracker``, each new
-    tree's leaves are revalued by it and scores are read from it. ``before_tree(booster, grad, hess)``
-    sees each tree's gradients before LightGBM grows the tree (symmetric trees choose its splits there).
+
+def _valid_scores(booster: lgb.Booster) -> list:
+    """The raw scores LightGBM keeps for each of ``booster``'s evaluation sets, in the order they were added."""
+    captured = []
+
+    def keep(raw, _dataset):
+        captured.append(raw)
+        return []
+
+    booster.eval_valid(feval=keep)
+    return captured
+
+
+def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence[EvalSet] = (),
+                early_stopping_rounds: int | None = None,
+                callbacks: Sequence[Callable[[IterationInfo], bool | None]] = (),
+                tracker: ScoreTracker | None = None) -> BoostResult:
+    """Grow up to ``n_estimators`` trees in each lane's booster, side by side: one tree (per model) in every
+    lane at each iteration, each on its own lane's gradient.
+
+    The evaluation sets (only their names and ``evaluate`` are read here) are scored on the lanes' raw
+    scores side by side (one column per model of every lane, in lane order), so an evaluation that takes
+    their mean judges the mean of the lanes' models. Early stopping watches the *first metric of the last
+    evaluation set* (the convention of LightGBM's scikit-learn API is every metric; one metric is easier to
+    reason about and is what the CLI reports), and stops every lane at once. A callback returning True stops
+    training after the current iteration. Where LightGBM finds no split in a lane and discards its tree, the
+    iteration is taken back in every lane, so the lanes always hold the same number of iterations. With a
+    ``tracker`` (one lane only), each new tree's leaves are revalued by it and scores are read from it.
     """
-    try:
-        booster = lgb.Booster(params=params, train_set=train)
-    except lgb.basic.LightGBMError as err:
-        _raise_if_no_feature(err)
-        raise
-    for es in eval_sets:
-        booster.add_valid(es.dataset, es.name)
-    by_dataset = {id(es.dataset): es for es in eval_sets}
-    result = BoostResult(booster=booster)
-    rule = None
-
-    def feval(raw, dataset):
-        es = by_dataset[id(dataset)]
-        return [(spec, value, higher) for spec, value, higher in es.evaluate(raw)]
-
-    def evaluate_all():
-        if tracker is None:
-            return booster.eval_valid(feval=feval)
-        return [(es.name, spec, value, higher) for es, raw in zip(eval_sets, tracker.evals)
-                for spec, value, higher in es.evaluate(raw)]
-
-    def fobj(raw, _dataset):
-        grad, hess = gradient(raw if tracker is None else tracker.train)
-        if before_tree is not None:
-            before_tree(booster, grad, hess)
-        return grad, hess
-
-    for it in range(1, n_estimators + 1):
-        before = booster.current_iteration()
+    if tracker is not None and len(lanes) != 1:
+        raise ValueError("a ScoreTracker revalues the trees of one booster: pass one lane")
+    boosters = []
+    for lane in lanes:
         try:
-            finished = booster.update(fobj=fobj)
-        except lgb.basic.LightGBMError as err:  # a built Dataset defers the check to the first tree
+            booster = lgb.Booster(params=lane.params, train_set=lane.train)
+        except lgb.basic.LightGBMError as err:
             _raise_if_no_feature(err)
             raise
-        if finished and booster.current_iteration() == before:
-            # LightGBM found no split and discarded the tree: every further tree would be empty too.
-            result.stop_reason = f"no split improves the objective after {before} trees"
+        for es, dataset in zip(eval_sets, lane.eval_datasets):
+            booster.add_valid(dataset, es.name)
+        boosters.append(booster)
+    result = BoostResult(booster=boosters[0] if len(boosters) == 1 else None, boosters=boosters)
+    rule = None
+
+    def fobj_of(lane: Lane, booster: lgb.Booster):
+        def fobj(raw, _dataset):
+            grad, hess = lane.gradient(raw if tracker is None else tracker.train)
+            if lane.before_tree is not None:
+                lane.before_tree(booster, grad, hess)
+            return grad, hess
+
+        return fobj
+
+    fobjs = [fobj_of(lane, booster) for lane, booster in zip(lanes, boosters)]
+
+    def eval_scores() -> list:
+        if tracker is not None:
+            return tracker.evals
+        per_lane = [_valid_scores(booster) for booster in boosters]
+        return [raws[0] if len(raws) == 1 else np.column_stack(raws) for raws in zip(*per_lane)]
+
+    for it in range(1, n_estimators + 1):
+        finished, discarded = False, False
+        for i, (booster, fobj) in enumerate(zip(boosters, fobjs)):
+            before = booster.current_iteration()
+            try:
+                done = booster.update(fobj=fobj)
+            except lgb.basic.LightGBMError as err:  # a built Dataset defers the check to the first tree
+                _raise_if_no_feature(err)
+                raise
+            if done and booster.current_iteration() == before:
+                # LightGBM found no split and discarded the tree: every further tree would be empty too.
+                for grown in boosters[:i]:
+                    grown.rollback_one_iter()
+                discarded = True
+                break
+            finished = finished or done
+        if discarded:
+            result.stop_reason = f"no split improves the objective after {it - 1} trees"
             result.stopped_early = True
             break
         if tracker is not None:
-            tracker.after_tree(booster, booster.current_iteration() - 1)
+            tracker.after_tree(boosters[0], boosters[0].current_iteration() - 1)
         evaluations: dict = {}
         directions: dict = {}
-        if eval_sets:
-            for set_name, spec, value, higher in evaluate_all():
-                evaluations.setdefault(set_name, {})[spec] = value
-                directions[set_name, spec] = higher
-                result.evals_result.setdefault(set_name, {}).setdefault(spec, []).append(value)
+        for es, raw in zip(eval_sets, eval_scores()):
+            for spec, value, higher in es.evaluate(raw):
+                evaluations.setdefault(es.name, {})[spec] = value
+                directions[es.name, spec] = higher
+                result.evals_result.setdefault(es.name, {}).setdefault(spec, []).append(value)
+        for lane, booster in zip(lanes, boosters):
+            for hook in lane.after_tree:
+                hook(IterationInfo(it, evaluations, booster))
         stop = False
         if finished:
             # the first tree is kept as a constant when it cannot split; nothing further can be learnt
             stop = True
             result.stopped_early = True
-            result.stop_reason = f"no split improves the objective after {booster.current_iteration()} trees"
+            result.stop_reason = f"no split improves the objective after {it} trees"
         for callback in callbacks:
-            if callback(IterationInfo(it, evaluations, booster)):
+            if callback(IterationInfo(it, evaluations, boosters[0])):
                 stop = True
                 result.stop_reason = f"a callback stopped training after {it} trees"
         if eval_sets:

@@ -18,10 +18,10 @@ import os
 import re
 
 from .._io import atomic_write
+from ._model_text import renumbered, split_model_text, tree_sizes_line
 
 __all__ = ["lightgbm_model_text", "write_lightgbm_model"]
 
-_TREE = re.compile(r"(?m)^(?=Tree=\d+\n)")
 # the numbers a tree's score is linear in: constant leaves, and a linear tree's constants and coefficients
 _VALUES = re.compile(r"(?m)^(leaf_value|internal_value|leaf_const|leaf_coeff)=(.*)$")
 
@@ -36,10 +36,7 @@ def _scaled(block: str, factor: float) -> str:
 def _trees(model) -> tuple[str, list[str]]:
     """Header and tree blocks of the trees ``model.predict`` uses, base models first."""
     k = model.best_iteration_ or model.n_estimators_
-    text = model.booster_.model_to_string(num_iteration=k)
-    start, end = text.find("\nTree="), text.index("end of trees")
-    header = text[: start + 1] if start >= 0 else text[:end]
-    blocks = [b for b in _TREE.split(text[start + 1:end]) if b] if start >= 0 else []
+    header, blocks, _ = split_model_text(model.booster_.model_to_string(num_iteration=k))
     n_models = model.booster_.num_model_per_iteration()
     if n_models > 1:
         blocks = [_scaled(b, 1.0 / n_models) for b in blocks]
@@ -56,7 +53,7 @@ def _trees(model) -> tuple[str, list[str]]:
 def lightgbm_model_text(model) -> str:
     """The LightGBM model text of a fitted GBRanker/LambdaMART (see the module docstring)."""
     header, blocks = _trees(model)
-    renumbered = [re.sub(r"^Tree=\d+\n", f"Tree={i}\n", b, count=1) for i, b in enumerate(blocks)]
+    blocks = renumbered(blocks)
     lines = []
     for line in header.rstrip("\n").split("\n"):
         if line.startswith(("objective=", "tree_sizes=")):
@@ -66,8 +63,8 @@ def lightgbm_model_text(model) -> str:
         lines.append(line)
         if line.startswith("max_feature_idx="):
             lines.append("objective=lambdarank")
-    lines.append("tree_sizes=" + " ".join(str(len(b.encode("utf-8"))) for b in renumbered))
-    return ("\n".join(lines) + "\n\n" + "".join(renumbered) + "end of trees\n\n"
+    lines.append(tree_sizes_line(blocks))
+    return ("\n".join(lines) + "\n\n" + "".join(blocks) + "end of trees\n\n"
             "parameters:\n[objective: lambdarank]\nend of parameters\n\npandas_categorical:null\n")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
@@ -10,7 +12,8 @@ from ._boosting import BoostResult, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
            "AUTO_MODELS", "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS",
-           "GBDTBase", "GROW_POLICIES", "HESSIAN_ROWS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES",
+           "GBDTBase", "GROW_POLICIES", "HESSIAN_ROWS", "MIXED_KINDS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES",
+           "TreeKind",
            "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves", "auto_or_int", "first_hessian_mass",
            "positive_int", "rule_lambda_l2_cap"]
 
@@ -192,12 +195,44 @@ def positive_int(est, name: str, minimum: int = 1) -> None:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
 
 
-#: ``grow_policy`` values: one of the next three chosen by the data (:meth:`GBDTBase._resolve_grow_policy`);
-#: LightGBM's leaf-wise trees; symmetric (oblivious) trees as CatBoost's default ``SymmetricTree``; or symmetric
-#: levels that LightGBM completes leaf-wise within the depth where they end (:mod:`metricrank.learners._symmetric`).
-GROW_POLICIES = ("auto", "leafwise", "symmetric", "symmetric_then_leafwise")
+#: ``grow_policy`` values: "leafwise" or "mixed" chosen by the data (:meth:`GBDTBase._resolve_grow_policy`);
+#: LightGBM's leaf-wise trees; symmetric (oblivious) trees as CatBoost's default ``SymmetricTree``; symmetric
+#: levels that LightGBM completes leaf-wise within the depth where they end (:mod:`metricrank.learners._symmetric`);
+#: or the last and leaf-wise trees side by side, each kind its own models, their scores averaged.
+GROW_POLICIES = ("auto", "leafwise", "symmetric", "symmetric_then_leafwise", "mixed")
 #: The ``grow_policy`` values whose trees start with symmetric levels.
 SYMMETRIC_POLICIES = ("symmetric", "symmetric_then_leafwise")
+#: The kinds of tree ``grow_policy="mixed"`` grows side by side, in the order of their models' score columns.
+MIXED_KINDS = ("symmetric_then_leafwise", "leafwise")
+
+
+@dataclass
+class TreeKind:
+    """What one kind of tree of a fit used (the fitted ``kinds_``: one entry, or one per kind of ``"mixed"``).
+
+    ``grow_policy`` the kind, ``n_models`` its models, ``num_leaves``, ``extra_trees`` and ``lambda_l2`` its
+    trees' settings, ``capacity_check`` what its capacity check saw (None where it did not run)."""
+
+    grow_policy: str
+    n_models: int
+    num_leaves: int
+    extra_trees: bool
+    lambda_l2: float
+    capacity_check: object = None
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+
+        check = self.capacity_check
+        return {**{k: v for k, v in vars(self).items() if k != "capacity_check"},
+                "capacity_check": None if check is None else asdict(check)}
+
+    @classmethod
+    def from_dict(cls, entry: dict) -> "TreeKind":
+        from ._capacity import CapacityCheck
+
+        check = entry.get("capacity_check")
+        return cls(**{**entry, "capacity_check": None if check is None else CapacityCheck(**check)})
 #: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and stop 53's probe (BENCHMARKS.md,
 #: "Stop 53, continued"); a positive penalty leaves unsplit every node whose Newton gain it makes non-positive,
 #: and makes LightGBM refuse some forced splits (:mod:`metricrank.learners._symmetric`).
@@ -220,9 +255,26 @@ class GBDTBase(BaseEstimator):
 
     def _policy(self) -> str:
         """``grow_policy``, with "auto" resolved: the last fit's ``grow_policy_``, leaf-wise before any fit
-        (learners without ``grow_policy`` grow leaf-wise)."""
+        (learners without ``grow_policy`` grow leaf-wise). While a fit of ``"mixed"`` (or "auto" resolved to
+        it) sets up one of its kinds, ``grow_policy_`` is that kind."""
         policy = getattr(self, "grow_policy", "leafwise")
-        return getattr(self, "grow_policy_", "leafwise") if policy == "auto" else policy
+        if policy in ("auto", "mixed"):
+            return getattr(self, "grow_policy_", "leafwise" if policy == "auto" else policy)
+        return policy
+
+    def _kind_record(self) -> TreeKind:
+        """The kind of tree just set up (``_policy()``), with its resolved settings."""
+        return TreeKind(self._policy(), int(getattr(self, "n_models_", 1)), int(self.num_leaves_),
+                        bool(self.extra_trees_), float(self.lambda_l2_), getattr(self, "capacity_check_", None))
+
+    def _set_kinds(self, kinds: list[TreeKind]) -> None:
+        """Set the fitted ``kinds_``, and ``grow_policy_`` ("mixed" for several kinds); ``num_leaves_``,
+        ``extra_trees_``, ``lambda_l2_`` and ``capacity_check_`` are the first kind's."""
+        self.kinds_ = list(kinds)
+        first = self.kinds_[0]
+        self.grow_policy_ = "mixed" if len(self.kinds_) > 1 else first.grow_policy
+        self.num_leaves_, self.extra_trees_, self.lambda_l2_ = first.num_leaves, first.extra_trees, first.lambda_l2
+        self.capacity_check_ = first.capacity_check
 
     def _symmetric(self) -> bool:
         """Whether the trees start with symmetric levels (``grow_policy`` "symmetric" or
@@ -254,8 +306,8 @@ class GBDTBase(BaseEstimator):
 
     def _auto_completes(self, n_docs: int, n_queries: int, metric: str, *, categorical: bool = False,
                         init_score=None) -> bool:
-        """Whether ``grow_policy="auto"`` grows completed symmetric trees, the capacity check choosing their
-        depth, on training data of ``n_docs`` documents in ``n_queries`` queries judged by ``metric``:
+        """Whether ``grow_policy="auto"`` grows completed symmetric trees (beside leaf-wise ones: "mixed"), the
+        capacity check choosing each kind's size, on training data of ``n_docs`` documents in ``n_queries`` queries judged by ``metric``:
         ``num_leaves``, ``extra_trees`` and ``max_depth`` at their defaults, no ``init_score``, sizes the check
         runs on (:func:`~metricrank.learners._capacity.sizes_allow_check`), and none of the settings symmetric
         levels refuse (categorical features, sampling, ``path_smooth``). The judged metric matters only there
@@ -275,7 +327,7 @@ class GBDTBase(BaseEstimator):
         if not isinstance(policy, str) or policy not in GROW_POLICIES:
             raise ValueError(f"grow_policy must be one of {', '.join(map(repr, GROW_POLICIES))}; got {policy!r} "
                              "(CatBoost's SymmetricTree is 'symmetric')")
-        if policy not in SYMMETRIC_POLICIES:  # "auto" chooses leaf-wise trees where symmetric ones are refused
+        if policy not in (*SYMMETRIC_POLICIES, "mixed"):  # "auto" is leaf-wise where symmetric trees are refused
             return
         for what, is_set in self._symmetric_refusals().items():
             if is_set:

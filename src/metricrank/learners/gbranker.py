@@ -15,11 +15,12 @@ from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.evaluate import evaluate_many
 from ..objectives._base import Objective, as_training_data
-from ._boosting import EvalSet, IterationInfo, boost, model_mean, numba_threads
+from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
-from ._gbdt import SYMMETRIC_POLICIES, GBDTBase, first_hessian_mass, positive_int
+from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_hessian_mass, positive_int
+from ._model_text import side_by_side
 from ._inputs import as_dataset, check_features, check_num_iteration, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._persistence import read_model_file, validate_booster_text, write_model_file
@@ -84,7 +85,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     max_depth : int, default -1 (no limit)
         With ``grow_policy`` "symmetric" or "symmetric_then_leafwise": the
         levels of every tree (1-8).
-    grow_policy : {"auto", "leafwise", "symmetric", "symmetric_then_leafwise"}, default "leafwise"
+    grow_policy : {"auto", "leafwise", "symmetric", "symmetric_then_leafwise", "mixed"}, default "leafwise"
         LightGBM's leaf-wise trees (the default here: ``"auto"``, LambdaMART's
         default, was measured with λ-gradients only), ``"auto"`` (completed
         symmetric trees where the capacity check runs, leaf-wise elsewhere;
@@ -93,9 +94,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         from each tree's gradients (:mod:`metricrank.learners._symmetric`), of
         ``max_depth`` levels or ``floor(log2(num_leaves_ + 1))``, or those
         levels completed by LightGBM's own leaf-wise splits within the depth
-        where they stop early (``"symmetric_then_leafwise"``); as
-        :class:`~metricrank.LambdaMART`, which gives the rules and the
-        measurements.
+        where they stop early (``"symmetric_then_leafwise"``), or those and
+        leaf-wise trees side by side, their scores averaged (``"mixed"``,
+        fitted ``kinds_``); as :class:`~metricrank.LambdaMART`, which gives the
+        rules and the measurements.
     max_bin : int, default 255
         LightGBM's; as :class:`~metricrank.LambdaMART`, which gives the
         measurements.
@@ -153,9 +155,15 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     lambda_l2_ : float
         The L2 penalty used (``lambda_l2`` with ``"auto"`` resolved).
     n_models_ : int
-        The models averaged (``n_models`` with ``"auto"`` resolved).
+        The models averaged (``n_models`` with ``"auto"`` resolved), of each kind of tree.
     capacity_check_ : CapacityCheck or None
         What the capacity check of ``num_leaves="auto"`` saw and chose; None when it did not run.
+        With ``grow_policy_`` "mixed", ``num_leaves_``, ``extra_trees_``,
+        ``lambda_l2_`` and ``capacity_check_`` are the completed trees'.
+    kinds_ : list of TreeKind
+        Each kind of tree grown (one, or two with ``grow_policy_`` "mixed"):
+        its ``grow_policy``, ``n_models``, ``num_leaves``, ``extra_trees``,
+        ``lambda_l2`` and ``capacity_check``.
     stop_reason_ : str
     init_model_ : estimator or None
         The base model whose scores the trees start from (warm start).
@@ -310,7 +318,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         objective = self._make_objective()
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X, categorical_feature)
-        if self.grow_policy in SYMMETRIC_POLICIES and schema.categorical:
+        if self.grow_policy in (*SYMMETRIC_POLICIES, "mixed") and schema.categorical:
             raise ValueError(f"grow_policy={self.grow_policy!r} splits numerical features only; categorical features "
                              f"{schema.categorical} need grow_policy='leafwise' or 'auto' (or encode them as numbers)")
         if eval_set is not None:
@@ -356,20 +364,30 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if n_models > 1 and objective.pairwise_leaves:
             raise ValueError(f"n_models={n_models}: {objective.spec} refits each tree's leaves pairwise on one "
                              f"score column, so it trains a single model; set n_models=1")
-        self.capacity_check_ = None
-        # raw init_score has no counterpart for the held-out queries' evaluation: the rule then
-        if init_score is None and _capacity.applies(self, ds, eval_metrics[0]):
-            start = (self._resolve_num_leaves(ds.n_docs), self._resolve_extra_trees(ds.n_docs),
-                     self._lambda_l2_for(False, mean_hessian))
-            self.capacity_check_ = _capacity.check_capacity(
-                self, ds, eval_metrics[0], start, init_model=init_model, early_stopping_rounds=early_stopping_rounds,
-                categorical_feature=schema.categorical or None, mean_hessian=mean_hessian)
-            if self.verbose:
-                print(self.capacity_check_, flush=True)
-        check = self.capacity_check_
-        params = self._tree_params(ds.n_docs, None if check is None
-                                   else (check.num_leaves, check.extra_trees, check.lambda_l2),
-                                   mean_hessian=mean_hessian)
+        kinds = MIXED_KINDS if self.grow_policy_ == "mixed" else (self.grow_policy_,)
+        if len(kinds) > 1 and objective.pairwise_leaves:
+            raise ValueError(f"grow_policy='mixed' trains two kinds of tree side by side, and {objective.spec} "
+                             f"refits each tree's leaves pairwise on one score column; choose one grow_policy")
+        # each kind is sized as a fit of that grow_policy alone would be: its own capacity check
+        setups = []
+        for kind in kinds:
+            self.grow_policy_ = kind
+            self.capacity_check_ = None
+            # raw init_score has no counterpart for the held-out queries' evaluation: the rule then
+            if init_score is None and _capacity.applies(self, ds, eval_metrics[0]):
+                start = (self._resolve_num_leaves(ds.n_docs), self._resolve_extra_trees(ds.n_docs),
+                         self._lambda_l2_for(False, mean_hessian))
+                self.capacity_check_ = _capacity.check_capacity(
+                    self, ds, eval_metrics[0], start, init_model=init_model,
+                    early_stopping_rounds=early_stopping_rounds, categorical_feature=schema.categorical or None,
+                    mean_hessian=mean_hessian)
+                if self.verbose:
+                    print(self.capacity_check_, flush=True)
+            check = self.capacity_check_
+            params = self._tree_params(ds.n_docs, None if check is None
+                                       else (check.num_leaves, check.extra_trees, check.lambda_l2),
+                                       mean_hessian=mean_hessian)
+            setups.append((self._kind_record(), params))
         eval_bases = [None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
                       for _, eds in evals]
         tracker = None
@@ -382,37 +400,49 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         callbacks = list(callbacks)
         if self.verbose:
             callbacks.append(_printer(int(self.verbose)))
+        eval_objs = [EvalSet(name, None, _evaluator(eds, eval_metrics, self.preset)) for name, eds in evals]
         # The Dataset gets every tree parameter: binning and feature pre-filtering read
         # min_data_in_leaf, and without it LightGBM drops every feature of small data. A Dataset
         # built for the same matrix and parameters by an earlier fit is reused (_dataset_cache).
         with contextlib.ExitStack() as stack:
-            grower = None
-            if self._symmetric():
-                grower = stack.enter_context(SymmetricTrees(
-                    ds.X, depth=int(params["max_depth"]), lambda_l2=self.lambda_l2_,
-                    min_data_in_leaf=self.min_data_in_leaf, min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf,
-                    max_bin=self.max_bin, complete=self._completed()))
-                params = {**params, **grower.lightgbm_params()}
-                callbacks = [grower.check_tree, *callbacks]
-            train, lds = stack.enter_context(checkout_datasets(
-                ds.X, ds.y, _per_model(base_train, ds.n_docs, n_models), params,
-                feature_name=schema.lightgbm_names(), categorical_feature=schema.categorical or "auto",
-                evals=[(eds.X, eds.y, _per_model(b, eds.n_docs, n_models)) for (_, eds), b in zip(evals, eval_bases)]))
-            eval_objs = [EvalSet(name, d, _evaluator(eds, eval_metrics, self.preset))
-                         for (name, eds), d in zip(evals, lds)]
-            gradient = bound if n_models == 1 else _ModelGradients(bound)
+            lanes, growers = [], []
+            for i, (kind, params) in enumerate(setups):
+                grower = None
+                if kind.grow_policy in SYMMETRIC_POLICIES:
+                    grower = stack.enter_context(SymmetricTrees(
+                        ds.X, depth=int(params["max_depth"]), lambda_l2=kind.lambda_l2,
+                        min_data_in_leaf=self.min_data_in_leaf, min_sum_hessian_in_leaf=self.min_sum_hessian_in_leaf,
+                        max_bin=self.max_bin, complete=kind.grow_policy == "symmetric_then_leafwise"))
+                    params = {**params, **grower.lightgbm_params()}
+                train, lds = stack.enter_context(checkout_datasets(
+                    ds.X, ds.y, _per_model(base_train, ds.n_docs, n_models), params,
+                    feature_name=schema.lightgbm_names(), categorical_feature=schema.categorical or "auto",
+                    evals=[(eds.X, eds.y, _per_model(b, eds.n_docs, n_models))
+                           for (_, eds), b in zip(evals, eval_bases)]))
+                # every kind draws as a fit of it alone would: its own binding, from the same seed
+                kind_bound = bound if i == 0 else objective.bind(data, 0 if self.random_state is None
+                                                                 else self.random_state)
+                lanes.append(Lane(params, train, kind_bound if n_models == 1 else _ModelGradients(kind_bound), lds,
+                                  None if grower is None else grower.before_tree,
+                                  [] if grower is None else [grower.check_tree]))
+                growers.append(grower)
             with numba_threads(self.n_jobs):
-                result = boost(params, train, gradient, int(self.n_estimators), eval_sets=eval_objs,
-                               early_stopping_rounds=early_stopping_rounds, callbacks=callbacks, tracker=tracker,
-                               before_tree=None if grower is None else grower.before_tree)
-        if grower is not None:  # the booster's parameters, as saved with it, without the fit's devices
-            result.booster.reset_parameter({"forcedsplits_filename": "", "cegb_penalty_split": 0.0})
+                result = boost_lanes(lanes, int(self.n_estimators), eval_sets=eval_objs,
+                                     early_stopping_rounds=early_stopping_rounds, callbacks=callbacks, tracker=tracker)
+        for (kind, _), grower, booster in zip(setups, growers, result.boosters):
+            if grower is None:
+                continue
+            # the booster's parameters, as saved with it, without the fit's devices
+            booster.reset_parameter({"forcedsplits_filename": "", "cegb_penalty_split": 0.0})
             if grower.short_trees:
-                warnings.warn(f"grow_policy={self._policy()!r}: LightGBM grew {grower.short_trees} of "
-                              f"{result.booster.num_trees()} trees smaller than forced: it refused forced splits, "
+                warnings.warn(f"grow_policy={kind.grow_policy!r}: LightGBM grew {grower.short_trees} of "
+                              f"{booster.num_trees()} trees smaller than forced: it refused forced splits, "
                               f"most likely of features that had no split of positive gain with "
-                              f"lambda_l2={self.lambda_l2_:g} higher up; lambda_l2=0 (the default for symmetric "
+                              f"lambda_l2={kind.lambda_l2:g} higher up; lambda_l2=0 (the default for symmetric "
                               f"trees) grows them whole", UserWarning, stacklevel=2)
+        if len(result.boosters) > 1:
+            result.booster = side_by_side(result.boosters)
+        self._set_kinds([kind for kind, _ in setups])
         self.objective_ = objective
         self._set_schema(schema)
         self._set_fitted(result, ds.n_features, init_model)
@@ -509,6 +539,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         params = self.get_params()
         params["lgb_params"] = dict(self.lgb_params) if self.lgb_params else None
         check = getattr(self, "capacity_check_", None)  # a Dask-trained twin never runs the check
+        kinds = getattr(self, "kinds_", None) or [self._kind_record()]  # a Dask-trained twin: one kind
         return {
             "params": params,
             "booster": self.booster_.model_to_string(),
@@ -523,6 +554,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             "extra_trees": self.extra_trees_,
             "grow_policy": self._policy(),
             "capacity_check": None if check is None else asdict(check),
+            "kinds": [kind.to_dict() for kind in kinds],
         }
 
     @classmethod
@@ -547,9 +579,12 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         # files written before stop 56 lack the fitted policy: their grow_policy was never "auto"
         model.grow_policy_ = state.get("grow_policy", model.grow_policy)
         model.lambda_l2_ = float(trained["lambda_l2"])
-        model.n_models_ = int(model.booster_.num_model_per_iteration())
         check = state.get("capacity_check")
         model.capacity_check_ = None if check is None else _capacity.CapacityCheck(**check)
+        # files written before stop 68 lack the kinds: they grew one
+        kinds = state.get("kinds")
+        model.n_models_ = int(model.booster_.num_model_per_iteration()) // (len(kinds) if kinds else 1)
+        model._set_kinds([TreeKind.from_dict(k) for k in kinds] if kinds else [model._kind_record()])
         return model
 
     def to_lightgbm(self, path: str | os.PathLike) -> None:

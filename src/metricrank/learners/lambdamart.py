@@ -213,7 +213,7 @@ class LambdaMART(GBRanker):
         With ``grow_policy`` "symmetric" or "symmetric_then_leafwise": the
         levels of every tree (1-8). Set, ``grow_policy="auto"`` grows
         leaf-wise trees.
-    grow_policy : {"auto", "leafwise", "symmetric", "symmetric_then_leafwise"}, default "auto"
+    grow_policy : {"auto", "leafwise", "symmetric", "symmetric_then_leafwise", "mixed"}, default "auto"
         How a tree grows. ``"auto"``: ``"symmetric_then_leafwise"`` where
         the capacity check runs and chooses its depth, ``"leafwise"``
         elsewhere; the fitted choice is ``grow_policy_``. The check runs
@@ -276,6 +276,20 @@ class LambdaMART(GBRanker):
         −0.0012 on MQ2008 and −0.0092, −0.0096, +0.0006 on LightGBM's example
         ("Stop 54"). The default's choice where the check runs
         (``"auto"``).
+        ``"mixed"``: ``"symmetric_then_leafwise"`` and ``"leafwise"`` trees
+        side by side, each kind its own ``n_models_`` models, sized as a fit
+        of that kind alone would size them (each runs its own capacity check),
+        trained on the same gradient with the same seed; :meth:`predict`
+        returns the mean of the two kinds' scores, and ``evals_result_`` and
+        early stopping read that mean. The kinds' models are the score columns
+        of one LightGBM model (completed trees first), so ``num_iteration``,
+        SHAP values, ``save`` and ``to_lightgbm`` work as for one kind;
+        ``kinds_`` gives each kind's settings. Costs the two fits. Refuses
+        what symmetric trees refuse. Measured (BENCHMARKS.md, "Stop 67"): the
+        mean of the two kinds against completed trees alone, +0.0030 NDCG@10
+        and +0.0010 MAP on eight clean MQ2007-shaped draws (p < 1e-4), +0.0133
+        MRR on the quality suite's noisy 40k set (p 0.038); eight models of
+        one kind gained nothing over four.
     max_bin : int, default 255
         LightGBM's bins per feature (CatBoost's 254, XGBoost's 256). 63 bins
         cost 0.0025 MAP and 0.0014 MAUC on the clean 52,000-document set (p <
@@ -373,9 +387,15 @@ class LambdaMART(GBRanker):
     lambda_l2_ : float
         The L2 penalty used (``lambda_l2`` with ``"auto"`` resolved).
     n_models_ : int
-        The models averaged (``n_models`` with ``"auto"`` resolved).
+        The models averaged (``n_models`` with ``"auto"`` resolved), of each kind of tree.
     capacity_check_ : CapacityCheck or None
         The capacity check's trials, p-values and choice; None when it did not run.
+        With ``grow_policy_`` "mixed", ``num_leaves_``, ``extra_trees_``,
+        ``lambda_l2_`` and ``capacity_check_`` are the completed trees'.
+    kinds_ : list of TreeKind
+        Each kind of tree grown (one, or two with ``grow_policy_`` "mixed"): its
+        ``grow_policy``, ``n_models``, ``num_leaves``, ``extra_trees``,
+        ``lambda_l2`` and ``capacity_check``.
     stop_reason_ : str
     target_ : str
         The target trained on (``target`` with ``"auto"`` resolved).
