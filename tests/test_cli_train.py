@@ -304,10 +304,12 @@ def test_grow_policy_defaults_to_the_estimators_own(files, tmp_path, capsys, mon
     assert main(["train", *common, "--objective", "YetiRank", "--out", str(tmp_path / "y.json")]) == 0
     assert load_ranker(tmp_path / "y.json").grow_policy == "leafwise"
     assert "grow policy auto" not in capsys.readouterr().err
-    # where the check runs, "auto" grows completed symmetric trees of the depth it chose
+    # where the check runs, "auto" grows completed symmetric trees of the depth it chose beside leaf-wise ones
     monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 100)
     monkeypatch.setattr(_capacity, "CHECK_MIN_QUERIES", 30)
     assert main(["train", *common, "--out", str(tmp_path / "c.json")]) == 0
     model = LambdaMART.load(tmp_path / "c.json")
-    assert model.grow_policy_ == "symmetric_then_leafwise" and model.capacity_check_.grow_policy == model.grow_policy_
-    assert "grow policy auto: symmetric_then_leafwise trees" in capsys.readouterr().err
+    assert model.grow_policy_ == "mixed"
+    assert [k.capacity_check.grow_policy for k in model.kinds_] == ["symmetric_then_leafwise", "leafwise"]
+    err = capsys.readouterr().err
+    assert "grow policy auto: mixed trees" in err and err.count("capacity check by") == 2 and "-> depth" in err

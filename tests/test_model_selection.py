@@ -462,7 +462,7 @@ def test_tune_starts_from_the_estimators_own_values(data):
 @pytest.fixture
 def check_runs(monkeypatch):
     """make_ltr data on which LambdaMART's capacity check runs (CHECK_MIN_DOCS lowered to 1,000) and
-    grow_policy="auto" grows completed symmetric trees."""
+    grow_policy="auto" grows completed symmetric trees beside leaf-wise ones."""
     from metricrank.learners import _capacity
 
     monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
@@ -485,7 +485,7 @@ def by_hand_fold_values(ds, folds, policy, **params):
 def test_first_trial_and_its_refit_are_the_estimator_as_given(check_runs):
     # trial 0 records the unset depth as that of the size rule's leaves, but fits the estimator itself on every
     # fold, and kept, the refit is the estimator itself on all rows: its capacity check runs and chooses the depth
-    # of grow_policy="auto"'s completed symmetric trees
+    # of grow_policy="auto"'s completed symmetric trees, and the leaves of the leaf-wise ones beside them ("mixed")
     ds = check_runs
     base = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3)
     res = tune(base, ds.X, ds.y, qid=ds.qid, metric="NDCG:top=10", n_trials=1, cv=3, early_stopping_rounds=5,
@@ -494,14 +494,14 @@ def test_first_trial_and_its_refit_are_the_estimator_as_given(check_runs):
     trial0 = res.study_.trials[0].params
     n_train = min(train.size for train, _ in res.folds_)
     assert trial0["max_depth"] == int(np.log2(auto_num_leaves(n_train) + 1))
-    as_given = by_hand_fold_values(ds, res.folds_, "symmetric_then_leafwise")
+    as_given = by_hand_fold_values(ds, res.folds_, "mixed")
     assert res.study_.trials[0].user_attrs["fold_values"] == pytest.approx(as_given, rel=1e-12)
     # the recorded values fit other trees (else this case shows nothing)
     assert not np.allclose(by_hand_fold_values(ds, res.folds_, "symmetric_then_leafwise",
                                                grow_policy="symmetric_then_leafwise", **trial0), as_given)
     assert res.best_params_ == {**trial0, "max_depth": -1, "n_estimators": res.best_params_["n_estimators"]}
     refit = res.best_estimator_
-    assert refit.capacity_check_ is not None and refit.grow_policy_ == "symmetric_then_leafwise"
+    assert refit.capacity_check_ is not None and refit.grow_policy_ == "mixed"
     by_hand = LambdaMART("NDCG:top=10", n_jobs=1, random_state=3, **res.best_params_).fit(ds.X, ds.y, qid=ds.qid)
     np.testing.assert_array_equal(refit.predict(ds.X), by_hand.predict(ds.X))
 
@@ -526,7 +526,7 @@ def test_tune_searches_the_depth_of_completed_trees_where_auto_grows_them(check_
     # judged by MRR too (since stop 65): the search is over depths; set leaf-wise, over leaves
     mrr = tune(base, ds.X, ds.y, metric="MRR", n_trials=1, **kw)
     assert set(mrr.study_.trials[0].params) == set(space)
-    assert mrr.best_estimator_.grow_policy_ == "symmetric_then_leafwise"
+    assert mrr.best_estimator_.grow_policy_ == "mixed"  # its one trial is the estimator as given
     leafwise = tune(base.set_params(grow_policy="leafwise"), ds.X, ds.y, metric="MRR", n_trials=1, **kw)
     assert set(leafwise.study_.trials[0].params) == set(default_param_space(100))
     assert leafwise.best_estimator_.grow_policy_ == "leafwise" and "grow_policy" not in leafwise.best_params_

@@ -652,8 +652,9 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         completed symmetric trees where every training fold is large enough
         for "auto" to grow them (30,000 documents and 100 queries, the leaves
         left "auto"), and every trial but
-        the first then fits ``grow_policy="symmetric_then_leafwise"``;
-        elsewhere the leaf-wise space.
+        the first then fits ``grow_policy="symmetric_then_leafwise"`` (the
+        first, as given, grows ``"mixed"`` trees there: completed ones beside
+        leaf-wise ones); elsewhere the leaf-wise space.
     early_stopping_rounds : int, default 30
     timeout : float, optional
         Stop starting trials after this many seconds.
@@ -675,8 +676,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         passed. Parameters the estimator leaves at ``"auto"`` stay ``"auto"``
         in that trial's fits, so each fold resolves them as the estimator's own
         fit would: by the size rule, and from 30,000 training documents by the
-        capacity check and, for LambdaMART, completed symmetric trees (whose
-        depth the check chooses). The trial records them as the size rule's
+        capacity check and, for LambdaMART, completed symmetric trees beside
+        leaf-wise ones (``"mixed"``, each kind sized by its own check). The trial records them as the size rule's
         values (the depth as that of the rule's leaves, where the check
         starts), which is what they resolve to below 30,000 documents. On small data a 20-trial search
         without that anchor can end on parameters that score worse on new

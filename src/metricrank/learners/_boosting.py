@@ -41,11 +41,12 @@ def numba_threads(n_jobs: int | None):
 class EvalSet:
     """A named evaluation set: a LightGBM dataset and a function scoring raw predictions.
 
-    ``evaluate(raw) -> list of (metric spec, value, higher_is_better)``.
+    ``evaluate(raw) -> list of (metric spec, value, higher_is_better)``. ``dataset`` is read by :func:`boost`
+    only (None for :func:`boost_lanes`, whose lanes hold one Dataset per evaluation set each).
     """
 
     name: str
-    dataset: lgb.Dataset
+    dataset: lgb.Dataset | None
     evaluate: Callable[[np.ndarray], list]
 
 

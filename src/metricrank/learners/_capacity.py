@@ -35,8 +35,9 @@ higher on test than the rule's 15 (BENCHMARKS.md, "Stop 49"; as the check chose 
 +0.0019 / +0.0020 / +0.0013 on NDCG@10 / MAP / MAUC: "Stop 50"). The final model then trains
 on all the training queries.
 
-With ``grow_policy="symmetric_then_leafwise"``, or ``"auto"`` (LambdaMART's default, which chooses it where the
-check runs), and ``max_depth`` left to ``num_leaves``, the same steps
+With ``grow_policy="symmetric_then_leafwise"`` (and for those trees of ``"mixed"``, which ``"auto"``, LambdaMART's
+default, chooses where the check runs; its leaf-wise trees have a check of their own), and ``max_depth`` left
+to ``num_leaves``, the same steps
 compare depths: a capacity's leaves give the depth, ``floor(log2(num_leaves + 1))``; its trees are never
 randomised, so no step widens, and ``lambda_l2="auto"`` is 0 at every depth.
 

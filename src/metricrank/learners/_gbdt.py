@@ -295,12 +295,13 @@ class GBDTBase(BaseEstimator):
 
     def _resolve_grow_policy(self, ds, metric: str, *, categorical: bool, init_score) -> str:
         """``grow_policy`` for this fit on ``ds`` judged by ``metric``; sets ``grow_policy_``. "auto" is
-        "symmetric_then_leafwise" where :meth:`_auto_completes` holds, "leafwise" elsewhere."""
+        "mixed" (completed symmetric trees beside leaf-wise ones) where :meth:`_auto_completes` holds, "leafwise"
+        elsewhere."""
         policy = getattr(self, "grow_policy", "leafwise")
         if policy == "auto":
             completes = self._auto_completes(ds.n_docs, ds.n_queries, metric, categorical=categorical,
                                              init_score=init_score)
-            policy = "symmetric_then_leafwise" if completes else "leafwise"
+            policy = "mixed" if completes else "leafwise"
         self.grow_policy_ = policy
         return policy
 

@@ -87,9 +87,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         levels of every tree (1-8).
     grow_policy : {"auto", "leafwise", "symmetric", "symmetric_then_leafwise", "mixed"}, default "leafwise"
         LightGBM's leaf-wise trees (the default here: ``"auto"``, LambdaMART's
-        default, was measured with λ-gradients only), ``"auto"`` (completed
-        symmetric trees where the capacity check runs, leaf-wise elsewhere;
-        fitted ``grow_policy_``), or symmetric (oblivious) trees as CatBoost's
+        default, was measured with λ-gradients only), ``"auto"`` (``"mixed"``
+        where the capacity check runs, leaf-wise elsewhere; fitted
+        ``grow_policy_``), or symmetric (oblivious) trees as CatBoost's
         default ``SymmetricTree``: one split per level for all its nodes, chosen
         from each tree's gradients (:mod:`metricrank.learners._symmetric`), of
         ``max_depth`` levels or ``floor(log2(num_leaves_ + 1))``, or those
