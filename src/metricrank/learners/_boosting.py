@@ -56,7 +56,7 @@ class IterationInfo:
 
     iteration: int  # 1-based number of trees so far
     evaluations: dict  # {eval set name: {metric spec: value}}
-    booster: lgb.Booster  # growing several side by side (boost_lanes): a lane's hooks see their own, callbacks the first
+    booster: lgb.Booster  # with several lanes (boost_lanes): a lane's hooks see its own, callbacks the first
 
 
 @dataclass

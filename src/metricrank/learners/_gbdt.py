@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -204,6 +204,10 @@ GROW_POLICIES = ("auto", "leafwise", "symmetric", "symmetric_then_leafwise", "mi
 SYMMETRIC_POLICIES = ("symmetric", "symmetric_then_leafwise")
 #: The kinds of tree ``grow_policy="mixed"`` grows side by side, in the order of their models' score columns.
 MIXED_KINDS = ("symmetric_then_leafwise", "leafwise")
+#: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and stop 53's probe (BENCHMARKS.md,
+#: "Stop 53, continued"); a positive penalty leaves unsplit every node whose Newton gain it makes non-positive,
+#: and makes LightGBM refuse some forced splits (:mod:`metricrank.learners._symmetric`).
+SYMMETRIC_LAMBDA_L2 = 0.0
 
 
 @dataclass
@@ -221,8 +225,6 @@ class TreeKind:
     capacity_check: object = None
 
     def to_dict(self) -> dict:
-        from dataclasses import asdict
-
         check = self.capacity_check
         return {**{k: v for k, v in vars(self).items() if k != "capacity_check"},
                 "capacity_check": None if check is None else asdict(check)}
@@ -233,10 +235,6 @@ class TreeKind:
 
         check = entry.get("capacity_check")
         return cls(**{**entry, "capacity_check": None if check is None else CapacityCheck(**check)})
-#: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and stop 53's probe (BENCHMARKS.md,
-#: "Stop 53, continued"); a positive penalty leaves unsplit every node whose Newton gain it makes non-positive,
-#: and makes LightGBM refuse some forced splits (:mod:`metricrank.learners._symmetric`).
-SYMMETRIC_LAMBDA_L2 = 0.0
 
 
 class GBDTBase(BaseEstimator):
@@ -308,7 +306,8 @@ class GBDTBase(BaseEstimator):
     def _auto_completes(self, n_docs: int, n_queries: int, metric: str, *, categorical: bool = False,
                         init_score=None) -> bool:
         """Whether ``grow_policy="auto"`` grows completed symmetric trees (beside leaf-wise ones: "mixed"), the
-        capacity check choosing each kind's size, on training data of ``n_docs`` documents in ``n_queries`` queries judged by ``metric``:
+        capacity check choosing each kind's size, on training data of ``n_docs`` documents in ``n_queries`` queries
+        judged by ``metric``:
         ``num_leaves``, ``extra_trees`` and ``max_depth`` at their defaults, no ``init_score``, sizes the check
         runs on (:func:`~metricrank.learners._capacity.sizes_allow_check`), and none of the settings symmetric
         levels refuse (categorical features, sampling, ``path_smooth``). The judged metric matters only there

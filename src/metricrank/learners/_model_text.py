@@ -13,7 +13,7 @@ import re
 
 import lightgbm as lgb
 
-__all__ = ["side_by_side", "split_model_text"]
+__all__ = ["renumbered", "side_by_side", "split_model_text", "tree_sizes_line"]
 
 _TREE = re.compile(r"(?m)^(?=Tree=\d+\n)")
 #: Header lines every joined booster must share: the features their trees split.

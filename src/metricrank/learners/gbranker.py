@@ -539,7 +539,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         params = self.get_params()
         params["lgb_params"] = dict(self.lgb_params) if self.lgb_params else None
         check = getattr(self, "capacity_check_", None)  # a Dask-trained twin never runs the check
-        kinds = getattr(self, "kinds_", None) or [self._kind_record()]  # a Dask-trained twin: one kind
+        kinds = getattr(self, "kinds_", None) or [self._kind_record()]  # a model pickled before stop 68: one kind
         return {
             "params": params,
             "booster": self.booster_.model_to_string(),
