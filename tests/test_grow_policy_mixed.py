@@ -8,7 +8,7 @@ validation curve and early stopping those of that mean, computed here by brute f
 import numpy as np
 import pytest
 
-from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
+from metricrank import GBRanker, LambdaMART, RankingDataset, evaluate, make_ltr
 from metricrank.learners._boosting import EvalSet, Lane, boost_lanes, tree_params
 from metricrank.learners._model_text import side_by_side
 
@@ -55,6 +55,26 @@ def test_mixed_holds_each_kind_as_fitted_alone(split):
         expected = (alone[0].predict(vali.X, num_iteration=k) + alone[1].predict(vali.X, num_iteration=k)) / 2
         np.testing.assert_allclose(mixed.predict(vali.X, num_iteration=k), expected, rtol=0, atol=1e-12)
     np.testing.assert_allclose(mixed.evals_result_["vali"][METRIC], mean_curve(alone, vali, 25), rtol=0, atol=1e-12)
+
+
+def test_a_feature_one_kind_leaves_out_is_kept_in_the_joined_model(split):
+    # a binary feature set on two rows: LightGBM's pre-filter drops it from the leaf-wise kind's Dataset (no leaf of
+    # min_data_in_leaf rows can split it), the symmetric kind's keeps every feature; their model texts then read
+    # "none" and "[0:1]" for it, which once refused the fit (LightGBM's ranking example, 300 sparse features)
+    train, vali = split
+    rare = np.zeros(train.n_docs)
+    rare[[3, 40]] = 1.0
+    X = np.column_stack([train.X, rare])
+    wide_train = RankingDataset(X, train.y, group_ptr=train.group_ptr)
+    wide_vali = RankingDataset(np.column_stack([vali.X, np.zeros(vali.n_docs)]), vali.y, group_ptr=vali.group_ptr)
+    mixed, alone = fits(wide_train, wide_vali, n_estimators=5)
+    infos = [line for line in mixed.booster_.model_to_string().split("\n") if line.startswith("feature_infos=")]
+    kinds = [[line for line in m.booster_.model_to_string().split("\n") if line.startswith("feature_infos=")][0]
+             for m in alone]
+    assert [k.split(" ")[-1] for k in kinds] == ["[0:1]", "none"]
+    assert infos[0].split(" ")[-1] == "[0:1]"
+    expected = (alone[0].predict(X) + alone[1].predict(X)) / 2
+    np.testing.assert_allclose(mixed.predict(X), expected, rtol=0, atol=1e-12)
 
 
 def test_early_stopping_reads_the_mean_of_the_kinds(split):
@@ -163,3 +183,6 @@ def test_side_by_side_refuses_boosters_that_do_not_line_up():
     other = boost_lanes(_lanes((2,), X[:, :2], y), 5).booster
     with pytest.raises(ValueError, match="must be grown on the same features"):
         side_by_side([short, other])
+    shifted = boost_lanes(_lanes((2,), X + 1.0, y), 5).booster  # the same features over other ranges
+    with pytest.raises(ValueError, match="same features; got ranges"):
+        side_by_side([short, shifted])

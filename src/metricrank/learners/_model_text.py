@@ -17,7 +17,8 @@ __all__ = ["renumbered", "side_by_side", "split_model_text", "tree_sizes_line"]
 
 _TREE = re.compile(r"(?m)^(?=Tree=\d+\n)")
 #: Header lines every joined booster must share: the features their trees split.
-_SHARED = ("version=", "max_feature_idx=", "feature_names=", "feature_infos=")
+_SHARED = ("version=", "max_feature_idx=", "feature_names=")
+_INFOS = "feature_infos="
 
 
 def split_model_text(text: str) -> tuple[str, list[str], str]:
@@ -36,6 +37,23 @@ def renumbered(blocks: list[str]) -> list[str]:
 def tree_sizes_line(blocks: list[str]) -> str:
     """The header's ``tree_sizes=`` line for ``blocks`` (their bytes; LightGBM reads the trees by them)."""
     return "tree_sizes=" + " ".join(str(len(b.encode("utf-8"))) for b in blocks)
+
+
+def _joined_feature_infos(lines: list[str]) -> str:
+    """One ``feature_infos=`` line for boosters of the same features. A feature that a booster's Dataset left out
+    reads "none" there (LightGBM's pre-filter drops features no leaf of ``min_data_in_leaf`` rows can split, and the
+    symmetric trees' Dataset keeps every feature), so the joined model takes a feature's range from any booster
+    that kept it; two boosters that kept it must agree."""
+    per_booster = [line[len(_INFOS):].split(" ") for line in lines]
+    if len({len(infos) for infos in per_booster}) != 1:
+        raise ValueError("boosters side by side must be grown on the same features")
+    joined = []
+    for infos in zip(*per_booster):
+        kept = {info for info in infos if info != "none"}
+        if len(kept) > 1:
+            raise ValueError(f"boosters side by side must be grown on the same features; got ranges {sorted(kept)}")
+        joined.append(kept.pop() if kept else "none")
+    return _INFOS + " ".join(joined)
 
 
 def side_by_side(boosters: list[lgb.Booster]) -> lgb.Booster:
@@ -71,6 +89,10 @@ def side_by_side(boosters: list[lgb.Booster]) -> lgb.Booster:
     shared = [[line for line in header.split("\n") if line.startswith(_SHARED)] for header, _, _ in parts]
     if any(lines != shared[0] for lines in shared[1:]):
         raise ValueError("boosters side by side must be grown on the same features")
+    infos = [[line for line in header.split("\n") if line.startswith(_INFOS)] for header, _, _ in parts]
+    if any(len(lines) != 1 for lines in infos):
+        raise ValueError("boosters side by side must each hold one feature_infos line")
+    joined_infos = _joined_feature_infos([lines[0] for lines in infos])
     blocks = renumbered([block for i in range(n_iter) for (_, trees, _), k in zip(parts, per_iteration)
                          for block in trees[i * k:(i + 1) * k]])
     total = sum(per_iteration)
@@ -78,6 +100,8 @@ def side_by_side(boosters: list[lgb.Booster]) -> lgb.Booster:
     for line in parts[0][0].rstrip("\n").split("\n"):
         if line.startswith(("num_class=", "num_tree_per_iteration=")):
             line = f"{line.split('=')[0]}={total}"
+        elif line.startswith(_INFOS):
+            line = joined_infos
         if not line.startswith("tree_sizes="):
             lines.append(line)
     if blocks:
