@@ -19,6 +19,8 @@ _TREE = re.compile(r"(?m)^(?=Tree=\d+\n)")
 #: Header lines every joined booster must share: the features their trees split.
 _SHARED = ("version=", "max_feature_idx=", "feature_names=")
 _INFOS = "feature_infos="
+#: A numerical feature's range in ``feature_infos`` (a categorical one lists its categories).
+_RANGE = re.compile(r"\[([^:\]]+):([^:\]]+)\]")
 
 
 def split_model_text(text: str) -> tuple[str, list[str], str]:
@@ -42,17 +44,22 @@ def tree_sizes_line(blocks: list[str]) -> str:
 def _joined_feature_infos(lines: list[str]) -> str:
     """One ``feature_infos=`` line for boosters of the same features. A feature that a booster's Dataset left out
     reads "none" there (LightGBM's pre-filter drops features no leaf of ``min_data_in_leaf`` rows can split, and the
-    symmetric trees' Dataset keeps every feature), so the joined model takes a feature's range from any booster
-    that kept it; two boosters that kept it must agree."""
+    symmetric trees' Dataset keeps every feature), so the joined model takes a feature's range from the boosters
+    that kept it: the range ``[min:max]`` that holds theirs (the text is informational; trees split by thresholds)."""
     per_booster = [line[len(_INFOS):].split(" ") for line in lines]
     if len({len(infos) for infos in per_booster}) != 1:
         raise ValueError("boosters side by side must be grown on the same features")
     joined = []
     for infos in zip(*per_booster):
-        kept = {info for info in infos if info != "none"}
+        kept = sorted({info for info in infos if info != "none"})
         if len(kept) > 1:
-            raise ValueError(f"boosters side by side must be grown on the same features; got ranges {sorted(kept)}")
-        joined.append(kept.pop() if kept else "none")
+            ranges = [_RANGE.fullmatch(info) for info in kept]
+            if not all(ranges):
+                raise ValueError(f"boosters side by side must be grown on the same features; got {kept}")
+            low = min((r.group(1) for r in ranges), key=float)
+            high = max((r.group(2) for r in ranges), key=float)
+            kept = [f"[{low}:{high}]"]
+        joined.append(kept[0] if kept else "none")
     return _INFOS + " ".join(joined)
 
 
