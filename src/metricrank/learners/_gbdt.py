@@ -291,17 +291,37 @@ class GBDTBase(BaseEstimator):
                 and self.bagging_freq > 0,
                 "path_smooth > 0": self.path_smooth > 0}
 
-    def _resolve_grow_policy(self, ds, metric: str, *, categorical: bool, init_score) -> str:
+    def _resolve_grow_policy(self, ds, metric: str, *, categorical: bool, init_score, objective=None) -> str:
         """``grow_policy`` for this fit on ``ds`` judged by ``metric``; sets ``grow_policy_``. "auto" is
-        "mixed" (completed symmetric trees beside leaf-wise ones) where :meth:`_auto_completes` holds, "leafwise"
-        elsewhere."""
+        "mixed" (completed symmetric trees beside leaf-wise ones) where :meth:`_auto_completes` holds (each kind
+        sized by its capacity check) or :meth:`_auto_mixes_by_rule` does (each kind sized by the size rule),
+        "leafwise" elsewhere."""
         policy = getattr(self, "grow_policy", "leafwise")
         if policy == "auto":
             completes = self._auto_completes(ds.n_docs, ds.n_queries, metric, categorical=categorical,
                                              init_score=init_score)
-            policy = "mixed" if completes else "leafwise"
+            mixes = completes or self._auto_mixes_by_rule(objective, categorical=categorical, init_score=init_score)
+            policy = "mixed" if mixes else "leafwise"
         self.grow_policy_ = policy
         return policy
+
+    def _sizes_left_to_library(self, *, categorical: bool, init_score) -> bool:
+        """``num_leaves``, ``extra_trees`` and ``max_depth`` at their defaults, no ``init_score``, and none of the
+        settings symmetric levels refuse (categorical features, sampling, ``path_smooth``)."""
+        return (isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and self.max_depth <= 0
+                and init_score is None and not categorical and not any(self._symmetric_refusals().values()))
+
+    def _auto_mixes_by_rule(self, objective, *, categorical: bool = False, init_score=None) -> bool:
+        """Whether ``grow_policy="auto"`` grows "mixed" trees where the capacity check does not run: with the
+        sizes left to the library (:meth:`_sizes_left_to_library`), for the YetiRank gradient (the target of
+        judged NDCG, MAP, ERR and MAUC), each kind sized by the size rule. Below 30,000 documents and with fewer
+        than 100 queries the two kinds side by side scored level with leaf-wise trees on MQ2008 and LightGBM's
+        example and above them on drawn MQ2008, OHSUMED and LETOR 3.0 shapes; judged MRR trains on PairLogit
+        there, and lost 0.006-0.024 MRR with them (BENCHMARKS.md, "Stop 69")."""
+        from ..objectives.yetirank import YetiRank
+
+        return (type(objective) is YetiRank and self._sizes_left_to_library(categorical=categorical,
+                                                                              init_score=init_score))
 
     def _auto_completes(self, n_docs: int, n_queries: int, metric: str, *, categorical: bool = False,
                         init_score=None) -> bool:
@@ -316,8 +336,7 @@ class GBDTBase(BaseEstimator):
         from . import _capacity
 
         preset = getattr(self, "preset", None)
-        return (isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and self.max_depth <= 0
-                and init_score is None and not categorical and not any(self._symmetric_refusals().values())
+        return (self._sizes_left_to_library(categorical=categorical, init_score=init_score)
                 and _capacity.sizes_allow_check(n_docs, n_queries, metric, preset))
 
     def _check_grow_policy(self) -> None:

@@ -88,7 +88,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     grow_policy : {"auto", "leafwise", "symmetric", "symmetric_then_leafwise", "mixed"}, default "leafwise"
         LightGBM's leaf-wise trees (the default here: ``"auto"``, LambdaMART's
         default, was measured with λ-gradients only), ``"auto"`` (``"mixed"``
-        where the capacity check runs, leaf-wise elsewhere; fitted
+        where the capacity check runs, and below for the YetiRank objective,
+        with the sizes left to the library; leaf-wise elsewhere; fitted
         ``grow_policy_``), or symmetric (oblivious) trees as CatBoost's
         default ``SymmetricTree``: one split per level for all its nodes, chosen
         from each tree's gradients (:mod:`metricrank.learners._symmetric`), of
@@ -353,7 +354,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
         # "auto" reads the data and the judged metric: leaf-wise where categorical features are
-        self._resolve_grow_policy(ds, eval_metrics[0], categorical=bool(schema.categorical), init_score=init_score)
+        self._resolve_grow_policy(ds, eval_metrics[0], categorical=bool(schema.categorical), init_score=init_score,
+                                  objective=objective)
         if early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set")
         if early_stopping_rounds is not None and (int(early_stopping_rounds) != early_stopping_rounds
