@@ -105,11 +105,9 @@ def test_the_penalty_does_not_depend_on_the_data_size():
 def test_yetirank_draws_in_training_are_not_disturbed():
     """The hessian comes from a binding of its own: where the bound does not bind, "auto" is exactly 10."""
     data = make_ltr(150, docs_per_query=(10, 20), n_features=5, random_state=0)
-    # leaf-wise trees: "auto" grows completed symmetric ones beside them, whose penalty is 0 (SYMMETRIC_LAMBDA_L2)
-    params = dict(n_estimators=8, grow_policy="leafwise", n_jobs=1, random_state=3)
-    auto = LambdaMART("NDCG:top=10", **params).fit(data)
+    auto = LambdaMART("NDCG:top=10", n_estimators=8, n_jobs=1, random_state=3).fit(data)
     assert auto.lambda_l2_ == AUTO_LAMBDA_L2
-    ten = LambdaMART("NDCG:top=10", lambda_l2=AUTO_LAMBDA_L2, **params).fit(data)
+    ten = LambdaMART("NDCG:top=10", n_estimators=8, lambda_l2=AUTO_LAMBDA_L2, n_jobs=1, random_state=3).fit(data)
     np.testing.assert_array_equal(auto.predict(data.X), ten.predict(data.X))
 
 
@@ -120,7 +118,7 @@ def test_long_lists_with_few_relevant_documents_take_the_bound():
 
     data = make_ltr(12, docs_per_query=300, n_features=5, n_labels=3, label_probs=[0.99, 0.007, 0.003],
                     random_state=0)
-    model = LambdaMART("MAP", n_estimators=3, grow_policy="leafwise", n_jobs=1, random_state=5).fit(data)
+    model = LambdaMART("MAP", n_estimators=3, n_jobs=1, random_state=5).fit(data)
     _, hess = get_objective("YetiRank").bind(as_training_data(data.y, data.group_ptr), 5)(np.zeros(data.n_docs))
     assert 0 < model.lambda_l2_ < 1.0
     assert model.lambda_l2_ == pytest.approx(HESSIAN_ROWS * hess.mean(), rel=1e-12)
@@ -167,6 +165,7 @@ def test_randomised_trees_averaged_over_several_models_take_the_smaller_cap():
     booster too), and 10 again with one model or without randomised splits. Fewer than 100 queries: no check."""
     data = make_ltr(60, docs_per_query=520, n_features=5, random_state=0)
     assert AUTO_MODELS_MIN_DOCS <= data.n_docs and data.n_queries < 100
+    # leaf-wise trees ("auto" grows completed symmetric ones beside them from 30,000 documents, whose penalty is 0)
     params = dict(n_estimators=2, grow_policy="leafwise", n_jobs=1, random_state=0)
     averaged = LambdaMART("MAP", **params).fit(data)
     assert (averaged.n_models_, averaged.extra_trees_, averaged.capacity_check_) == (AUTO_MODELS, True, None)

@@ -38,8 +38,7 @@ def tree_leaves(model):
 def test_auto_resolves_at_fit_and_bounds_the_trees(estimator):
     # a mean hessian per row far above 10 / 750: "auto" is the unbounded 10 (tests/test_auto_lambda_l2.py: the bound)
     small = make_ltr(150, docs_per_query=(10, 20), n_features=5, random_state=0)
-    # leaf-wise trees (LambdaMART's "auto" grows completed symmetric ones beside them: tests/test_grow_policy_auto.py)
-    model = estimator(n_estimators=3, grow_policy="leafwise", n_jobs=1, random_state=0).fit(small)
+    model = estimator(n_estimators=3, n_jobs=1, random_state=0).fit(small)
     assert model.num_leaves == "auto" and model.num_leaves_ == 7
     assert model.extra_trees == "auto" and model.extra_trees_ is True
     assert model.lambda_l2 == "auto" and model.lambda_l2_ == 10.0 and model.booster_.params["lambda_l2"] == 10.0
@@ -77,10 +76,7 @@ def test_auto_survives_save_and_load(tmp_path):
     model.save(path)
     loaded = LambdaMART.load(path)
     assert loaded.num_leaves == "auto"
-    # both kinds by the size rule: the completed trees of depth 3 without a penalty, the rule's leaf-wise trees
-    assert [(k.grow_policy, k.num_leaves, k.extra_trees, k.lambda_l2, k.capacity_check) for k in loaded.kinds_] == \
-        [("symmetric_then_leafwise", 8, False, 0.0, None), ("leafwise", 7, True, 10.0, None)]
-    assert (loaded.num_leaves_, loaded.extra_trees_, loaded.lambda_l2_, loaded.capacity_check_) == (8, False, 0.0, None)
+    assert (loaded.num_leaves_, loaded.extra_trees_, loaded.lambda_l2_, loaded.capacity_check_) == (7, True, 10.0, None)
     np.testing.assert_array_equal(loaded.predict(data.X), model.predict(data.X))
     json.loads(path.read_text())  # still plain JSON
 
@@ -113,7 +109,7 @@ def test_cli_default_leaves_is_auto(tmp_path):
     assert main(["train", "--train", str(tmp_path / "train.txt"), "--trees", "3", "--quiet", "--threads", "1",
                  "--out", str(tmp_path / "m.json")]) == 0
     model = LambdaMART.load(tmp_path / "m.json")
-    assert model.num_leaves == model.lambda_l2 == "auto" and [k.lambda_l2 for k in model.kinds_] == [0.0, 10.0]
+    assert model.num_leaves == model.lambda_l2 == "auto" and model.lambda_l2_ == 10.0
     assert main(["train", "--train", str(tmp_path / "train.txt"), "--trees", "3", "--quiet", "--threads", "1",
                  "--leaves", "5", "--l2", "2.5", "--out", str(tmp_path / "m5.json")]) == 0
     model = LambdaMART.load(tmp_path / "m5.json")

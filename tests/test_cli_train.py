@@ -299,10 +299,8 @@ def test_grow_policy_defaults_to_the_estimators_own(files, tmp_path, capsys, mon
     common = ["--train", str(root / "train.txt"), "--trees", "3", "--quiet"]
     assert main(["train", *common, "--out", str(tmp_path / "a.json")]) == 0
     model = LambdaMART.load(tmp_path / "a.json")
-    # 40 queries: no check, both kinds sized by the size rule (the YetiRank gradient)
-    assert model.grow_policy == "auto" and model.grow_policy_ == "mixed"
-    assert [k.capacity_check for k in model.kinds_] == [None, None]
-    assert "grow policy auto: mixed trees" in capsys.readouterr().err
+    assert model.grow_policy == "auto" and model.grow_policy_ == "leafwise"  # 40 queries: no check, leaf-wise
+    assert "grow policy auto: leafwise trees" in capsys.readouterr().err
     assert main(["train", *common, "--objective", "YetiRank", "--out", str(tmp_path / "y.json")]) == 0
     assert load_ranker(tmp_path / "y.json").grow_policy == "leafwise"
     assert "grow policy auto" not in capsys.readouterr().err

@@ -1,6 +1,6 @@
-"""grow_policy="auto" (LambdaMART's default): completed symmetric trees beside leaf-wise ones ("mixed") where the
-sizes are left to the library, the capacity check sizing them where it runs and the size rule elsewhere (there for
-the YetiRank gradient only), leaf-wise trees otherwise.
+"""grow_policy="auto" (LambdaMART's default): completed symmetric trees beside leaf-wise ones ("mixed") from 30,000
+documents where the sizes are left to the library, the capacity check sizing them where it runs and the size rule
+with fewer than 100 queries (there for the YetiRank gradient), leaf-wise trees otherwise.
 
 The oracle is the same estimator with the policy "auto" should choose, set by hand: the two models must predict
 alike, and where the check runs, its trials (every capacity's held-out value and tree count) must agree too.
@@ -47,53 +47,49 @@ def test_auto_grows_mixed_trees_where_the_check_runs(low_threshold, tmp_path):
     # a saved model keeps the policy its fit chose
     model.save(tmp_path / "auto.json")
     assert LambdaMART.load(tmp_path / "auto.json").grow_policy_ == "mixed"
-    # refitted where the check does not run (99 training queries), the same estimator grows both kinds by the size rule
+    # refitted where the check does not run (99 training queries, above the lowered CHECK_MIN_DOCS), the same
+    # estimator grows both kinds by the size rule
     few = data(n_queries=99)
     assert_same_model(model.fit(few), LambdaMART("MAP", grow_policy="mixed", **FEW_TREES).fit(few), few)
     assert model.grow_policy_ == "mixed" and [k.capacity_check for k in model.kinds_] == [None, None]
 
 
-def test_auto_grows_mixed_trees_by_the_size_rule_where_the_check_does_not_run():
-    # below 30,000 documents (and with fewer than 100 queries) the YetiRank gradient grows both kinds, each sized as
-    # a fit of that kind alone is by the size rule (BENCHMARKS.md, "Stop 69")
-    ds = data(n_queries=60)
-    model = LambdaMART("NDCG:top=10", **FEW_TREES).fit(ds)
+@pytest.fixture(scope="module")
+def few_long_queries():
+    """LETOR 3.0's gov shape in small: 30,000+ documents in 60 queries, so no capacity check."""
+    ds = make_ltr(60, docs_per_query=520, n_features=5, relevance="nonlinear", random_state=0)
+    assert ds.n_docs >= 30_000 and ds.n_queries < 100
+    return ds
+
+
+@pytest.mark.parametrize("metric", ["MAP", "MRR"])
+def test_auto_grows_mixed_trees_by_the_size_rule_from_30000_documents_without_the_check(few_long_queries, metric):
+    # from 30,000 documents with fewer than 100 queries the YetiRank gradient (every judged metric's there) grows
+    # both kinds, each sized as a fit of that kind alone is, by the size rule (BENCHMARKS.md, "Stop 69")
+    ds, kw = few_long_queries, {"n_estimators": 3, "random_state": 2}
+    model = LambdaMART(metric, **kw).fit(ds)
     assert type(model.objective_).__name__ == "YetiRank" and model.grow_policy_ == "mixed"
-    assert_same_model(model, LambdaMART("NDCG:top=10", grow_policy="mixed", **FEW_TREES).fit(ds), ds)
-    alone = [LambdaMART("NDCG:top=10", grow_policy=kind, **FEW_TREES).fit(ds)
-             for kind in ("symmetric_then_leafwise", "leafwise")]
-    assert [(k.grow_policy, k.num_leaves, k.extra_trees, k.lambda_l2) for k in model.kinds_] == \
-        [(m.grow_policy_, m.num_leaves_, m.extra_trees_, m.lambda_l2_) for m in alone]
+    assert_same_model(model, LambdaMART(metric, grow_policy="mixed", **kw).fit(ds), ds)
+    alone = [LambdaMART(metric, grow_policy=kind, **kw).fit(ds) for kind in ("symmetric_then_leafwise", "leafwise")]
+    assert [(k.grow_policy, k.num_leaves, k.extra_trees, k.lambda_l2, k.n_models) for k in model.kinds_] == \
+        [(m.grow_policy_, m.num_leaves_, m.extra_trees_, m.lambda_l2_, m.n_models_) for m in alone]
     assert all(k.capacity_check is None for k in model.kinds_)
 
 
-@pytest.mark.parametrize("metric, target", [("MRR", "auto"), ("MAP", "MAP")])
-def test_auto_grows_leafwise_trees_for_other_gradients_where_the_check_does_not_run(metric, target):
-    # judged MRR trains on PairLogit below 30,000 documents, and lost MRR with both kinds side by side on all four
-    # small sets measured; a λ target was not measured with them
-    ds = data(n_queries=60)
-    model = LambdaMART(metric, target=target, **FEW_TREES).fit(ds)
-    assert type(model.objective_).__name__ != "YetiRank" and model.grow_policy_ == "leafwise"
-    assert_same_model(model, LambdaMART(metric, target=target, grow_policy="leafwise", **FEW_TREES).fit(ds), ds)
+def test_auto_grows_leafwise_trees_for_a_lambda_target_without_the_check(few_long_queries):
+    # the λ-gradients were not measured with both kinds there
+    ds, kw = few_long_queries, {"n_estimators": 3, "random_state": 2}
+    model = LambdaMART("MAP", target="MAP", **kw).fit(ds)
+    assert model.grow_policy_ == "leafwise"
+    assert_same_model(model, LambdaMART("MAP", target="MAP", grow_policy="leafwise", **kw).fit(ds), ds)
 
 
-def test_auto_grows_mixed_trees_judged_by_mrr_too(low_threshold):
-    # until stop 65 MRR kept leaf-wise trees; completed ones scored higher MRR on clean draws of the held-out
-    # collection's shape (BENCHMARKS.md, "Stop 65"), and both kinds side by side higher still on noisy ones ("Stop 68")
-    ds = data()
-    model = LambdaMART("MRR", **FEW_TREES).fit(ds)
-    assert model.grow_policy_ == "mixed"
-    assert_same_model(model, LambdaMART("MRR", grow_policy="mixed", **FEW_TREES).fit(ds), ds)
-    assert model.capacity_check_.grow_policy == "symmetric_then_leafwise"
-
-
-@pytest.mark.parametrize("case", ["num_leaves", "extra_trees", "max_depth", "feature_fraction", "bagging",
-                                  "path_smooth", "categorical feature", "init_score"])
-@pytest.mark.parametrize("checked", [True, False], ids=["check sizes", "below them"])
-def test_auto_grows_leafwise_trees_where_sizes_are_set_or_symmetric_trees_refused(monkeypatch, case, checked):
+@pytest.mark.parametrize("case", ["below CHECK_MIN_DOCS", "num_leaves", "extra_trees", "max_depth",
+                                  "feature_fraction", "bagging", "path_smooth", "categorical feature", "init_score"])
+def test_auto_grows_leafwise_trees_elsewhere(monkeypatch, case):
     ds = data(n_queries=120)
     metric, params, fit_kw = "MAP", {}, {}
-    if checked:
+    if case != "below CHECK_MIN_DOCS":
         monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
     setting = {"num_leaves": {"num_leaves": 7}, "extra_trees": {"extra_trees": False}, "max_depth": {"max_depth": 3},
                "feature_fraction": {"feature_fraction": 0.8}, "bagging": {"bagging_fraction": 0.8, "bagging_freq": 1},

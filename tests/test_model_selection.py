@@ -214,13 +214,8 @@ def test_best_value_equals_an_independent_reevaluation(result, data):
     best = result.study_.trials[result.selected_trial_]  # the kept trial (the start unless beaten significantly)
     values, trees = [], []
     # the folds' rows in tune's (sorted) order: YetiRank (target="auto") draws its noise row by row
-    # best_params_: the kept trial's parameters, with those the estimator as given leaves "auto" as it leaves them
-    # where that is the kept trial (its fits resolve them: mixed trees by the size rule, here)
-    params = {k: v for k, v in result.best_params_.items() if k != "n_estimators"}
-    auto = {k: v for k, v in LambdaMART(METRIC).get_params().items() if k in best.params and v == "auto"}
-    assert auto and params == (best.params if result.selected_trial_ else {**best.params, **auto})
     for train, test in result.folds_:
-        model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **params)
+        model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **best.params)
         model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])],
                   early_stopping_rounds=3)
         assert model.best_iteration_ is not None
@@ -461,8 +456,7 @@ def test_tune_starts_from_the_estimators_own_values(data):
         assert _values_in_space(est, default_param_space(docs), docs)["lambda_l2"] == expected
     on = tune(LambdaMART(METRIC, n_estimators=30, n_jobs=1), X, y, qid=qid, metric=METRIC, n_trials=1, cv=3,
               early_stopping_rounds=3, random_state=0, show_progress=False)
-    assert on.study_.trials[0].params["extra_trees"] is True and on.best_estimator_.kinds_[-1].extra_trees is True
-    assert [k.grow_policy for k in on.best_estimator_.kinds_] == ["symmetric_then_leafwise", "leafwise"]
+    assert on.study_.trials[0].params["extra_trees"] is True and on.best_estimator_.extra_trees_ is True
 
 
 @pytest.fixture

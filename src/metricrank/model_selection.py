@@ -654,10 +654,10 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         left "auto"), and every trial but
         the first then fits ``grow_policy="symmetric_then_leafwise"`` (the
         first, as given, grows ``"mixed"`` trees there: completed ones beside
-        leaf-wise ones); elsewhere the leaf-wise space (there too the first
-        trial, as given, grows ``"mixed"`` trees by the size rule for the
-        YetiRank gradient, and the others leaf-wise trees of the searched
-        sizes).
+        leaf-wise ones); elsewhere the leaf-wise space (from 30,000 documents
+        with fewer than 100 queries the first trial, as given, grows
+        ``"mixed"`` trees by the size rule, and the others leaf-wise trees of
+        the searched sizes).
     early_stopping_rounds : int, default 30
     timeout : float, optional
         Stop starting trials after this many seconds.

@@ -300,7 +300,8 @@ class GBDTBase(BaseEstimator):
         if policy == "auto":
             completes = self._auto_completes(ds.n_docs, ds.n_queries, metric, categorical=categorical,
                                              init_score=init_score)
-            mixes = completes or self._auto_mixes_by_rule(objective, categorical=categorical, init_score=init_score)
+            mixes = completes or self._auto_mixes_by_rule(objective, ds.n_docs, categorical=categorical,
+                                                          init_score=init_score)
             policy = "mixed" if mixes else "leafwise"
         self.grow_policy_ = policy
         return policy
@@ -311,17 +312,19 @@ class GBDTBase(BaseEstimator):
         return (isinstance(self.num_leaves, str) and isinstance(self.extra_trees, str) and self.max_depth <= 0
                 and init_score is None and not categorical and not any(self._symmetric_refusals().values()))
 
-    def _auto_mixes_by_rule(self, objective, *, categorical: bool = False, init_score=None) -> bool:
-        """Whether ``grow_policy="auto"`` grows "mixed" trees where the capacity check does not run: with the
-        sizes left to the library (:meth:`_sizes_left_to_library`), for the YetiRank gradient (the target of
-        judged NDCG, MAP, ERR and MAUC), each kind sized by the size rule. Below 30,000 documents and with fewer
-        than 100 queries the two kinds side by side scored level with leaf-wise trees on MQ2008 and LightGBM's
-        example and above them on drawn MQ2008, OHSUMED and LETOR 3.0 shapes; judged MRR trains on PairLogit
-        there, and lost 0.006-0.024 MRR with them (BENCHMARKS.md, "Stop 69")."""
+    def _auto_mixes_by_rule(self, objective, n_docs: int, *, categorical: bool = False, init_score=None) -> bool:
+        """Whether ``grow_policy="auto"`` grows "mixed" trees where the capacity check does not run: from 30,000
+        training documents with fewer than 100 queries (LETOR 3.0's TD, NP and HP shapes), with the sizes left to
+        the library (:meth:`_sizes_left_to_library`), for the YetiRank gradient (the target of every judged metric
+        there), each kind sized by the size rule. On drawn gov shapes the two kinds side by side scored NDCG@10 /
+        MAP / MAUC / MRR +0.019 / +0.011 / +0.004 / +0.019 over leaf-wise trees. Below 30,000 documents they were
+        level on MQ2008 and LightGBM's example for a fit three times as long, so the leaf-wise trees stay there
+        (BENCHMARKS.md, "Stop 69")."""
         from ..objectives.yetirank import YetiRank
+        from ._capacity import CHECK_MIN_DOCS
 
-        return (type(objective) is YetiRank and self._sizes_left_to_library(categorical=categorical,
-                                                                              init_score=init_score))
+        return (n_docs >= CHECK_MIN_DOCS and type(objective) is YetiRank
+                and self._sizes_left_to_library(categorical=categorical, init_score=init_score))
 
     def _auto_completes(self, n_docs: int, n_queries: int, metric: str, *, categorical: bool = False,
                         init_score=None) -> bool:
