@@ -351,7 +351,8 @@ def add_parsers(sub, preset_choices) -> None:
     tr.add_argument("--grow-policy", choices=GROW_POLICIES, default=None,
                     help="auto (the default for λ targets: mixed from 30,000 documents where the tree sizes are "
                          "left to the library, sized by the capacity check from 100 queries and by the size rule "
-                         "with fewer; leafwise below 30,000 documents and where sizes are set), leafwise (LightGBM's trees, the default for the other objectives), "
+                         "with fewer; leafwise below 30,000 documents and where sizes are set), "
+                         "leafwise (LightGBM's trees, the default for the other objectives), "
                          "symmetric (oblivious trees, CatBoost's default: one split per level) or "
                          "symmetric_then_leafwise (symmetric levels, completed by LightGBM's leaf-wise splits "
                          "within the depth where they stop early) or mixed (symmetric_then_leafwise and leafwise "
