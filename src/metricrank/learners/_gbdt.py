@@ -291,7 +291,7 @@ class GBDTBase(BaseEstimator):
                 and self.bagging_freq > 0,
                 "path_smooth > 0": self.path_smooth > 0}
 
-    def _resolve_grow_policy(self, ds, metric: str, *, categorical: bool, init_score, objective=None) -> str:
+    def _resolve_grow_policy(self, ds, metric: str, *, categorical: bool, init_score, objective) -> str:
         """``grow_policy`` for this fit on ``ds`` judged by ``metric``; sets ``grow_policy_``. "auto" is
         "mixed" (completed symmetric trees beside leaf-wise ones) where :meth:`_auto_completes` holds (each kind
         sized by its capacity check) or :meth:`_auto_mixes_by_rule` does (each kind sized by the size rule),
@@ -313,10 +313,12 @@ class GBDTBase(BaseEstimator):
                 and init_score is None and not categorical and not any(self._symmetric_refusals().values()))
 
     def _auto_mixes_by_rule(self, objective, n_docs: int, *, categorical: bool = False, init_score=None) -> bool:
-        """Whether ``grow_policy="auto"`` grows "mixed" trees where the capacity check does not run: from 30,000
-        training documents with fewer than 100 queries (LETOR 3.0's TD, NP and HP shapes), with the sizes left to
-        the library (:meth:`_sizes_left_to_library`), for the YetiRank gradient (the target of every judged metric
-        there), each kind sized by the size rule. On drawn gov shapes the two kinds side by side scored NDCG@10 /
+        """Whether ``grow_policy="auto"`` grows "mixed" trees where the capacity check does not run (it is asked
+        only there: :meth:`_resolve_grow_policy`): from 30,000 training documents, with the sizes left to the
+        library (:meth:`_sizes_left_to_library`), for the YetiRank gradient (the target of every judged metric
+        there), each kind sized by the size rule. At that size the check is missing where there are fewer than 100
+        queries (LETOR 3.0's TD, NP and HP shapes, measured) or where the judged metric has no per-query values
+        (not measured). On drawn gov shapes the two kinds side by side scored NDCG@10 /
         MAP / MAUC / MRR +0.019 / +0.011 / +0.004 / +0.019 over leaf-wise trees. Below 30,000 documents they were
         level on MQ2008 and LightGBM's example for a fit three times as long, so the leaf-wise trees stay there
         (BENCHMARKS.md, "Stop 69")."""
