@@ -26,7 +26,7 @@ from metricrank.experiments.quality import DETAILS
 
 def _chose(text: str) -> str:
     """``"31 leaves"`` from a capacity check's text (what follows its arrow); of each kind of tree's check,
-    joined by " + ", where a mixed fit ran two (``quality._check_record`` joins their texts by " | ")."""
+    joined by " + ", where a mixed fit ran two (``quality._fit_record`` joins their texts by " | ")."""
     choices = [re.search(r"-> (.*)$", part) for part in text.split(" | ")]
     return " + ".join(found.group(1) if found else "?" for found in choices)
 

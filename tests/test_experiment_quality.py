@@ -244,3 +244,26 @@ def test_several_random_states_average_each_fold_and_each_query(split, tmp_path)
 def test_random_states_are_checked(states):
     with pytest.raises(ValueError, match="random_states must be distinct integers"):
         quality.check_random_states(states)
+
+
+def test_report_says_which_trees_each_fit_grew(split, tmp_path):
+    metric = "NDCG:top=10;type=Exp"
+    systems = {f"LambdaMART({metric})": ((metric,), quality.lambdamart(metric, num_leaves=4, min_data_in_leaf=3))}
+    kwargs = dict(out_dir=tmp_path, splits=[split], lr=0.3, trees=4, threads=1, anchors=["LightGBM lambdarank"],
+                  metricrank_systems=systems, progress=False)
+    head = "Trees grown, split by split (? an entry older than this record that ran no capacity check): "
+    assert head + f"LambdaMART({metric}): leafwise." in quality.run(**kwargs)
+    # entries older than the record: read from their capacity checks, one per kind of tree
+    path = tmp_path / "results.json"
+    cache = json.loads(path.read_text())
+    (key,) = [k for k in cache if k.startswith("LambdaMART")]
+    del cache[key]["grow_policy"]
+    for checks, grown in [("c -> depth 5, lambda_l2 0 | c -> 31 leaves, lambda_l2 1", "mixed"),
+                          ("c -> depth 5, lambda_l2 0", "symmetric_then_leafwise"), ("c -> 15 leaves", "leafwise")]:
+        cache[key]["capacity_check"] = checks
+        path.write_text(json.dumps(cache))
+        assert head + f"LambdaMART({metric}): {grown}." in quality.run(**kwargs)
+    # neither a record nor a check: no line
+    del cache[key]["capacity_check"]
+    path.write_text(json.dumps(cache))
+    assert head not in quality.run(**kwargs)

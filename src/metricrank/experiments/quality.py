@@ -38,7 +38,7 @@ from ._datasets import load_mq2008_fold, shared_data_dir
 __all__ = ["ANCHORS", "JUDGED", "SUITE", "Split", "gbranker", "lambdamart", "load_suite", "run", "run_system", "tuned"]
 
 #: Keys of a cache entry that are not judged metrics.
-DETAILS = ("seconds", "capacity_check", "tune")
+DETAILS = ("seconds", "grow_policy", "capacity_check", "tune")
 
 #: Judged metrics: NDCG@10 with exponential gain, MAP, MRR, ERR@10 (Burges' graded), MAUC.
 JUDGED = ("NDCG:top=10;type=Exp", "MAP", "MRR", "ERR:type=Graded;top=10", "MAUC")
@@ -200,16 +200,17 @@ def _metricrank(make_model: Callable[[float, int, int, int], object]):
         model = make_model(lr, trees, threads, seed)
         model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
         curves = {m: model.evals_result_["vali"][m] for m in metrics}
-        return curves, lambda k: model.predict(split.test.X, num_iteration=k), _check_record(model)
+        return curves, lambda k: model.predict(split.test.X, num_iteration=k), _fit_record(model)
 
     return fit
 
 
-def _check_record(model) -> dict:
-    """``{"capacity_check": its text}`` when the model's capacity check ran (of each kind of tree that ran one,
-    joined by " | "), else ``{}``."""
+def _fit_record(model) -> dict:
+    """``{"grow_policy": the kind of trees grown}`` for a metricrank model, and ``"capacity_check"`` (its text)
+    when its capacity check ran (of each kind of tree that ran one, joined by " | ")."""
+    record = {"grow_policy": model.grow_policy_} if hasattr(model, "grow_policy_") else {}
     checks = [str(kind.capacity_check) for kind in getattr(model, "kinds_", []) if kind.capacity_check is not None]
-    return {"capacity_check": " | ".join(checks)} if checks else {}
+    return {**record, "capacity_check": " | ".join(checks)} if checks else record
 
 
 def lambdamart(metric: str, **params):
@@ -245,7 +246,7 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None):
         model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
         model.set_params(**params)
         model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
-        details = {"tune": result.summary(), **_check_record(model)}
+        details = {"tune": result.summary(), **_fit_record(model)}
         return {m: model.evals_result_["vali"][m] for m in metrics}, \
             lambda k: model.predict(split.test.X, num_iteration=k), details
 
@@ -287,7 +288,8 @@ ANCHORS = {
 
 def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: int, seed: int = 0) -> dict:
     """Fit one system on one split: ``{"seconds", metric: {"trees", "vali", "test", "per_query"}}``, and
-    ``"capacity_check"`` (its text) when ``num_leaves="auto"``'s capacity check ran, ``"tune"``
+    ``"grow_policy"`` (the trees a metricrank model grew), ``"capacity_check"`` (its text) when
+    ``num_leaves="auto"``'s capacity check ran, ``"tune"``
     (:meth:`metricrank.model_selection.TuneResult.summary`: the kept trial, its parameters...) for a tuned system.
 
     ``seconds`` covers the fit and the per-tree validation evaluation that every system pays alike.
@@ -438,6 +440,29 @@ def _kept_trials(cache, splits, names, lr, trees, dataset, random_states) -> lis
     return ["", "Trial kept by each search, split by split: " + "; ".join(found) + "."] if found else []
 
 
+def _trees_grown(entry: dict) -> str:
+    """The trees a metricrank entry's fit grew: its record, or for an entry older than the record (stop 70) what
+    its capacity checks show (two checks: "mixed"; one: the kind that ran it), else "?"."""
+    if "grow_policy" in entry:
+        return entry["grow_policy"]
+    checks = entry.get("capacity_check", "").split(" | ") if "capacity_check" in entry else []
+    if len(checks) == 2:
+        return "mixed"
+    if len(checks) == 1:
+        return "symmetric_then_leafwise" if "-> depth" in checks[0] else "leafwise"
+    return "?"
+
+
+def _trees_line(cache, splits, names, lr, trees, dataset, random_states) -> list[str]:
+    """A line under a table: the trees each LambdaMART system's fit grew on each split (where any split says)."""
+    found = {name: [[_trees_grown(cache[_key(name, s, lr, trees, r)]) for r in random_states]
+                    for s in splits if s.dataset == dataset] for name in names}
+    said = [f"{name}: " + ", ".join("/".join(states) for states in kinds) for name, kinds in found.items()
+            if any(kind != "?" for states in kinds for kind in states)]
+    return ["", "Trees grown, split by split (? an entry older than this record that ran no capacity check): "
+            + "; ".join(said) + "."] if said else []
+
+
 def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> str:
     anchors = [name for name, _, _ in jobs if name in ANCHORS]
     names = [name for name, _, _ in jobs]
@@ -450,10 +475,13 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
              "parameter at its default: target=\"auto\" trains NDCG, MAP, graded ERR and MAUC on YetiRank, and MRR "
              "on YetiRank from 30,000 training documents and on PairLogit below. "
              "Where the capacity check runs (30,000 training documents and 100 queries), grow_policy=\"auto\" "
-             "grows completed symmetric trees (for MRR too since stop 65); otherwise leaf-wise trees. So for NDCG, "
+             "grows completed symmetric trees and leaf-wise trees side by side (\"mixed\", since stop 68), each kind "
+             "sized by its own check; from 30,000 documents in fewer than 100 queries too (since stop 69, sized by "
+             "the size rule); below 30,000 documents leaf-wise trees. So for NDCG, "
              "MAP, ERR and MAUC LambdaMART(M) is GBRanker(YetiRank)'s very model, judged by M, on MQ2008 and "
              "LightGBM's example, and for MRR GBRanker(PairLogit)'s; on the drawn sets it differs from "
-             "GBRanker(YetiRank)'s model by its trees. Under a table, the trial each "
+             "GBRanker(YetiRank)'s model by its trees. Under a table, the trees each LambdaMART fit grew (an entry "
+             "older than that record: read from its capacity checks, one per kind of tree), and the trial each "
              "tuned system's search kept on each split: 0 is the estimator as given (the defaults), ? an entry "
              "older than this record."]
     if len(random_states) > 1:
@@ -475,6 +503,8 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
                 lines.append(f"| {name}{' (best anchor)' if name == best else ''} | {mean:.4f} | "
                              f"{mean - anchor_rows[best][0]:+.4f} | "
                              f"{'' if cmp is None else f'{cmp.wins}/{cmp.losses}, {cmp.pvalue:.3g}'} | {seconds:.1f} |")
+            lines += _trees_line(cache, splits, [n for n in rows if "LambdaMART(" in n], lr, trees, dataset,
+                                 random_states)
             lines += _kept_trials(cache, splits, [n for n in rows if n.startswith("tuned")], lr, trees, dataset,
                                   random_states)
             lines.append("")
