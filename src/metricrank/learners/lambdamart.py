@@ -228,7 +228,9 @@ class LambdaMART(GBRanker):
         shapes the mixed trees score NDCG@10 / MAP / MAUC +0.019 / +0.011 /
         +0.004 above them (p ≤ 0.023), and below 30,000 documents they were
         level on the real sets for a fit three times as long (BENCHMARKS.md,
-        "Stop 69"). From stop 56 to stop 67 ``"auto"`` grew
+        "Stop 69"); on drawn TD2004 shapes they are level with them, and on
+        drawn NP2004 ones they lose 0.028 MAUC (p 0.011), still above the
+        best anchor (BENCHMARKS.md, "Stop 70"). From stop 56 to stop 67 ``"auto"`` grew
         the completed trees alone where the check runs (for MRR from stop 65; BENCHMARKS.md,
         "Stop 55", "Stop 56" and "Stop 65": see ``"symmetric_then_leafwise"``
         below). Measured (BENCHMARKS.md, "Stop 67" and "Stop 68"), the mixed
