@@ -430,13 +430,18 @@ def _compare(a, b):
     return compare_per_query(a[scored], b[scored])
 
 
+def _split_by_split(cache, splits, name, lr, trees, dataset, random_states, read) -> list[list[str]]:
+    """``read(entry)`` of ``name``'s entry on each split of ``dataset`` (outer list), under each random state."""
+    return [[read(cache[_key(name, s, lr, trees, r)]) for r in random_states] for s in splits if s.dataset == dataset]
+
+
 def _kept_trials(cache, splits, names, lr, trees, dataset, random_states) -> list[str]:
     """A line under a table: the trial each tuned system's search kept on each split (0: the defaults)."""
     def kept(entry):
         return str(entry["tune"]["selected_trial"]) if "tune" in entry else "?"
 
-    found = [f"{name}: " + ", ".join("/".join(kept(cache[_key(name, s, lr, trees, r)]) for r in random_states)
-                                     for s in splits if s.dataset == dataset) for name in names]
+    found = [f"{name}: " + ", ".join("/".join(states) for states in _split_by_split(
+        cache, splits, name, lr, trees, dataset, random_states, kept)) for name in names]
     return ["", "Trial kept by each search, split by split: " + "; ".join(found) + "."] if found else []
 
 
@@ -445,7 +450,7 @@ def _trees_grown(entry: dict) -> str:
     its capacity checks show (two checks: "mixed"; one: the kind that ran it), else "?"."""
     if "grow_policy" in entry:
         return entry["grow_policy"]
-    checks = entry.get("capacity_check", "").split(" | ") if "capacity_check" in entry else []
+    checks = entry["capacity_check"].split(" | ") if "capacity_check" in entry else []
     if len(checks) == 2:
         return "mixed"
     if len(checks) == 1:
@@ -455,8 +460,8 @@ def _trees_grown(entry: dict) -> str:
 
 def _trees_line(cache, splits, names, lr, trees, dataset, random_states) -> list[str]:
     """A line under a table: the trees each LambdaMART system's fit grew on each split (where any split says)."""
-    found = {name: [[_trees_grown(cache[_key(name, s, lr, trees, r)]) for r in random_states]
-                    for s in splits if s.dataset == dataset] for name in names}
+    found = {name: _split_by_split(cache, splits, name, lr, trees, dataset, random_states, _trees_grown)
+             for name in names}
     said = [f"{name}: " + ", ".join("/".join(states) for states in kinds) for name, kinds in found.items()
             if any(kind != "?" for states in kinds for kind in states)]
     return ["", "Trees grown, split by split (? an entry older than this record that ran no capacity check): "
