@@ -236,39 +236,91 @@ def test_categorical_features_are_refused_with_symmetric_trees(data):
     GBRanker(n_estimators=2).fit(X, data.y, qid=data.qid, categorical_feature=[0])  # leaf-wise trees take them
 
 
-@pytest.mark.parametrize("depth, lambda_l2, whole", [(5, 0.0, True), (2, 300.0, True), (5, 30.0, False)])
-def test_nodes_without_gain_stay_leaves_and_a_tree_cut_short_is_reported(data, monkeypatch, depth, lambda_l2, whole):
-    # LightGBM refuses a forced split without positive Newton gain and drops the splits after it; such
-    # nodes are left out of the forced tree, and a tree LightGBM still grew smaller raises a warning
-    intended = []
+def _fit_recording(monkeypatch, model, data):
+    """Fit ``model`` on ``data``; the leaves each tree was forced to have, the gradients and hessians it was grown
+    on (rows by models), and the warnings of the fit."""
+    intended, gradients = [], []
     grow = SymmetricTrees.before_tree
 
     def recording(self, booster, grad, hess):
         grow(self, booster, grad, hess)
         intended.append(self.leaves[-1])
+        gradients.append((np.array(grad, dtype=np.float64).reshape(len(grad), -1),
+                          np.array(hess, dtype=np.float64).reshape(len(hess), -1)))
 
     monkeypatch.setattr(SymmetricTrees, "before_tree", recording)
-    model = LambdaMART(metric="MAP", target="MAP", grow_policy="symmetric", max_depth=depth, lambda_l2=lambda_l2,
-                       n_estimators=8, min_data_in_leaf=5)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model.fit(data.X, data.y, qid=data.qid)
+    return intended, gradients, [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("depth, lambda_l2", [(5, 0.0), (2, 300.0), (5, 30.0)])
+def test_nodes_without_gain_stay_leaves_and_every_forced_split_is_taken(data, monkeypatch, depth, lambda_l2):
+    # LightGBM refuses a forced split without positive Newton gain and drops the splits after it, and below a node
+    # where its own search found no cut of a feature it has no histogram of it; such nodes are left out of the
+    # forced tree, so that LightGBM grows every tree as forced
+    model = LambdaMART(metric="MAP", target="MAP", grow_policy="symmetric", max_depth=depth, lambda_l2=lambda_l2,
+                       n_estimators=8, min_data_in_leaf=5)
+    intended, _, caught = _fit_recording(monkeypatch, model, data)
     grown = []
     for tree in model.booster_.dump_model()["tree_info"]:
         levels, leaves = _tree_levels(tree)
         assert all(len(splits) == 1 for splits in levels.values())
         grown.append(len(leaves))
+    assert grown == intended and not caught
+    assert min(intended) < 2 ** depth if lambda_l2 else intended == [32] * 8  # some nodes unsplit on purpose
+
+
+def test_without_the_histogram_check_lightgbm_cuts_trees_short_and_that_is_reported(data, monkeypatch):
+    # the check of stop 71 switched off (every node counted as one where LightGBM has every histogram): with
+    # lambda_l2=30 LightGBM refuses forced splits below nodes where it found no cut of their feature
+    from metricrank.learners import _symmetric
+
+    monkeypatch.setattr(_symmetric, "_lightgbm_splittable", lambda hist, *args: np.ones(hist.shape[0], dtype=bool))
+    model = LambdaMART(metric="MAP", target="MAP", grow_policy="symmetric", max_depth=5, lambda_l2=30.0,
+                       n_estimators=8, min_data_in_leaf=5)
+    intended, _, caught = _fit_recording(monkeypatch, model, data)
+    grown = [len(_tree_levels(tree)[1]) for tree in model.booster_.dump_model()["tree_info"]]
     short = sum(g < i for g, i in zip(grown, intended))
-    assert all(g <= i for g, i in zip(grown, intended))
-    if whole:  # every forced split taken; with the penalty of 300 some nodes were left unsplit on purpose
-        assert grown == intended and not caught
-        assert min(intended) < 2 ** depth if lambda_l2 else intended == [32] * 8
-    else:  # deeper trees: LightGBM still cut some short (a feature without gain above), and that is reported
-        assert short > 0
-        assert [str(w.message) for w in caught] == [
-            f"grow_policy='symmetric': LightGBM grew {short} of 8 trees smaller than forced: it refused forced "
-            "splits, most likely of features that had no split of positive gain with lambda_l2=30 higher up; "
-            "lambda_l2=0 (the default for symmetric trees) grows them whole"]
+    assert short > 0 and all(g <= i for g, i in zip(grown, intended))
+    assert caught == [
+        f"grow_policy='symmetric': LightGBM grew {short} of 8 trees smaller than forced: it refused forced "
+        "splits, most likely of features that had no split of positive gain with lambda_l2=30 higher up; "
+        "lambda_l2=0 (the default for symmetric trees) grows them whole"]
+
+
+@pytest.mark.parametrize("grow_policy", ["symmetric", "symmetric_then_leafwise"])
+@pytest.mark.parametrize("n_models", [1, 2])
+def test_with_a_penalty_every_leaf_is_the_newton_step_of_its_rows(data, monkeypatch, grow_policy, n_models):
+    # the oracle: each leaf of each model's tree holds -eta * sum(g) / (sum(h) + lambda_l2) over the rows it
+    # holds, for the gradients that tree was grown on. A forced split read from a histogram LightGBM did not build
+    # gets leaf values from another node's rows (and, in completed trees, LightGBM's own splits after it can
+    # fail its row-count check and stop the fit)
+    eta, lambda_l2 = 0.3, 30.0
+    model = GBRanker("YetiRank", grow_policy=grow_policy, max_depth=5, lambda_l2=lambda_l2, n_models=n_models,
+                     n_estimators=8, learning_rate=eta, min_data_in_leaf=5, random_state=0)
+    intended, gradients, caught = _fit_recording(monkeypatch, model, data)
+    assert not caught
+    leaf_of = model.booster_.predict(data.X, pred_leaf=True)
+    trees = model.booster_.dump_model()["tree_info"]
+    assert len(trees) == 8 * n_models
+    for t, tree in enumerate(trees):
+        grad, hess = gradients[t // n_models]
+        values = {}
+
+        def walk(node):
+            if "leaf_index" in node:
+                values[node["leaf_index"]] = node["leaf_value"]
+            else:
+                walk(node["left_child"])
+                walk(node["right_child"])
+
+        walk(tree["tree_structure"])
+        for leaf, value in values.items():
+            rows = leaf_of[:, t] == leaf
+            g, h = grad[rows, t % n_models].sum(), hess[rows, t % n_models].sum()
+            assert value == pytest.approx(-eta * g / (h + lambda_l2), rel=1e-4, abs=1e-12)
 
 
 def test_a_root_that_no_split_suits_ends_the_fit_as_leaf_wise_trees_do(data):

@@ -206,7 +206,8 @@ SYMMETRIC_POLICIES = ("symmetric", "symmetric_then_leafwise")
 MIXED_KINDS = ("symmetric_then_leafwise", "leafwise")
 #: ``lambda_l2="auto"`` on symmetric trees: none, as CatBoost's YetiRank (1e-20) and stop 53's probe (BENCHMARKS.md,
 #: "Stop 53, continued"); a positive penalty leaves unsplit every node whose Newton gain it makes non-positive,
-#: and makes LightGBM refuse some forced splits (:mod:`metricrank.learners._symmetric`).
+#: and every node below one where LightGBM's own search finds no cut of the level's feature
+#: (:mod:`metricrank.learners._symmetric`).
 SYMMETRIC_LAMBDA_L2 = 0.0
 
 

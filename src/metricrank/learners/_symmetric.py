@@ -26,11 +26,18 @@ How, and why so:
   forced splits and nothing else. The minimum rows per leaf is checked here, and LightGBM's is 1:
   LightGBM counts a side's rows from its hessian, and below a node where it finds no valid split of a
   feature it builds no histogram of that feature, which a forced split there would read.
-* **Short trees.** Where a feature has no split of positive gain in a node (LightGBM's own search,
-  with ``lambda_l2``), LightGBM builds no histogram of it below that node (read in its source), and so,
-  most likely, refuses a forced split of it there. With ``lambda_l2`` 0 a split's gain is positive
-  unless it leaves the gradient per hessian unchanged, and no test or measured fit had a short tree;
-  with a penalty some do: the tree stops at that split, and the fit warns with the count of such trees
+* **Missing histograms.** Where LightGBM's own search finds no cut of a feature in a node that it would
+  take (with its row estimate from the hessians, ``lambda_l2`` and the minimums), it builds no histogram of
+  that feature below the node (read in its source), and a forced split of it there reads another node's:
+  LightGBM then refuses it (the tree stops), or takes it with that node's sums as leaf values, and LightGBM's
+  own splits in completed trees can fail its row-count check and stop the fit. With ``lambda_l2`` 0 no split's
+  gain is negative, and on no test or measured fit did a leaf differ from its Newton step. With a penalty
+  LightGBM finds no such cut in many nodes where hessians are small (on an NP2004-shaped draw, one in five
+  trees was cut short, two leaves of 60 trees held another node's values, and a completed fit stopped with
+  LightGBM's error; BENCHMARKS.md, "Stop 71"). There, before a node takes a level's split, its feature is
+  checked at every node above, for each model's gradients, with LightGBM's rule and a margin
+  (:func:`_lightgbm_splittable`); where the check fails, the level's split is chosen again without that
+  feature in that node. A tree LightGBM still grows smaller than forced is counted, and the fit warns
   (:meth:`check_tree`).
 * **Histograms** of a level come from its parents': only the rows of each split node's smaller child
   are counted, the sibling's histogram is the parent's less that one (as LightGBM builds its own).
@@ -158,8 +165,9 @@ def _level_histograms(codes, node, parent_hist, split, small, n_bins, grad, hess
 
 
 @numba.njit(parallel=True, cache=True)
-def _feature_best(hist, active, n_cuts, min_data, min_hess):
-    """For every feature, its best cut's summed score over the active nodes and the cut (-1: none valid)."""
+def _feature_best(hist, usable, n_cuts, min_data, min_hess):
+    """For every feature, its best cut's summed score over the nodes where it is usable (``usable[k, f]``) and
+    the cut (-1: none valid, or usable in no node)."""
     n_nodes, n_feat = hist.shape[0], hist.shape[1]
     best_score = np.full(n_feat, -np.inf)
     best_cut = np.full(n_feat, -1, dtype=np.int64)
@@ -167,9 +175,11 @@ def _feature_best(hist, active, n_cuts, min_data, min_hess):
         m = n_cuts[f]
         score = np.zeros(max(m, 1))
         valid = np.ones(max(m, 1), dtype=np.bool_)
+        anywhere = False
         for k in range(n_nodes):
-            if not active[k]:
+            if not usable[k, f]:
                 continue
+            anywhere = True
             G = 0.0
             H = 0.0
             C = 0.0
@@ -188,6 +198,8 @@ def _feature_best(hist, active, n_cuts, min_data, min_hess):
                     valid[c] = False
                 elif valid[c]:
                     score[c] += gl * gl / cl + (G - gl) * (G - gl) / (C - cl) - G * G / C
+        if not anywhere:
+            continue
         for c in range(m):
             if valid[c] and score[c] > best_score[f]:
                 best_score[f] = score[c]
@@ -216,11 +228,78 @@ def _newton_gains(hist, f, cut, lambda_l2):
     return out
 
 
+@numba.njit(cache=True)
+def _one_feature_histograms(codes_f, node, n_nodes, n_bins, grad, hess):
+    """``hist[k, 0, b]`` = (Σ grad, Σ hess, rows) of the rows of node ``k`` in bin ``b`` of one feature (whose bin
+    codes are ``codes_f``); shaped as :func:`_histograms`' with one feature."""
+    hist = np.zeros((n_nodes, 1, n_bins, 3))
+    for i in range(codes_f.size):
+        k = node[i]
+        b = codes_f[i]
+        hist[k, 0, b, 0] += grad[i]
+        hist[k, 0, b, 1] += hess[i]
+        hist[k, 0, b, 2] += 1.0
+    return hist
+
+
+#: How far :func:`_lightgbm_splittable` keeps from LightGBM's bounds before it says a node has a split LightGBM
+#: would take: rows its count estimate may be off by (LightGBM may cut a bin of ours in two or three, and rounds
+#: each part's estimate), and the relative error of its float32 gradients and hessians in sums and gains.
+_SPLITTABLE_ROWS_MARGIN = 2.0
+_SPLITTABLE_RELATIVE_MARGIN = 1e-5
+
+
+@numba.njit(cache=True)
+def _lightgbm_splittable(hist, min_data, min_hess, lambda_l2):
+    """Per node of a one-feature histogram (:func:`_one_feature_histograms`): whether LightGBM's own split search
+    there surely finds a cut of the feature it would take, and so builds the feature's histogram in the node's
+    children. It counts a side's rows from its hessian (each bin's ``round(hess * rows / Σhess)``), needs
+    ``min_data`` of them and ``min_hess`` hessian on each side, and a Newton gain with ``lambda_l2`` above the
+    node's own; cuts near those bounds are not counted (the margins above)."""
+    n_nodes, n_bins = hist.shape[0], hist.shape[2]
+    out = np.zeros(n_nodes, dtype=np.bool_)
+    rel = _SPLITTABLE_RELATIVE_MARGIN
+    for k in range(n_nodes):
+        G = 0.0
+        H = 0.0
+        N = 0.0
+        for b in range(n_bins):
+            G += hist[k, 0, b, 0]
+            H += hist[k, 0, b, 1]
+            N += hist[k, 0, b, 2]
+        if N == 0.0 or H <= 0.0:
+            continue
+        per_hess = N / H
+        shift = G * G / (H + lambda_l2)
+        gr = 0.0
+        hr = 0.0
+        nr = 0.0
+        for b in range(n_bins - 1, 0, -1):  # the cut below bin b: bins b and up go right, as LightGBM scans
+            gr += hist[k, 0, b, 0]
+            hr += hist[k, 0, b, 1]
+            nr += np.floor(hist[k, 0, b, 1] * per_hess + 0.5)
+            if nr < min_data + _SPLITTABLE_ROWS_MARGIN or hr < min_hess + rel * H:
+                continue
+            if N - nr < min_data + _SPLITTABLE_ROWS_MARGIN or H - hr < min_hess + rel * H:
+                break
+            gl = G - gr
+            terms = gl * gl / (H - hr + lambda_l2) + gr * gr / (hr + lambda_l2)
+            if terms - shift > rel * terms:
+                out[k] = True
+                break
+    return out
+
+
 def level_split(hist: np.ndarray, active: np.ndarray, n_cuts: np.ndarray, min_data: float,
                 min_hess: float) -> tuple[int, int]:
     """The (feature, cut) with the largest score summed over the ``active`` nodes among those valid in every
-    active node (see the module's docstring); ``(-1, -1)`` when none is. Ties go to the lower feature."""
-    score, cut = _feature_best(hist, active, n_cuts, float(min_data), float(min_hess))
+    active node (see the module's docstring); ``(-1, -1)`` when none is. Ties go to the lower feature.
+    ``active`` is per node, or per node and feature (``active[k, f]``: feature ``f`` may split node ``k``;
+    a feature counts the nodes where it may, and must be valid in each of them)."""
+    usable = np.asarray(active, dtype=np.bool_)
+    if usable.ndim == 1:
+        usable = np.repeat(usable[:, None], hist.shape[1], axis=1)
+    score, cut = _feature_best(hist, np.ascontiguousarray(usable), n_cuts, float(min_data), float(min_hess))
     if not np.any(cut >= 0):
         return -1, -1
     f = int(np.argmax(np.where(cut >= 0, score, -np.inf)))
@@ -277,11 +356,29 @@ class SymmetricTrees:
                 "min_sum_hessian_in_leaf": self.min_hess, "extra_trees": False,
                 **({"cegb_penalty_split": 0.0, "min_data_in_leaf": int(self.min_data)} if self.complete else {})}
 
-    def levels(self, grad: np.ndarray, hess: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
+    def levels(self, grad: np.ndarray, hess: np.ndarray, model_grad: np.ndarray | None = None,
+               model_hess: np.ndarray | None = None) -> list[tuple[int, int, np.ndarray]]:
         """The tree for gradients ``grad`` and hessians ``hess``: per level ``(feature, cut, split)``,
-        ``split[k]`` whether node ``k`` of the level takes the split (a node that does not stays a leaf)."""
+        ``split[k]`` whether node ``k`` of the level takes the split (a node that does not stays a leaf).
+
+        A node takes a level's split only where its Newton gain (with ``lambda_l2``) is positive. With a positive
+        ``lambda_l2`` also only where LightGBM would take it for each of its trees of the iteration (``model_grad``
+        and ``model_hess``: rows by models; default ``grad`` and ``hess`` as one model): where the split's gain is
+        positive for that tree's gradients, and where LightGBM has the feature's histogram, which it builds below
+        a node only if its own search found a cut of the feature there (:func:`_lightgbm_splittable`, at every
+        node above). Where a node lacks it, the level's split is chosen again with that feature left out of the
+        node. With ``lambda_l2`` 0 no split's gain is negative, and these checks are left out (see the module's
+        docstring)."""
         n = self.codes.shape[1]
+        if model_grad is None or not self.lambda_l2 > 0:
+            model_grad, model_hess = grad[:, None], hess[:, None]
+        penalised = self.lambda_l2 > 0
+        models = [(np.ascontiguousarray(model_grad[:, j]), np.ascontiguousarray(model_hess[:, j]))
+                  for j in range(model_grad.shape[1])]
+        lgb_min_data = self.min_data if self.complete else 1.0  # LightGBM's own minimum (lightgbm_params)
         node = np.zeros(n, dtype=np.int64)
+        row_nodes = []  # each level's node of every row, before its split
+        built_at = {}  # (level, feature) -> whether each node of the level has a cut LightGBM takes, every model
         active = np.ones(1, dtype=np.bool_)
         levels = []
         hist = _histograms(self.codes, np.arange(n), node, 1, self.n_bins, grad, hess)
@@ -289,13 +386,24 @@ class SymmetricTrees:
             if level:
                 split = levels[-1][2]
                 hist = _level_histograms(self.codes, node, hist, split, small, self.n_bins, grad, hess)
-            f, cut = level_split(hist, active, self.n_cuts, self.min_data, self.min_hess)
+            row_nodes.append(node)
+            usable = np.repeat(active[:, None], self.codes.shape[0], axis=1)
+            while True:
+                f, cut = level_split(hist, usable, self.n_cuts, self.min_data, self.min_hess)
+                if f < 0 or not penalised:
+                    break
+                has_histogram = active.copy()
+                for above in range(level):
+                    if (above, f) not in built_at:
+                        built_at[above, f] = self._splittable_nodes(f, row_nodes[above], 2 ** above, models,
+                                                                    lgb_min_data)
+                    has_histogram &= built_at[above, f][np.arange(active.size) >> (level - above)]
+                if not np.any(usable[:, f] & ~has_histogram):
+                    break
+                usable[:, f] &= has_histogram
             if f < 0:
                 break
-            gains = _newton_gains(hist, f, cut, self.lambda_l2)
-            # LightGBM refuses a forced split without a positive gain, and its gradients are float32: a
-            # margin keeps the two from disagreeing
-            split = active & (gains > 1e-9 * max(1.0, float(np.abs(gains).max())))
+            split = usable[:, f] & self._positive_gains(hist, f, cut, node, models)
             if not split.any():
                 break
             levels.append((f, cut, split))
@@ -306,6 +414,30 @@ class SymmetricTrees:
             node = 2 * node + (split[node] & (self.codes[f] > cut))
             active = np.repeat(split, 2)
         return levels
+
+    def _splittable_nodes(self, f: int, node: np.ndarray, n_nodes: int, models, min_data: float) -> np.ndarray:
+        """Per node (rows' ``node``): whether LightGBM's own search finds a cut of feature ``f`` it takes there,
+        for the gradients of every model (:func:`_lightgbm_splittable`)."""
+        out = np.ones(n_nodes, dtype=np.bool_)
+        for g, h in models:
+            hist = _one_feature_histograms(self.codes[f], node, n_nodes, self.n_bins, g, h)
+            out &= _lightgbm_splittable(hist, min_data, self.min_hess, self.lambda_l2)
+        return out
+
+    def _positive_gains(self, hist, f: int, cut: int, node: np.ndarray, models) -> np.ndarray:
+        """Per node of the level: whether splitting feature ``f`` after bin ``cut`` has a positive Newton gain
+        (LightGBM's, with ``lambda_l2``) for every model. LightGBM refuses a forced split without one, and its
+        gradients are float32: a margin keeps the two from disagreeing."""
+        def positive(gains):
+            return gains > 1e-9 * max(1.0, float(np.abs(gains).max()))
+
+        if len(models) == 1:  # the level's histograms are the model's
+            return positive(_newton_gains(hist, f, cut, self.lambda_l2))
+        out = np.ones(hist.shape[0], dtype=np.bool_)
+        for g, h in models:
+            one = _one_feature_histograms(self.codes[f], node, hist.shape[0], self.n_bins, g, h)
+            out &= positive(_newton_gains(one, 0, cut, self.lambda_l2))
+        return out
 
     def forced_splits(self, levels) -> tuple[dict | None, int]:
         """LightGBM's forced-splits JSON of ``levels`` (thresholds are cut values; None, JSON's null, for a
@@ -331,8 +463,10 @@ class SymmetricTrees:
         g = np.asarray(grad, dtype=np.float64)
         h = np.asarray(hess, dtype=np.float64)
         if g.ndim == 2:  # several models side by side: one structure for all, on their mean gradient
-            g, h = g.mean(axis=1), h.mean(axis=1)
-        tree, leaves = self.forced_splits(self.levels(np.ascontiguousarray(g), np.ascontiguousarray(h)))
+            levels = self.levels(np.ascontiguousarray(g.mean(axis=1)), np.ascontiguousarray(h.mean(axis=1)), g, h)
+        else:
+            levels = self.levels(np.ascontiguousarray(g), np.ascontiguousarray(h))
+        tree, leaves = self.forced_splits(levels)
         # LightGBM reloads the file only when its name changes: two names, taken in turn
         path = self._write(f"splits-{len(self.leaves) % 2}.json", tree)
         booster.reset_parameter({"forcedsplits_filename": path})
