@@ -30,12 +30,12 @@ How, and why so:
   take (with its row estimate from the hessians, ``lambda_l2`` and the minimums), it builds no histogram of
   that feature below the node (read in its source), and a forced split of it there reads another node's:
   LightGBM then refuses it (the tree stops), or takes it with that node's sums as leaf values, and LightGBM's
-  own splits in completed trees can fail its row-count check and stop the fit. With ``lambda_l2`` 0 no split's
-  gain is negative, and on no test or measured fit did a leaf differ from its Newton step. With a penalty
-  LightGBM finds no such cut in many nodes where hessians are small (on an NP2004-shaped draw, one in five
-  trees was cut short, two leaves of 60 trees held another node's values, and a completed fit stopped with
-  LightGBM's error; BENCHMARKS.md, "Stop 71"). There, before a node takes a level's split, its feature is
-  checked at every node above, for each model's gradients, with LightGBM's rule and a margin
+  own splits in completed trees can fail its row-count check and stop the fit. With ``lambda_l2`` 0 no
+  split's gain is negative, and in the fits checked every leaf was its Newton step (BENCHMARKS.md, "Stop 71").
+  With a penalty LightGBM finds no such cut in many nodes where hessians are small (on an NP2004-shaped
+  draw, one in five trees was cut short, two leaves of 60 trees held another node's values, and a completed
+  fit stopped with LightGBM's error; BENCHMARKS.md, "Stop 71"). There, before a node takes a level's split,
+  its feature is checked at every node above, for each model's gradients, with LightGBM's rule and a margin
   (:func:`_lightgbm_splittable`); where the check fails, the level's split is chosen again without that
   feature in that node. A tree LightGBM still grows smaller than forced is counted, and the fit warns
   (:meth:`check_tree`).
