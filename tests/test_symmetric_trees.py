@@ -302,25 +302,19 @@ def test_with_a_penalty_every_leaf_is_the_newton_step_of_its_rows(data, monkeypa
                      n_estimators=8, learning_rate=eta, min_data_in_leaf=5, random_state=0)
     intended, gradients, caught = _fit_recording(monkeypatch, model, data)
     assert not caught
-    leaf_of = model.booster_.predict(data.X, pred_leaf=True)
-    trees = model.booster_.dump_model()["tree_info"]
-    assert len(trees) == 8 * n_models
-    for t, tree in enumerate(trees):
-        grad, hess = gradients[t // n_models]
-        values = {}
-
-        def walk(node):
-            if "leaf_index" in node:
-                values[node["leaf_index"]] = node["leaf_value"]
-            else:
-                walk(node["left_child"])
-                walk(node["right_child"])
-
-        walk(tree["tree_structure"])
-        for leaf, value in values.items():
+    booster = model.booster_
+    leaf_of = booster.predict(data.X, pred_leaf=True)
+    assert booster.num_trees() == 8 * n_models
+    for t in range(booster.num_trees()):
+        iteration, column = divmod(t, n_models)
+        grad, hess = gradients[iteration]
+        tree_scores = booster.predict(data.X, start_iteration=iteration, num_iteration=1, raw_score=True)
+        tree_scores = tree_scores.reshape(data.n_docs, -1)[:, column]
+        for leaf in np.unique(leaf_of[:, t]):
             rows = leaf_of[:, t] == leaf
-            g, h = grad[rows, t % n_models].sum(), hess[rows, t % n_models].sum()
-            assert value == pytest.approx(-eta * g / (h + lambda_l2), rel=1e-4, abs=1e-12)
+            g, h = grad[rows, column].sum(), hess[rows, column].sum()
+            assert np.ptp(tree_scores[rows]) == 0
+            assert tree_scores[rows][0] == pytest.approx(-eta * g / (h + lambda_l2), rel=1e-4, abs=1e-12)
 
 
 def test_a_root_that_no_split_suits_ends_the_fit_as_leaf_wise_trees_do(data):
