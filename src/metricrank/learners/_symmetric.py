@@ -228,20 +228,6 @@ def _newton_gains(hist, f, cut, lambda_l2):
     return out
 
 
-@numba.njit(cache=True)
-def _one_feature_histograms(codes_f, node, n_nodes, n_bins, grad, hess):
-    """``hist[k, 0, b]`` = (Σ grad, Σ hess, rows) of the rows of node ``k`` in bin ``b`` of one feature (whose bin
-    codes are ``codes_f``); shaped as :func:`_histograms`' with one feature."""
-    hist = np.zeros((n_nodes, 1, n_bins, 3))
-    for i in range(codes_f.size):
-        k = node[i]
-        b = codes_f[i]
-        hist[k, 0, b, 0] += grad[i]
-        hist[k, 0, b, 1] += hess[i]
-        hist[k, 0, b, 2] += 1.0
-    return hist
-
-
 #: How far :func:`_lightgbm_splittable` keeps from LightGBM's bounds before it says a node has a split LightGBM
 #: would take: rows its count estimate may be off by (LightGBM may cut a bin of ours in two or three, and rounds
 #: each part's estimate), and the relative error of its float32 gradients and hessians in sums and gains.
@@ -251,7 +237,7 @@ _SPLITTABLE_RELATIVE_MARGIN = 1e-5
 
 @numba.njit(cache=True)
 def _lightgbm_splittable(hist, min_data, min_hess, lambda_l2):
-    """Per node of a one-feature histogram (:func:`_one_feature_histograms`): whether LightGBM's own split search
+    """Per node of a one-feature histogram (:func:`_histograms` of one feature): whether LightGBM's own split search
     there surely finds a cut of the feature it would take, and so builds the feature's histogram in the node's
     children. It counts a side's rows from its hessian (each bin's ``round(hess * rows / Σhess)``), needs
     ``min_data`` of them and ``min_hess`` hessian on each side, and a Newton gain with ``lambda_l2`` above the
@@ -420,7 +406,7 @@ class SymmetricTrees:
         for the gradients of every model (:func:`_lightgbm_splittable`)."""
         out = np.ones(n_nodes, dtype=np.bool_)
         for g, h in models:
-            hist = _one_feature_histograms(self.codes[f], node, n_nodes, self.n_bins, g, h)
+            hist = _histograms(self.codes[f:f + 1], np.arange(node.size), node, n_nodes, self.n_bins, g, h)
             out &= _lightgbm_splittable(hist, min_data, self.min_hess, self.lambda_l2)
         return out
 
@@ -435,7 +421,7 @@ class SymmetricTrees:
             return positive(_newton_gains(hist, f, cut, self.lambda_l2))
         out = np.ones(hist.shape[0], dtype=np.bool_)
         for g, h in models:
-            one = _one_feature_histograms(self.codes[f], node, hist.shape[0], self.n_bins, g, h)
+            one = _histograms(self.codes[f:f + 1], np.arange(node.size), node, hist.shape[0], self.n_bins, g, h)
             out &= positive(_newton_gains(one, 0, cut, self.lambda_l2))
         return out
 
