@@ -1,5 +1,5 @@
 """``lambda_l2="auto"``: 10 (1 at the capacity check's added levels and for averaged randomised trees), at most 750
-times the mean hessian per row.
+times the mean hessian per row; on symmetric trees 0 unless that bound is below 10.
 
 The oracle of the hessian is PairLogit's written out: at scores s, a pair (i, j) of a query adds
 ``σ(s_i - s_j) σ(s_j - s_i)`` to both documents, so the sum is ``Σ_pairs 2 σ(d) (1 - σ(d))``: a half per pair
@@ -13,7 +13,8 @@ import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
 from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR, AUTO_MODELS,
-                                       AUTO_MODELS_MIN_DOCS, AVERAGED_LAMBDA_L2, HESSIAN_ROWS, auto_lambda_l2)
+                                       AUTO_MODELS_MIN_DOCS, AVERAGED_LAMBDA_L2, HESSIAN_ROWS, MIXED_KINDS,
+                                       SYMMETRIC_LAMBDA_L2, auto_lambda_l2, symmetric_lambda_l2)
 
 
 def sigmoid(x):
@@ -165,10 +166,48 @@ def test_randomised_trees_averaged_over_several_models_take_the_smaller_cap():
     booster too), and 10 again with one model or without randomised splits. Fewer than 100 queries: no check."""
     data = make_ltr(60, docs_per_query=520, n_features=5, random_state=0)
     assert AUTO_MODELS_MIN_DOCS <= data.n_docs and data.n_queries < 100
-    # leaf-wise trees ("auto" grows completed symmetric ones beside them from 30,000 documents, whose penalty is 0)
+    # leaf-wise trees ("auto" grows completed symmetric ones beside them from 30,000 documents, whose penalty is 0 here)
     params = dict(n_estimators=2, grow_policy="leafwise", n_jobs=1, random_state=0)
     averaged = LambdaMART("MAP", **params).fit(data)
     assert (averaged.n_models_, averaged.extra_trees_, averaged.capacity_check_) == (AUTO_MODELS, True, None)
     assert averaged.lambda_l2_ == AVERAGED_LAMBDA_L2 == averaged.booster_.params["lambda_l2"] < AUTO_LAMBDA_L2
     assert LambdaMART("MAP", n_models=1, **params).fit(data).lambda_l2_ == AUTO_LAMBDA_L2
     assert LambdaMART("MAP", extra_trees=False, **params).fit(data).lambda_l2_ == AUTO_LAMBDA_L2
+
+
+@pytest.mark.parametrize("mean, expected", [
+    (None, SYMMETRIC_LAMBDA_L2), (0.0141, SYMMETRIC_LAMBDA_L2), (AUTO_LAMBDA_L2 / HESSIAN_ROWS, SYMMETRIC_LAMBDA_L2),
+    (0.0008, HESSIAN_ROWS * 0.0008), (0.00003, AUTO_LAMBDA_L2_FLOOR), (0.0, AUTO_LAMBDA_L2_FLOOR)])
+def test_symmetric_rule(mean, expected):
+    assert symmetric_lambda_l2(mean) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("grow_policy", ["symmetric", "symmetric_then_leafwise"])
+def test_symmetric_trees_take_the_bound_only_where_it_binds(grow_policy):
+    """No penalty where 750 mean hessians exceed 10 (scores 0: a mean of 0.49); the leaf-wise bound where they do not."""
+    X, y, qid = sparse_relevance()
+    params = dict(grow_policy=grow_policy, max_depth=3, n_estimators=3, min_data_in_leaf=3, n_jobs=1, random_state=0)
+    plain = GBRanker("PairLogit", **params).fit(X, y, qid=qid)
+    assert plain.lambda_l2_ == SYMMETRIC_LAMBDA_L2 == plain.booster_.params["lambda_l2"]
+    base = 8.0 * y + np.random.default_rng(1).normal(scale=0.3, size=len(y))
+    mean = pairlogit_mass(y, qid, base) / len(y)
+    assert 0 < HESSIAN_ROWS * mean < 1.0
+    model = GBRanker("PairLogit", **params).fit(X, y, qid=qid, init_score=base)
+    assert model.lambda_l2_ == pytest.approx(HESSIAN_ROWS * mean, rel=1e-12)
+    assert model.booster_.params["lambda_l2"] == pytest.approx(HESSIAN_ROWS * mean, rel=1e-12)
+    by_hand = GBRanker("PairLogit", lambda_l2=HESSIAN_ROWS * mean, **params).fit(X, y, qid=qid, init_score=base)
+    np.testing.assert_allclose(model.predict(X), by_hand.predict(X), rtol=1e-12)
+
+
+def test_mixed_trees_give_both_kinds_the_bound_where_it_binds():
+    """Both kinds of ``"mixed"`` take 750 mean hessians where that is below 10; the symmetric kind 0 elsewhere."""
+    X, y, qid = sparse_relevance()
+    params = dict(grow_policy="mixed", n_estimators=3, min_data_in_leaf=3, n_jobs=1, random_state=0)
+    plain = GBRanker("PairLogit", **params).fit(X, y, qid=qid)
+    assert [kind.lambda_l2 for kind in plain.kinds_] == [SYMMETRIC_LAMBDA_L2, AUTO_LAMBDA_L2]
+    base = 8.0 * y + np.random.default_rng(1).normal(scale=0.3, size=len(y))
+    mean = pairlogit_mass(y, qid, base) / len(y)
+    model = GBRanker("PairLogit", **params).fit(X, y, qid=qid, init_score=base)
+    assert [kind.grow_policy for kind in model.kinds_] == list(MIXED_KINDS)
+    for kind in model.kinds_:
+        assert kind.lambda_l2 == pytest.approx(HESSIAN_ROWS * mean, rel=1e-12)

@@ -287,7 +287,7 @@ def test_without_the_histogram_check_lightgbm_cuts_trees_short_and_that_is_repor
     assert caught == [
         f"grow_policy='symmetric': LightGBM grew {short} of 8 trees smaller than forced: it refused forced "
         "splits, most likely of features that had no split of positive gain with lambda_l2=30 higher up; "
-        "lambda_l2=0 (the default for symmetric trees) grows them whole"]
+        "lambda_l2=0 grows them whole"]
 
 
 @pytest.mark.parametrize("grow_policy", ["symmetric", "symmetric_then_leafwise"])

@@ -74,7 +74,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         adds above the size rule and for randomised trees averaged over several
         models (``n_models_`` > 1), each at most 750 times the objective's mean
         hessian per row at the first tree and at least 0.1 (fitted
-        ``lambda_l2_``; QuerySoftMax keeps 10 and 1); as
+        ``lambda_l2_``; QuerySoftMax keeps 10 and 1); on symmetric trees 0
+        unless that bound is below 10, and the bound there; as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
     path_smooth : float, default 0.0
         LightGBM's leaf smoothing towards the parent; as :class:`~metricrank.LambdaMART`.
@@ -441,8 +442,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                 warnings.warn(f"grow_policy={kind.grow_policy!r}: LightGBM grew {grower.short_trees} of "
                               f"{booster.num_trees()} trees smaller than forced: it refused forced splits, "
                               f"most likely of features that had no split of positive gain with "
-                              f"lambda_l2={kind.lambda_l2:g} higher up; lambda_l2=0 (the default for symmetric "
-                              f"trees) grows them whole", UserWarning, stacklevel=2)
+                              f"lambda_l2={kind.lambda_l2:g} higher up; lambda_l2=0 grows them whole",
+                              UserWarning, stacklevel=2)
         if len(result.boosters) > 1:
             result.booster = side_by_side(result.boosters)
         self._set_kinds([kind for kind, _ in setups])

@@ -188,8 +188,13 @@ class LambdaMART(GBRanker):
         documents in 1,000 the mean gave 0.02, and 0.1 did better. It does
         not depend on the data's size. ``GBRanker("QuerySoftMax")`` keeps 10
         (its softmax spreads the hessian over every document of a list; where
-        the bound binds it cost 0.012-0.014: BENCHMARKS.md, "Stop 41"). The
-        fitted value is ``lambda_l2_``.
+        the bound binds it cost 0.012-0.014: BENCHMARKS.md, "Stop 41").
+        Symmetric trees (``grow_policy`` below) take 0, except where the bound
+        binds: there they take the bound too (from stop 73; against 0 on the
+        mixed trees' symmetric kind, NDCG@10 +0.0155 and MAP +0.0053 on drawn
+        TD2004 shapes, p < 0.04, and 10 of 11 cells up on gov, TD2004 and
+        NP2004 shapes: BENCHMARKS.md, "Stop 72"). The fitted value is
+        ``lambda_l2_`` (for ``"mixed"`` trees each kind's is in ``kinds_``).
     path_smooth : float, default 0.0
         LightGBM's ``path_smooth``: a leaf's value is pulled towards its
         parent's, with weight ``path_smooth / (n + path_smooth)`` for a leaf of
@@ -255,7 +260,8 @@ class LambdaMART(GBRanker):
         62,000, 5 from there; ``num_leaves_`` is then ``2**depth``. No capacity
         check, randomised splits, feature or row sampling, ``path_smooth`` or
         categorical features; ``lambda_l2="auto"`` is 0 (CatBoost's YetiRank:
-        1e-20); missing values count as 0. A level takes no split where none
+        1e-20) unless the mean hessian bounds it (see ``lambda_l2``); missing
+        values count as 0. A level takes no split where none
         leaves ``min_data_in_leaf`` rows in every node, and the tree stops
         there. With ``n_models_`` > 1 the models' trees of an iteration share
         their splits, chosen on the models' mean gradient. Not the default (BENCHMARKS.md, "Stop 54: symmetric trees as an
@@ -268,7 +274,7 @@ class LambdaMART(GBRanker):
         more on the clean draws because LightGBM completed its trees leaf-wise
         where a level found no split for every node.
         ``"symmetric_then_leafwise"``: that completion. The same symmetric
-        levels (and the same refusals and ``lambda_l2="auto"`` of 0), then,
+        levels (and the same refusals and ``lambda_l2="auto"``), then,
         where they stop early or leave a node unsplit, LightGBM's own
         leaf-wise splits (each leaf ``min_data_in_leaf`` rows, as LightGBM
         counts them) up to ``2**depth`` leaves within the depth. With
