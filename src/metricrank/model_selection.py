@@ -236,9 +236,10 @@ def default_param_space(n_train_docs: int | None = None, grow_policy: str = "lea
 
     For ``grow_policy`` "symmetric" and "symmetric_then_leafwise" the depth (``max_depth``,
     2-8) replaces the leaves, and the options symmetric trees refuse (randomised splits,
-    feature and row sampling) are left out, as is ``lambda_l2``: symmetric trees take 0, as
-    CatBoost's YetiRank does (a penalty leaves unsplit the nodes whose gain it makes
-    non-positive, and those below where LightGBM would find no cut of the level's feature).
+    feature and row sampling) are left out, as is ``lambda_l2``: the trials keep the estimator's,
+    by default "auto", 0 on symmetric trees as CatBoost's YetiRank (a penalty leaves unsplit the
+    nodes whose gain it makes non-positive) unless the mean hessian is small
+    (:func:`~metricrank.learners._gbdt.symmetric_lambda_l2`).
     """
     optuna = _optuna()
     d = optuna.distributions
