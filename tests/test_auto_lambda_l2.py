@@ -45,6 +45,23 @@ def sparse_relevance(n_queries=6, docs=40, seed=0):
     return X, y, qid
 
 
+def small_mean_scores(y, qid):
+    """Base scores that order every pair by a margin of about 8 (each pair's hessian about 7e-4), and PairLogit's
+    mean hessian per row at them (written out)."""
+    base = 8.0 * y + np.random.default_rng(1).normal(scale=0.3, size=len(y))
+    return base, pairlogit_mass(y, qid, base) / len(y)
+
+
+def assert_fit_takes(params, X, y, qid, base, value):
+    """A PairLogit fit from ``base`` resolves "auto" to ``value``, in the booster too, and grows the trees of
+    ``lambda_l2=value`` given by hand."""
+    model = GBRanker("PairLogit", **params).fit(X, y, qid=qid, init_score=base)
+    assert model.lambda_l2_ == pytest.approx(value, rel=1e-12)
+    assert model.booster_.params["lambda_l2"] == pytest.approx(value, rel=1e-12)
+    by_hand = GBRanker("PairLogit", lambda_l2=value, **params).fit(X, y, qid=qid, init_score=base)
+    np.testing.assert_allclose(model.predict(X), by_hand.predict(X), rtol=1e-12)
+
+
 @pytest.mark.parametrize("mean, cap, expected", [
     (None, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2), (0.0141, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2),
     (0.0008, AUTO_LAMBDA_L2, HESSIAN_ROWS * 0.0008), (0.0, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR),
@@ -60,16 +77,9 @@ def test_the_penalty_is_at_most_750_mean_hessians_at_the_first_trees_scores():
     assert zeros == pytest.approx(39 / 2 / 40)  # at scores 0 every pair weighs, and 750 of 0.49 is far above 10
     params = dict(num_leaves=7, n_estimators=3, min_data_in_leaf=3, n_jobs=1, random_state=0)
     assert GBRanker("PairLogit", **params).fit(X, y, qid=qid).lambda_l2_ == AUTO_LAMBDA_L2
-    # base scores that order every pair by a margin of about 8: each pair's hessian is about 7e-4
-    base = 8.0 * y + np.random.default_rng(1).normal(scale=0.3, size=len(y))
-    mean = pairlogit_mass(y, qid, base) / len(y)
+    base, mean = small_mean_scores(y, qid)
     assert 0 < HESSIAN_ROWS * mean < 1.0
-    model = GBRanker("PairLogit", **params).fit(X, y, qid=qid, init_score=base)
-    assert model.lambda_l2_ == pytest.approx(HESSIAN_ROWS * mean, rel=1e-12)
-    assert model.booster_.params["lambda_l2"] == pytest.approx(HESSIAN_ROWS * mean, rel=1e-12)
-    # the same trees as the value given by hand
-    by_hand = GBRanker("PairLogit", lambda_l2=HESSIAN_ROWS * mean, **params).fit(X, y, qid=qid, init_score=base)
-    np.testing.assert_allclose(model.predict(X), by_hand.predict(X), rtol=1e-12)
+    assert_fit_takes(params, X, y, qid, base, HESSIAN_ROWS * mean)
     # a number given is kept
     given = GBRanker("PairLogit", lambda_l2=30.0, **params).fit(X, y, qid=qid, init_score=base)
     assert given.lambda_l2_ == 30.0
@@ -189,14 +199,9 @@ def test_symmetric_trees_take_the_bound_only_where_it_binds(grow_policy):
     params = dict(grow_policy=grow_policy, max_depth=3, n_estimators=3, min_data_in_leaf=3, n_jobs=1, random_state=0)
     plain = GBRanker("PairLogit", **params).fit(X, y, qid=qid)
     assert plain.lambda_l2_ == SYMMETRIC_LAMBDA_L2 == plain.booster_.params["lambda_l2"]
-    base = 8.0 * y + np.random.default_rng(1).normal(scale=0.3, size=len(y))
-    mean = pairlogit_mass(y, qid, base) / len(y)
+    base, mean = small_mean_scores(y, qid)
     assert 0 < HESSIAN_ROWS * mean < 1.0
-    model = GBRanker("PairLogit", **params).fit(X, y, qid=qid, init_score=base)
-    assert model.lambda_l2_ == pytest.approx(HESSIAN_ROWS * mean, rel=1e-12)
-    assert model.booster_.params["lambda_l2"] == pytest.approx(HESSIAN_ROWS * mean, rel=1e-12)
-    by_hand = GBRanker("PairLogit", lambda_l2=HESSIAN_ROWS * mean, **params).fit(X, y, qid=qid, init_score=base)
-    np.testing.assert_allclose(model.predict(X), by_hand.predict(X), rtol=1e-12)
+    assert_fit_takes(params, X, y, qid, base, HESSIAN_ROWS * mean)
 
 
 def test_mixed_trees_give_both_kinds_the_bound_where_it_binds():
@@ -205,8 +210,7 @@ def test_mixed_trees_give_both_kinds_the_bound_where_it_binds():
     params = dict(grow_policy="mixed", n_estimators=3, min_data_in_leaf=3, n_jobs=1, random_state=0)
     plain = GBRanker("PairLogit", **params).fit(X, y, qid=qid)
     assert [kind.lambda_l2 for kind in plain.kinds_] == [SYMMETRIC_LAMBDA_L2, AUTO_LAMBDA_L2]
-    base = 8.0 * y + np.random.default_rng(1).normal(scale=0.3, size=len(y))
-    mean = pairlogit_mass(y, qid, base) / len(y)
+    base, mean = small_mean_scores(y, qid)
     model = GBRanker("PairLogit", **params).fit(X, y, qid=qid, init_score=base)
     assert [kind.grow_policy for kind in model.kinds_] == list(MIXED_KINDS)
     for kind in model.kinds_:
