@@ -25,6 +25,7 @@ from typing import Callable
 
 import numpy as np
 
+from .._arrays import float64_array
 from .._groups import check_group_ptr, check_pairs
 from ..metrics._base import Param
 
@@ -65,7 +66,7 @@ class TrainingData:
 
 
 def _float_vector(name: str, values, length: int, *, nonnegative: bool) -> np.ndarray:
-    arr = np.ascontiguousarray(values, dtype=np.float64)
+    arr = float64_array(values)
     if arr.ndim != 1 or arr.shape[0] != length:
         raise ValueError(f"{name} must have shape ({length},); got {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -86,7 +87,7 @@ def as_training_data(y, group_ptr, *, weights=None, group_weights=None, pairs=No
         row, weights of the wrong length or negative, pairs out of range or
         crossing queries (the error names the pair).
     """
-    y = np.ascontiguousarray(y, dtype=np.float64)
+    y = float64_array(y)
     if y.ndim != 1:
         raise ValueError(f"y must be one-dimensional; got shape {y.shape}")
     if not np.all(np.isfinite(y)):
