@@ -43,7 +43,8 @@ def data():
     return X, y, qid
 
 
-def test_pandas_columns_are_read_only_so_the_check_below_means_something():
+@pytest.mark.skipif(int(pd.__version__.split(".")[0]) < 3, reason="pandas 2 hands out writable arrays")
+def test_pandas_3_columns_are_read_only():
     assert not pd.DataFrame({"label": [1.0, 0.0]})["label"].to_numpy().flags.writeable
 
 
@@ -57,10 +58,10 @@ def test_evaluate_compiles_no_read_only_kernel(data, metric):
 
 @pytest.mark.parametrize("make", [lambda: mr.LambdaMART(metric="MAP", target="NDCG:top=10;type=Exp"),
                                   lambda: mr.GBRanker(objective="YetiRank")], ids=["LambdaMART", "GBRanker"])
-def test_fit_on_a_data_frame_compiles_no_read_only_kernel(data, make):
+def test_fit_on_read_only_arrays_compiles_no_read_only_kernel(data, make):
     X, y, qid = data
     frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
     before = _read_only_signatures()
-    make().set_params(n_estimators=2, n_jobs=1).fit(frame, pd.Series(y), qid=pd.Series(qid),
-                                                    sample_weight=pd.Series(np.ones(y.size)))
+    make().set_params(n_estimators=2, n_jobs=1).fit(frame, _frozen(y), qid=_frozen(qid),
+                                                    sample_weight=_frozen(np.ones(y.size)))
     assert _read_only_signatures() - before == set()
