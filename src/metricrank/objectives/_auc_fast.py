@@ -36,15 +36,18 @@ forward pass. λ_i and w_i are then short dot products of these sums with
 ``_P``/``_Q``: O(n C K) per query after the O(n log n) ranking, with C classes
 and K = 26 powers.
 
-Error bound (``norm=False``): every pair term of document ``i`` has the same
-sign, so componentwise
+Error bound (``norm=False``): every sum above has positive terms, so per document
 
-    |λ̃_i - λ_i| <= (ε_P + δ) |λ_i|,      |w̃_i - w_i| <= (ε_Q + δ) w_i,
+    |λ̃_i - λ_i| <= (ε_P + δ) Σ_j |λ_ij|,      |w̃_i - w_i| <= (ε_Q + δ) w_i,
 
 where δ is floating-point rounding: about ``70 u`` for the dot products
 (``u = 2^-53``) plus the rounding of the chained factors ``r_t``, at most
 ``k (j - i) 2u`` relative on ``x_ij^k`` (``<= 6e-9`` for a 1,000,000-document
-group in the worst case, ~1e-13 measured). Tied scores give ``r = 1`` exactly
+group in the worst case, ~1e-13 measured). For AUC a document's pair terms
+share one sign, so ``Σ_j |λ_ij| = |λ_i|``; for MAUC a document is above the lower
+classes and below the higher ones, its terms differ in sign, and ``λ_i`` can
+cancel to rounding noise, where no bound relative to ``|λ_i|`` holds.
+Tied scores give ``r = 1`` exactly
 and the positions come from the same ``rank_order`` (the metric's tie policy),
 so ties are handled exactly as by the O(n²) kernel. Row and group weights scale
 λ_i, w_i per document and are applied exactly. ``norm=True`` (LightGBM's
