@@ -23,8 +23,9 @@ $(VENV)/.bench: $(VENV)/.test
 demo: $(VENV)/.core
 	$(VENV)/bin/metricrank demo
 
+# two workers (pytest-xdist), a test file each at a time: numba compiles and the tests are mostly one thread
 test: $(VENV)/.test
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 bench: $(VENV)/.bench
 	$(PY) benchmarks/metric_throughput.py

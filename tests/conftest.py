@@ -7,6 +7,12 @@ from pathlib import Path
 
 import pytest
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Several workers share the cores: OpenMP threads (LightGBM's, numba's) that spin while they wait
+    # would take the cores the other workers need (a two-worker run took twice the CPU and crawled).
+    # Read by the OpenMP runtime when it loads, which is later than this (no test module is imported yet).
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 #: Real public data sets, read in place (never copied): ``../shared/data``
 #: relative to the repository root.
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
