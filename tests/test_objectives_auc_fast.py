@@ -17,7 +17,8 @@ from metricrank.objectives._auc_fast import _P, _Q, EPS_P, EPS_Q
 from metricrank.objectives.lambda_objective import _MAX_TRUNCATION, FAST_MIN_SIZE
 
 #: What the issue asks (max norm, relative, against the exact kernel) and what the kernel states
-#: (per document, relative to the sum of its pair terms, against an accurate reference): ε_P, ε_Q <= 1e-13 plus rounding.
+#: (per document, relative to the sum of its pair terms' magnitudes, against an accurate reference):
+#: ε_P, ε_Q <= 1e-13 plus rounding.
 ISSUE_TOL = 1e-3
 STATED_TOL = 1e-9
 #: The exact O(n²) kernel's own rounding: its w = ρ (1 - ρ) loses ~u absolutely per pair when ρ ≈ 1
@@ -139,7 +140,7 @@ def test_fast_matches_exact_in_every_setting(spec, case):
 
 def test_mauc_bound_is_relative_to_the_pair_terms_not_to_a_cancelled_lambda():
     # far-apart scores, four classes: one document's λ cancels to rounding noise (|λ_i| ~ 1e-17 from pair terms
-    # summing to 0.045), so no kernel meets a bound relative to |λ_i| there; the stated one holds
+    # summing to 0.045), where the fast kernel misses a bound relative to |λ_i|; the stated one holds
     rng = np.random.default_rng(80)
     sizes = rng.integers(2, 400, size=6)
     ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
