@@ -69,7 +69,7 @@ def reference(spec, y, s, ptr, *, sigma=1.0, truncation=None, weights=None, grou
         ds = np.where(hi, sc[:, None] - sc[None, :], sc[None, :] - sc[:, None])
         terms = sigma * d * expit(-sigma * ds)
         lam = (terms * np.where(hi, 1.0, -1.0)).sum(1)
-        w = sigma**2 * (d * expit(-sigma * ds) * expit(sigma * ds)).sum(1)
+        w = sigma * (terms * expit(sigma * ds)).sum(1)
         gw = 1.0 if group_weights is None else group_weights[q]
         grad[order] = -lam * gw * weights[order]
         hess[order] = w * gw * weights[order]

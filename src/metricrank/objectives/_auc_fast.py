@@ -47,12 +47,12 @@ group in the worst case, ~1e-13 measured). For AUC a document's pair terms
 share one sign, so ``Σ_j |λ_ij| = |λ_i|``; for MAUC a document is above the lower
 classes and below the higher ones, its terms differ in sign, and ``λ_i`` can
 cancel to rounding noise, where no bound relative to ``|λ_i|`` holds.
-Tied scores give ``r = 1`` exactly
-and the positions come from the same ``rank_order`` (the metric's tie policy),
-so ties are handled exactly as by the O(n²) kernel. Row and group weights scale
-λ_i, w_i per document and are applied exactly. ``norm=True`` (LightGBM's
-``|ΔZ| / (0.01 + |s_i - s_j|)``) does not factorise: it always uses the exact
-kernel.
+
+Tied scores give ``r = 1`` exactly and the positions come from the same
+``rank_order`` (the metric's tie policy), so ties are handled exactly as by the
+O(n²) kernel. Row and group weights scale λ_i, w_i per document and are applied
+exactly. ``norm=True`` (LightGBM's ``|ΔZ| / (0.01 + |s_i - s_j|)``) does not
+factorise: it always uses the exact kernel.
 """
 
 from __future__ import annotations
