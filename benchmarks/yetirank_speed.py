@@ -13,6 +13,11 @@ Compare two versions of the library by running this script under each (``PYTHONP
 alternately, and taking medians:
 
     .venv/bin/python benchmarks/yetirank_speed.py [--permutations 30]
+    .venv/bin/python benchmarks/yetirank_speed.py --data synthetic-50k --calls-only
+
+``--data`` names the training sets (default: ``mq2008 mq2007``; ``synthetic-50k`` is the quality suite's first
+50k split, 52,202 documents in queries of 20-180, whose default fit takes minutes; ``gov`` the first draw of the
+``gov`` shape, queries of 500-1,000). ``--calls-only`` times the gradient calls and skips the fits.
 
 ``--permutations K`` times ``YetiRank:permutations=K`` and trains ``LambdaMART(target=...)`` on it instead of
 CatBoost's default 10. ``--models K`` fits ``n_models=K`` instead of the default ``"auto"`` (on the draw two
@@ -35,6 +40,21 @@ from metricrank import LambdaMART
 from metricrank.objectives import as_training_data, get_objective
 
 
+def _suite_50k():
+    from metricrank.experiments.quality import load_suite
+
+    return load_suite(["synthetic-50k"], folds=1)[0].train
+
+
+#: ``--data`` name: () -> (label, training set).
+DATA = {
+    "mq2008": lambda: ("MQ2008 Fold1", split("mq2008", None, 1).train),
+    "mq2007": lambda: ("mq2007 draw 1", split("mq2007", 5.0, 1).train),
+    "synthetic-50k": lambda: ("suite synthetic-50k split 1", _suite_50k()),
+    "gov": lambda: ("gov draw 1", split("gov", 1.0, 1).train),
+}
+
+
 def seconds(f) -> float:
     start = time.perf_counter()
     f()
@@ -46,6 +66,9 @@ def main() -> None:
     parser.add_argument("--permutations", type=int, default=10, help="YetiRank's permutations (default: 10)")
     parser.add_argument("--models", type=int, default=None, help="n_models of the fit (default: 'auto')")
     parser.add_argument("--profile", action="store_true", help="profile the fit on the mq2007 draw only")
+    parser.add_argument("--data", nargs="+", choices=sorted(DATA), default=["mq2008", "mq2007"],
+                        help="training sets (default: mq2008 mq2007)")
+    parser.add_argument("--calls-only", action="store_true", help="time the gradient calls only, not the fits")
     args = parser.parse_args()
     if args.permutations < 1:
         parser.error(f"--permutations must be >= 1; got {args.permutations}")
@@ -73,20 +96,23 @@ def main() -> None:
               f"{profiled.capacity_check_}", flush=True)
         pstats.Stats(profile).sort_stats("tottime").print_stats(6)
         return
-    for name, data in (("MQ2008 Fold1", split("mq2008", None, 1).train),
-                       ("mq2007 draw 1", split("mq2007", 5.0, 1).train)):
+    for name in args.data:
+        label, data = DATA[name]()
         bound = get_objective(spec).bind(as_training_data(data.y, data.group_ptr), 0)
         raw = np.random.default_rng(0).normal(size=data.n_docs)
         bound(raw)  # compile
         # batches of 50 calls: one call lasts a few ms, which a shared machine's jitter would drown
         call = np.median([seconds(lambda: [bound(raw) for _ in range(50)]) for _ in range(7)]) / 50
+        if args.calls_only:
+            print(f"{label} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms", flush=True)
+            continue
         fitted_model = model()
         ours = seconds(lambda: fitted_model.fit(data))
         anchor = seconds(lambda: lgb.LGBMRanker(n_estimators=300, learning_rate=0.1, n_jobs=1, verbose=-1)
                          .fit(data.X, data.y, group=np.diff(data.group_ptr)))
         fitted = f"LambdaMART(target={spec})" if target else "default LambdaMART"
         fitted += f", {fitted_model.n_models_} model(s)"
-        print(f"{name} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms; {fitted} fit "
+        print(f"{label} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms; {fitted} fit "
               f"{ours:.1f} s, LightGBM lambdarank {anchor:.1f} s, ratio {ours / anchor:.2f}", flush=True)
 
 

@@ -261,9 +261,10 @@ def test_factory_rejects_direct_bad_values():
         make("YetiRank", {"decay": 0.5, "permutations": 0, "use_weights": True})
 
 
-@pytest.mark.parametrize("n", [20, 128, 129, 300])
+@pytest.mark.parametrize("n", [20, 128, 129, 300, 512, 513, 4097])
 def test_small_and_large_query_paths_give_the_same_pairs(n):
-    """Queries up to 128 documents merge pairs in a dense table, larger ones by sorting: same result.
+    """Queries up to 512 documents merge pairs in a dense table, larger ones by sorting; up to 4,096 they are
+    ordered by packed keys, larger ones by argsort: the same result.
 
     With 3 permutations and gaps of 100 (no reordering), every permutation is the score order, so the
     merged weight of each adjacent pair is 3 times its single-permutation weight in both paths.
@@ -307,17 +308,18 @@ def reference_pairs(y, a, ptr, uniforms, decay):
 
 def test_pairs_match_the_definition_draw_by_draw():
     """Every pair and weight equals the definition's for the same uniform draws, on both orderings of the
-    kernel (the exponential form for scores spanning at most 600, the sum beyond) and both query paths
-    (up to 128 documents and more)."""
+    kernel (the exponential form for scores spanning at most 600, the sum beyond), every way of ordering a
+    permutation (packed keys with 7 to 12 bits of position and by insertion or buckets, insertion on the
+    values, argsort) and both ways of merging pairs (a dense table up to 512 documents, sorted keys beyond)."""
     rng = np.random.default_rng(3)
-    sizes = [2, 17, 64, 128, 129, 200, 40, 150, 30, 140, 25]
+    sizes = [2, 17, 64, 128, 129, 200, 40, 150, 30, 140, 25, 300, 600, 4100, 33, 513]
     ptr = np.concatenate([[0], np.cumsum(sizes)])
     y = rng.integers(0, 4, ptr[-1]).astype(float)
     y[ptr[8]:ptr[10]] = 2.0  # two queries of one label (no pair), small and large, skipped by the kernel
     y[ptr[10]:ptr[11]] = 0.0
     y[ptr[11] - 1] = 1.0  # and one whose labels differ only at its last document
     a = rng.normal(size=ptr[-1]) * 3.0
-    for q in (6, 7):  # scores spanning 800: the sum ordering, small and large query
+    for q in (6, 7, 15):  # scores spanning 800: the sum ordering, small and large queries
         s, e = ptr[q], ptr[q + 1]
         a[s:e] = np.linspace(-400.0, 400.0, e - s) + rng.normal(size=e - s)
     perms, decay = 4, 0.85
