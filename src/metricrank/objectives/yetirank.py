@@ -92,7 +92,8 @@ _SMALL_QUERY = 128
 
 #: Up to this many documents :func:`_pack_positions` places each by counting the keys above it (n * n
 #: comparisons without a branch, which the compiler vectorises); more are sorted. Measured per document on
-#: random keys: 4-5 ns against 16-21 ns up to 32 documents, 8.7 against 10.3 at 64, 14.0 against 10.6 at 100.
+#: random keys: 4-5 ns against 16-21 ns up to 32 documents, 8.7 against 10.3 at 64, 14.0 against 10.6 at
+#: 100 (BENCHMARKS.md, "Stop 78").
 _RANK_MAX = 64
 
 #: Up to this many values :func:`_sort_descending` sorts by insertion alone; more are first spread
