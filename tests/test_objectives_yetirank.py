@@ -331,3 +331,29 @@ def test_pairs_match_the_definition_draw_by_draw():
     assert got.keys() == expected.keys()
     for key, w in expected.items():
         assert got[key] == pytest.approx(w, rel=1e-12), key
+
+
+def test_gradient_is_pairlogit_of_the_listed_pairs():
+    """grad and hess are PairLogit's derivatives of the pairs the call lists (row weights included), summed
+    independently here with ``np.add.at``, on queries of every path of the kernel and unequal query weights;
+    the pairs listed after each of two calls are that call's."""
+    rng = np.random.default_rng(7)
+    sizes = [3, 40, 64, 65, 130, 600, 9]
+    ptr = np.concatenate([[0], np.cumsum(sizes)])
+    y = rng.integers(0, 3, ptr[-1]).astype(float)
+    bound = yeti(0.9, 5).bind(as_training_data(y, ptr, group_weights=rng.uniform(0.5, 2.0, len(sizes))), 3)
+    for _ in range(2):
+        a = rng.normal(size=ptr[-1]) * 2.0
+        grad, hess = bound(a)
+        win, lose, w = bound.pairs()
+        assert np.all(np.diff(np.searchsorted(ptr, win, side="right")) >= 0)  # sorted by query
+        s = 1.0 / (1.0 + np.exp(a[win] - a[lose]))
+        expected_grad, expected_hess = np.zeros(ptr[-1]), np.zeros(ptr[-1])
+        np.add.at(expected_grad, win, -w * s)
+        np.add.at(expected_grad, lose, w * s)
+        np.add.at(expected_hess, win, w * s * (1.0 - s))
+        np.add.at(expected_hess, lose, w * s * (1.0 - s))
+        np.testing.assert_allclose(grad, expected_grad, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(hess, expected_hess, rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(bound.pair_ptr()[1:] - bound.pair_ptr()[:-1],
+                                      [np.sum((win >= lo) & (win < hi)) for lo, hi in zip(ptr[:-1], ptr[1:])])
