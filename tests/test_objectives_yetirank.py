@@ -94,6 +94,20 @@ def dense_weights(bound, ptr, n, Q):
     return out
 
 
+def assert_pairlogit_of_listed_pairs(bound, a, grad, hess):
+    """``grad`` and ``hess`` are PairLogit's derivatives of ``bound.pairs()`` at scores ``a``, summed here with
+    ``np.add.at``."""
+    win, lose, w = bound.pairs()
+    s = 1.0 / (1.0 + np.exp(a[win] - a[lose]))
+    g_ref, h_ref = np.zeros_like(a), np.zeros_like(a)
+    np.add.at(g_ref, win, -w * s)
+    np.add.at(g_ref, lose, w * s)
+    np.add.at(h_ref, win, w * s * (1.0 - s))
+    np.add.at(h_ref, lose, w * s * (1.0 - s))
+    np.testing.assert_allclose(grad, g_ref, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(hess, h_ref, rtol=1e-12, atol=1e-15)
+
+
 CASES = [
     # labels, scores, decay, permutations
     ([2.0, 0.0, 1.0], [0.3, -0.4, 0.1], 0.99, 1),
@@ -120,16 +134,7 @@ def test_expected_pair_weights_and_gradient_match_noise_model(y, a, decay, perms
     se_g = G.std(0, ddof=1) / math.sqrt(Q)
     assert np.all(np.abs(G.mean(0) - exact_g) <= Z * se_g + 1e-12), (G.mean(0), exact_g, se_g)
     # The gradient and the hessian are PairLogit's on the returned pairs, exactly.
-    win, lose, w = bound.pairs()
-    s = 1.0 / (1.0 + np.exp(aa[win] - aa[lose]))
-    g_ref = np.zeros_like(aa)
-    h_ref = np.zeros_like(aa)
-    np.add.at(g_ref, win, -w * s)
-    np.add.at(g_ref, lose, w * s)
-    np.add.at(h_ref, win, w * s * (1 - s))
-    np.add.at(h_ref, lose, w * s * (1 - s))
-    np.testing.assert_allclose(grad, g_ref, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(hess, h_ref, rtol=1e-12, atol=1e-15)
+    assert_pairlogit_of_listed_pairs(bound, aa, grad, hess)
 
 
 def test_no_reordering_gives_adjacent_pairs_of_score_order():
@@ -345,15 +350,8 @@ def test_gradient_is_pairlogit_of_the_listed_pairs():
     for _ in range(2):
         a = rng.normal(size=ptr[-1]) * 2.0
         grad, hess = bound(a)
-        win, lose, w = bound.pairs()
+        assert_pairlogit_of_listed_pairs(bound, a, grad, hess)
+        win = bound.pairs()[0]
         assert np.all(np.diff(np.searchsorted(ptr, win, side="right")) >= 0)  # sorted by query
-        s = 1.0 / (1.0 + np.exp(a[win] - a[lose]))
-        expected_grad, expected_hess = np.zeros(ptr[-1]), np.zeros(ptr[-1])
-        np.add.at(expected_grad, win, -w * s)
-        np.add.at(expected_grad, lose, w * s)
-        np.add.at(expected_hess, win, w * s * (1.0 - s))
-        np.add.at(expected_hess, lose, w * s * (1.0 - s))
-        np.testing.assert_allclose(grad, expected_grad, rtol=1e-12, atol=1e-15)
-        np.testing.assert_allclose(hess, expected_hess, rtol=1e-12, atol=1e-15)
         np.testing.assert_array_equal(bound.pair_ptr()[1:] - bound.pair_ptr()[:-1],
                                       [np.sum((win >= lo) & (win < hi)) for lo, hi in zip(ptr[:-1], ptr[1:])])
