@@ -317,7 +317,7 @@ def test_pairs_match_the_definition_draw_by_draw():
     permutation (packed keys with 7 to 12 bits of position and by insertion or buckets, insertion on the
     values, argsort) and both ways of merging pairs (a dense table up to 512 documents, sorted keys beyond)."""
     rng = np.random.default_rng(3)
-    sizes = [2, 17, 64, 128, 129, 200, 40, 150, 30, 140, 25, 300, 600, 4100, 33, 513]
+    sizes = [2, 17, 64, 128, 129, 200, 40, 150, 30, 140, 25, 300, 600, 4100, 33, 513, 3000]
     ptr = np.concatenate([[0], np.cumsum(sizes)])
     y = rng.integers(0, 4, ptr[-1]).astype(float)
     y[ptr[8]:ptr[10]] = 2.0  # two queries of one label (no pair), small and large, skipped by the kernel
@@ -339,9 +339,9 @@ def test_pairs_match_the_definition_draw_by_draw():
 
 
 def test_gradient_is_pairlogit_of_the_listed_pairs():
-    """grad and hess are PairLogit's derivatives of the pairs the call lists (row weights included), summed
-    independently here with ``np.add.at``, on queries of every path of the kernel and unequal query weights;
-    the pairs listed after each of two calls are that call's."""
+    """grad and hess are PairLogit's derivatives of the pairs the call lists, summed independently here with
+    ``np.add.at``, on queries of every size path of the kernel with unequal query weights; the pairs listed
+    after each of two calls are that call's."""
     rng = np.random.default_rng(7)
     sizes = [3, 40, 64, 65, 130, 600, 9]
     ptr = np.concatenate([[0], np.cumsum(sizes)])

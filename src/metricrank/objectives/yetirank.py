@@ -44,9 +44,9 @@ Randomness
 :meth:`YetiRank.bind` creates a ``numpy.random.Generator`` from
 ``random_state``; each call draws all ``permutations x n_rows`` uniforms of
 that call from it up front, in one array, and the numba kernel (parallel over
-blocks of queries) only reads them. The result is therefore a function of the seed and
-the call number only, not of the thread count, and successive calls (trees)
-see different permutations.
+blocks of queries) only reads them. The result is therefore a function of the
+seed and the call number only, not of the thread count, and successive calls
+(trees) see different permutations.
 """
 
 from __future__ import annotations
@@ -173,9 +173,8 @@ def _pack_positions(key, order, packed, tmp, bucket, count):
     (``b`` = 7, or the bits of the largest position where there are more than 128 keys) are replaced
     by ``2**b - 1 - position``, so equal keys keep position order, and the distinct int64 values are
     ranked (up to :data:`_RANK_MAX` keys) or sorted (:func:`_sort_descending`) without the indirection
-    through ``order``. Keys that differ only
-    in those bits (relatively, by less than ``2**(b - 52)``: ``2**-45`` to ``2**-40``) are ordered by
-    position.
+    through ``order``. Keys that differ only in those bits (relatively, by less than ``2**(b - 52)``:
+    ``2**-45`` to ``2**-40``) are ordered by position.
     """
     n = key.shape[0]
     width = 7
@@ -202,7 +201,8 @@ def _query_pairs(raw, y, s, n, uniforms, decay, scale, keys, weights, base, tabl
                  factors, touched):
     """Pairs of the query of rows ``s:s + n``, merged by ``(winner, loser)``, in ``keys/weights[base:...]``;
     returns their number. ``table`` (all zeros, at least n * n entries where n <= :data:`_TABLE_MAX`) is
-    left all zeros; the others are scratch (``work``: four int64 rows of the query's slots, ``touched`` one more)."""
+    left all zeros; the others are scratch (``work``: four int64 rows of the query's slots, ``touched`` one
+    more)."""
     top = raw[s]
     bottom = raw[s]
     for i in range(1, n):
