@@ -330,3 +330,22 @@ def test_mq2008_fold_against_catboost_and_pytrec_eval(shared_data):
     for key, spec in (("map", "MAP"), ("ndcg_cut_10", "ndcg@10")):
         expected = np.mean([r[key] for r in res.values()])
         assert evaluate(ds, score, metric=spec, preset="trec_eval") == pytest.approx(expected, rel=1e-12), spec
+
+
+def test_with_scores_evaluates_new_scores_and_checks_them_as_make_input_does():
+    from metricrank.metrics.evaluate import make_input, with_scores
+
+    rng = np.random.default_rng(0)
+    y, qid = rng.integers(0, 3, 60).astype(float), np.repeat(np.arange(6), 10)
+    doc_ids = [f"d{i % 7}" for i in range(60)]  # ties broken by doc id, cached per input
+    first, second = np.round(rng.normal(size=60), 1), np.round(rng.normal(size=60), 1)
+    metric = get_metric("NDCG:top=5;ties=docid")
+    inp = make_input(y, first, qid=qid, doc_ids=doc_ids)
+    metric.compute(inp)  # fills the first scores' cache
+    got = metric.compute(with_scores(inp, second))[0]
+    assert got == evaluate(y, second, qid=qid, doc_ids=doc_ids, metric="NDCG:top=5;ties=docid")
+    assert got != metric.compute(inp)[0]
+    with pytest.raises(ValueError, match="y_score must be finite"):
+        with_scores(inp, np.where(np.arange(60) == 3, np.nan, second))
+    with pytest.raises(ValueError, match="y_score has 59 entries"):
+        with_scores(inp, second[:59])

@@ -50,13 +50,16 @@ queries.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import clone
 
 from ..data import RankingDataset
-from ..metrics.evaluate import evaluate_many
+from ..metrics.evaluate import evaluate_many, make_input, with_scores
+from ..metrics.registry import get_metric
+from ._model_text import split_model_text
 
 __all__ = ["BUDGET_BOUND_SHARE", "CHECK_ALPHA", "CHECK_FOLDS", "CHECK_FUTILITY", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS",
            "CHECK_MIN_QUERIES", "CHECK_QUERIES", "COARSE_METRICS", "PROXY_METRIC", "RISING_ALPHA", "CapacityCheck",
@@ -107,6 +110,9 @@ CHECK_MAX_STEPS = 2
 COARSE_METRICS = frozenset({"MRR", "ERR"})
 #: What judges the capacities for :data:`COARSE_METRICS`.
 PROXY_METRIC = "NDCG:top=10;type=Exp"
+#: A tree's leaf values in LightGBM's model text, and the mark of a tree whose leaves are linear models.
+_LEAF_VALUES = re.compile(r"(?m)^leaf_value=(.*)$")
+_LINEAR_TREE = re.compile(r"(?m)^is_linear=1$")
 
 
 def next_capacity(num_leaves: int, extra_trees: bool) -> tuple[int, bool]:
@@ -263,8 +269,6 @@ def sizes_allow_check(n_docs: int, n_queries: int, metric: str, preset=None) -> 
     >>> sizes_allow_check(30_000, 100, "MAP"), sizes_allow_check(29_999, 100, "MAP")
     (True, False)
     """
-    from ..metrics import get_metric
-
     return (n_docs >= CHECK_MIN_DOCS and n_queries >= CHECK_MIN_QUERIES
             and get_metric(metric, preset=preset).definition.per_query)
 
@@ -278,8 +282,6 @@ def judging_metric(metric: str, preset=None) -> str:
     >>> judging_metric("MAP"), judging_metric("ERR:top=10")
     ('MAP', 'NDCG:top=10;type=Exp')
     """
-    from ..metrics import get_metric
-
     return PROXY_METRIC if get_metric(metric, preset=preset).definition.name in COARSE_METRICS else metric
 
 
@@ -297,7 +299,6 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     capacity check of num_leaves="auto""). ``mean_hessian`` bounds the added levels' ``lambda_l2="auto"``
     as it bounds the rule's (:func:`~metricrank.learners._gbdt.auto_lambda_l2`). Call it where :func:`applies`.
     """
-    from ..metrics import get_metric
     from ..model_selection import improvement_pvalue
 
     preset = getattr(estimator, "preset", None)
@@ -389,14 +390,31 @@ def _best_common_tree_count(models, held, pooled, metric, preset, higher) -> int
     scores summed tree by tree; a model with fewer trees keeps its last score)."""
     scores = [np.zeros(h.n_docs) if m.init_model_ is None else np.asarray(m.init_model_.predict(h.X), np.float64)
               for m, h in zip(models, held)]
+    outputs = [_tree_outputs(m.booster_, h.X, m.n_estimators_) for m, h in zip(models, held)]
+    judge = get_metric(metric, preset)
+    inp = make_input(pooled, np.concatenate(scores))  # validated once; each tree's scores replace these
     curve = []
     for tree in range(max(m.n_estimators_ for m in models)):
-        for m, h, s in zip(models, held, scores):
-            if tree < m.n_estimators_:
-                s += m.booster_.predict(h.X, start_iteration=tree, num_iteration=1, raw_score=True)
-        (result,) = evaluate_many(pooled, np.concatenate(scores), [metric], preset=preset)
-        curve.append(result.value)
+        for out, s in zip(outputs, scores):
+            if tree < out.shape[0]:
+                s += out[tree]
+        curve.append(judge.compute(with_scores(inp, np.concatenate(scores)))[0])
     curve = np.asarray(curve, dtype=np.float64)
     if np.all(np.isnan(curve)):  # the metric is undefined on every held-out query: nothing to choose
         return len(curve)
     return int(np.nanargmax(curve) if higher else np.nanargmin(curve)) + 1
+
+
+def _tree_outputs(booster, X, n_trees: int) -> np.ndarray:
+    """Each of the first ``n_trees`` trees' raw output on the rows of ``X`` (trees by rows), as LightGBM predicts
+    one tree at a time: from one ``pred_leaf`` call and the leaf values of the model text (written to the last
+    bit), or tree by tree where a tree's leaves are linear models (``linear_tree``), not values."""
+    _, blocks, _ = split_model_text(booster.model_to_string(num_iteration=n_trees))
+    if any(_LINEAR_TREE.search(block) for block in blocks):
+        return np.array([booster.predict(X, start_iteration=t, num_iteration=1, raw_score=True)
+                         for t in range(n_trees)]).reshape(n_trees, X.shape[0])
+    leaves = booster.predict(X, pred_leaf=True, start_iteration=0, num_iteration=n_trees).reshape(X.shape[0], -1)
+    values = [np.array(_LEAF_VALUES.search(block).group(1).split(), dtype=np.float64) for block in blocks]
+    return np.array([values[t][leaves[:, t]] for t in range(n_trees)]).reshape(n_trees, X.shape[0])
+
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -11,7 +11,7 @@ from .._groups import check_pairs, resolve_groups
 from ._base import MetricInput
 from .registry import Metric, get_metric
 
-__all__ = ["EvaluationResult", "evaluate", "evaluate_many", "make_input"]
+__all__ = ["EvaluationResult", "evaluate", "evaluate_many", "make_input", "with_scores"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,12 @@ def make_input(y_true, y_score, *, qid=None, group_ptr=None, group=None, weights
     pr, pw = (None, None) if pairs is None else _pairs(pairs, pair_weights, ptr)
     key = None if doc_ids is None else _tie_key(doc_ids, n)
     return MetricInput(y, score, ptr, w, gw, pr, pw, key, weights is not None, group_weights is not None)
+
+
+def with_scores(inp: MetricInput, y_score) -> MetricInput:
+    """``inp`` (from :func:`make_input`) with other scores, checked as :func:`make_input` checks them: for one
+    metric read at many scores of the same rows, where the rest need validating only once."""
+    return replace(inp, score=_as_float_vector(y_score, "y_score", inp.y.shape[0]), cache={})
 
 
 def evaluate_many(y_true, y_score, metrics, *, preset=None, **arrays) -> list[EvaluationResult]:
