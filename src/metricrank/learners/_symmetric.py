@@ -179,8 +179,11 @@ def _histograms(codes, rows, node, n_nodes, n_bins, grad, hess):
             _count(local, block_codes, width, rows, row_node, row_grad, row_hess)  # a constant width unrolls
         else:
             _count(local, block_codes, block_codes.shape[0], rows, row_node, row_grad, row_hess)
-        for q in range(block_codes.shape[0]):
-            hist[:, first + q] = local[q]
+        for q in range(block_codes.shape[0]):  # loops, not a slice assignment: its shape check compiles for seconds
+            for k in range(n_nodes):
+                for b in range(n_bins):
+                    for c in range(3):
+                        hist[k, first + q, b, c] = local[q, k, b, c]
     return hist
 
 

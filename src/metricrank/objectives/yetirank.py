@@ -231,7 +231,9 @@ def _query_pairs(raw, y, s, n, uniforms, decay, scale, keys, weights, base, tabl
         elif n <= _SMALL_QUERY:
             _insertion_order(noisy[:n], order)
         else:
-            order[:n] = np.argsort(-noisy[:n], kind="mergesort")
+            ranked = np.argsort(-noisy[:n], kind="mergesort")
+            for i in range(n):  # a loop, not a slice assignment: its shape check compiles for seconds
+                order[i] = ranked[i]
         factor = scale
         for r in range(1, n):
             a = order[r - 1]
