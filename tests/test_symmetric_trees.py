@@ -95,8 +95,9 @@ def _random_binned(seed, n_rows, n_features, max_bin):
     return X, rng.normal(size=n_rows), rng.uniform(0.1, 1, n_rows), cuts, codes
 
 
+@pytest.mark.parametrize("width", [1, 4])  # features a pass
 @pytest.mark.parametrize("n_features", [1, 4, 6, 9])  # whole blocks of features a pass, and a part block
-def test_histograms_are_the_sums_of_the_rows_in_each_node_and_bin(n_features):
+def test_histograms_are_the_sums_of_the_rows_in_each_node_and_bin(n_features, width):
     X, grad, hess, cuts, codes = _random_binned(n_features, 400, n_features, 16)
     n_bins = max(c.size for c in cuts) + 1
     node = np.random.default_rng(0).integers(0, 3, 400)
@@ -105,7 +106,7 @@ def test_histograms_are_the_sums_of_the_rows_in_each_node_and_bin(n_features):
     for f in range(n_features):  # np.add.at adds in the order of rows, so the sums are the same to the last bit
         for column, values in enumerate((grad[rows], hess[rows], np.ones(rows.size))):
             np.add.at(expected[:, f, :, column], (node[rows], codes[f, rows]), values)
-    hist = _histograms(codes, rows, node, 3, n_bins, grad, hess)
+    hist = _histograms(codes, rows, node, 3, n_bins, grad, hess, width)
     np.testing.assert_array_equal(hist, expected)
 
 

@@ -139,7 +139,8 @@ def binned(X, max_bin: int) -> tuple[list[np.ndarray], np.ndarray]:
 
 
 #: Features one thread counts in one pass over the rows: four independent sums per row, where one feature's
-#: sums into the same bin wait on each other (1.6 times as fast as one feature a pass, BENCHMARKS.md "Stop 79").
+#: sums into the same bin wait on each other (1.4-1.7 times as fast as one feature a pass, BENCHMARKS.md "Stop 79").
+#: Taken where there are this many features per thread or more; with fewer, one feature a pass keeps the threads busy.
 _FEATURES_PER_PASS = 4
 
 
@@ -157,9 +158,8 @@ def _count(local, block_codes, n_features, rows, row_node, row_grad, row_hess):
 
 
 @numba.njit(parallel=True, cache=True)
-def _histograms(codes, rows, node, n_nodes, n_bins, grad, hess):
-    """``hist[k, f, b]`` = (Σ grad, Σ hess, rows) of the ``rows`` of node ``k`` in bin ``b`` of feature ``f``,
-    each sum taken in the order of ``rows``."""
+def _histograms_kernel(codes, rows, node, n_nodes, n_bins, grad, hess, width):
+    """:func:`_histograms`, ``width`` features a pass (1 or :data:`_FEATURES_PER_PASS`)."""
     n_feat = codes.shape[0]
     m = rows.size
     row_node = np.empty(m, dtype=np.int64)  # gathered once, read once per pass
@@ -170,13 +170,12 @@ def _histograms(codes, rows, node, n_nodes, n_bins, grad, hess):
         row_grad[j] = grad[rows[j]]
         row_hess[j] = hess[rows[j]]
     hist = np.empty((n_nodes, n_feat, n_bins, 3))
-    width = _FEATURES_PER_PASS
     for block in numba.prange((n_feat + width - 1) // width):
         first = block * width
         block_codes = codes[first:first + width]
-        local = np.zeros((width, n_nodes, n_bins, 3))  # this block's histograms, contiguous
-        if block_codes.shape[0] == width:
-            _count(local, block_codes, width, rows, row_node, row_grad, row_hess)  # a constant width unrolls
+        local = np.zeros((block_codes.shape[0], n_nodes, n_bins, 3))  # this block's histograms, contiguous
+        if block_codes.shape[0] == _FEATURES_PER_PASS:  # a constant count unrolls
+            _count(local, block_codes, _FEATURES_PER_PASS, rows, row_node, row_grad, row_hess)
         else:
             _count(local, block_codes, block_codes.shape[0], rows, row_node, row_grad, row_hess)
         for q in range(block_codes.shape[0]):  # loops, not a slice assignment: its shape check compiles for seconds
@@ -185,6 +184,16 @@ def _histograms(codes, rows, node, n_nodes, n_bins, grad, hess):
                     for c in range(3):
                         hist[k, first + q, b, c] = local[q, k, b, c]
     return hist
+
+
+def _histograms(codes, rows, node, n_nodes, n_bins, grad, hess, width=None):
+    """``hist[k, f, b]`` = (Σ grad, Σ hess, rows) of the ``rows`` of node ``k`` in bin ``b`` of feature ``f``,
+    each sum taken in the order of ``rows``. ``width``: features a pass, by default :data:`_FEATURES_PER_PASS`
+    where each thread gets that many, else 1."""
+    if width is None:
+        enough = codes.shape[0] >= _FEATURES_PER_PASS * numba.get_num_threads()
+        width = _FEATURES_PER_PASS if enough else 1
+    return _histograms_kernel(codes, rows, node, n_nodes, n_bins, grad, hess, width)
 
 
 def _level_histograms(codes, node, parent_hist, split, small, n_bins, grad, hess):
