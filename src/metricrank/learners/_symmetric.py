@@ -139,7 +139,7 @@ def binned(X, max_bin: int) -> tuple[list[np.ndarray], np.ndarray]:
 
 
 #: Features one thread counts in one pass over the rows: four independent sums per row, where one feature's
-#: sums into the same bin wait on each other (1.4-1.7 times as fast as one feature a pass, BENCHMARKS.md "Stop 79").
+#: sums into the same bin wait on each other (1.5 times as fast as one feature a pass, BENCHMARKS.md "Stop 79").
 #: Taken where there are this many features per thread or more; with fewer, one feature a pass keeps the threads busy.
 _FEATURES_PER_PASS = 4
 
