@@ -416,5 +416,3 @@ def _tree_outputs(booster, X, n_trees: int) -> np.ndarray:
     leaves = booster.predict(X, pred_leaf=True, start_iteration=0, num_iteration=n_trees).reshape(X.shape[0], -1)
     values = [np.array(_LEAF_VALUES.search(block).group(1).split(), dtype=np.float64) for block in blocks]
     return np.array([values[t][leaves[:, t]] for t in range(n_trees)]).reshape(n_trees, X.shape[0])
-
-
