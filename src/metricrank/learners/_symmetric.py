@@ -203,8 +203,19 @@ def _level_histograms(codes, node, parent_hist, split, small, n_bins, grad, hess
     smaller = children[small[children]]
     rows = np.flatnonzero(small[node])
     hist = _histograms(codes, rows, node, 2 * split.size, n_bins, grad, hess)
-    hist[smaller ^ 1] = parent_hist[smaller // 2] - hist[smaller]
+    _siblings(hist, parent_hist, smaller)
     return hist
+
+
+@numba.njit(cache=True)
+def _siblings(hist, parent_hist, smaller):
+    """``hist[c ^ 1] = parent_hist[c // 2] - hist[c]`` for each built child ``c`` in ``smaller``, in place (numpy's
+    fancy indexing would copy each operand)."""
+    for c in smaller:
+        for f in range(hist.shape[1]):
+            for b in range(hist.shape[2]):
+                for v in range(3):
+                    hist[c ^ 1, f, b, v] = parent_hist[c // 2, f, b, v] - hist[c, f, b, v]
 
 
 @numba.njit(parallel=True, cache=True)
