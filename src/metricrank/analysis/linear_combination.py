@@ -17,7 +17,7 @@ import numpy as np
 
 from .._groups import resolve_groups
 from ..metrics import get_metric
-from ..metrics.evaluate import _as_float_vector, make_input
+from ..metrics.evaluate import _as_float_vector, make_input, with_scores
 from ..objectives import LambdaObjective
 
 __all__ = ["LinearCombinationResult", "combine_rankers"]
@@ -110,9 +110,7 @@ def combine_rankers(score_list, y, *, qid=None, group_ptr=None, metric="NDCG:top
     sign = 1.0 if m.higher_is_better else -1.0
 
     def value_of(scores):
-        from dataclasses import replace
-
-        return m.compute(replace(inp, score=np.ascontiguousarray(scores), cache={}))[0]
+        return m.compute(with_scores(inp, scores))[0]
 
     scale = X.std(axis=0)
     scale[scale == 0] = 1.0

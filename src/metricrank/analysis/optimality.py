@@ -15,12 +15,12 @@ step function of θ, so a step too small to reorder any pair shows no change at 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..metrics import get_metric
-from ..metrics.evaluate import make_input
+from ..metrics.evaluate import make_input, with_scores
 from ..learners._boosting import numba_threads
 from ._params import adapter_for
 
@@ -200,7 +200,7 @@ def _run(adapter, theta0, m, X, y, qid, group_ptr, n, step, random_state, tol, d
     m.compute(inp)  # label checks once, before the long loop
 
     def value(theta) -> float:
-        return m.compute(replace(inp, score=np.ascontiguousarray(scores(theta)), cache={}))[0]
+        return m.compute(with_scores(inp, scores(theta)))[0]
 
     if step is None:
         norm = float(np.linalg.norm(theta0))
