@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import sklearn
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, cross_val_score
 
 from metricrank import LambdaMART, evaluate, make_ltr, save_letor
@@ -212,12 +213,14 @@ def test_best_value_equals_an_independent_reevaluation(result, data):
         np.testing.assert_array_equal(np.sort(te), rte)
         assert not set(qid[tr]) & set(qid[te])
     best = result.study_.trials[result.selected_trial_]  # the kept trial (the start unless beaten significantly)
+    # the start grows its whole budget (30 trees) and keeps its best tree; the other trials stop 3 after theirs
+    rounds = 30 if result.selected_trial_ == 0 else 3
     values, trees = [], []
     # the folds' rows in tune's (sorted) order: YetiRank (target="auto") draws its noise row by row
     for train, test in result.folds_:
         model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **best.params)
         model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])],
-                  early_stopping_rounds=3)
+                  early_stopping_rounds=rounds)
         assert model.best_iteration_ is not None
         values.append(evaluate(y[test], model.predict(X[test]), qid=qid[test], metric=METRIC))
         trees.append(model.best_iteration_)
@@ -427,12 +430,12 @@ def test_tune_starts_from_the_estimators_own_values(data):
     first = res.study_.trials[0].params
     assert first["num_leaves"] == 5 and first["learning_rate"] == 0.2
     assert 1e-3 <= first["lambda_l2"] <= 1.0  # sampled: the estimator's value is not in the space
-    # the first trial's value is the estimator's own cross-validated score
+    # the first trial's value is the estimator's own cross-validated score, at the best tree of its whole budget
     own = []
     for train, test in res.folds_:
         model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **first)
         model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])],
-                  early_stopping_rounds=3)
+                  early_stopping_rounds=30)
         own.append(evaluate(y[test], model.predict(X[test]), qid=qid[test], metric=METRIC))
     assert res.study_.trials[0].value == pytest.approx(np.mean(own), rel=1e-12)
     assert res.best_score_ >= res.study_.trials[0].value
@@ -470,12 +473,13 @@ def check_runs(monkeypatch):
                     random_state=0)
 
 
-def by_hand_fold_values(ds, folds, policy, **params):
-    """Each fold's NDCG@10 of LambdaMART(**params) fitted by hand as tune fits it, asserting its grown policy."""
+def by_hand_fold_values(ds, folds, policy, rounds=5, **params):
+    """Each fold's NDCG@10 of LambdaMART(**params) fitted by hand as tune fits it (``rounds``: 40, the whole
+    budget, for the first trial), asserting its grown policy."""
     values = []
     for train, test in folds:
         model = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3, **params)
-        model.fit(ds.X[train], ds.y[train], qid=ds.qid[train], early_stopping_rounds=5,
+        model.fit(ds.X[train], ds.y[train], qid=ds.qid[train], early_stopping_rounds=rounds,
                   eval_set=[(ds.X[test], ds.y[test], ds.qid[test])])
         assert model.grow_policy_ == policy
         values.append(evaluate(ds.y[test], model.predict(ds.X[test]), qid=ds.qid[test], metric="NDCG:top=10"))
@@ -494,10 +498,10 @@ def test_first_trial_and_its_refit_are_the_estimator_as_given(check_runs):
     trial0 = res.study_.trials[0].params
     n_train = min(train.size for train, _ in res.folds_)
     assert trial0["max_depth"] == int(np.log2(auto_num_leaves(n_train) + 1))
-    as_given = by_hand_fold_values(ds, res.folds_, "mixed")
+    as_given = by_hand_fold_values(ds, res.folds_, "mixed", rounds=40)
     assert res.study_.trials[0].user_attrs["fold_values"] == pytest.approx(as_given, rel=1e-12)
     # the recorded values fit other trees (else this case shows nothing)
-    assert not np.allclose(by_hand_fold_values(ds, res.folds_, "symmetric_then_leafwise",
+    assert not np.allclose(by_hand_fold_values(ds, res.folds_, "symmetric_then_leafwise", rounds=40,
                                                grow_policy="symmetric_then_leafwise", **trial0), as_given)
     assert res.best_params_ == {**trial0, "max_depth": -1, "n_estimators": res.best_params_["n_estimators"]}
     refit = res.best_estimator_
@@ -567,6 +571,7 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
     base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1,
                       lambda_l2=10.0)
     kw["pruner"] = optuna.pruners.NopPruner()
+    kw["random_state"] = 2
     kept = tune(base, X, y, n_trials=4, param_space=space, **kw)
     best = tune(base, X, y, n_trials=4, param_space=space, selection="best", **kw)
     assert best.study_.best_trial.number != 0  # (else this case shows nothing)
@@ -579,16 +584,58 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
         tune(base, X, y, n_trials=1, selection="first", **kw)
 
 
+def test_the_first_trial_grows_its_whole_budget_and_is_scored_at_its_best_tree():
+    """Early stopping cuts the other trials short; the estimator as given is judged at the best of its budget."""
+    from metricrank.learners._boosting import StoppingRule
+
+    ds = make_ltr(60, docs_per_query=(5, 15), n_features=6, noise=2.0, random_state=4)
+    X, y, qid = ds.X, ds.y, ds.qid
+    rows = np.arange(len(qid))
+    cut = np.searchsorted(qid, np.unique(qid))[36]  # 36 training queries, 24 held out
+    train, test = rows[:cut], rows[cut:]
+    trees, rounds = 30, 2
+    base = LambdaMART(METRIC, target=METRIC, n_estimators=trees, learning_rate=0.3, n_jobs=1, random_state=0)
+    space = {"num_leaves": optuna.distributions.IntDistribution(2, 12)}
+    res = tune(base, X, y, qid=qid, metric=METRIC, n_trials=3, cv=[(train, test)], early_stopping_rounds=rounds,
+               param_space=space, random_state=0, show_progress=False, pruner=optuna.pruners.NopPruner())
+
+    def held_out_curve(**params):
+        model = clone(base).set_params(**params)
+        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])], eval_metrics=[METRIC])
+        (curve,) = [c[METRIC] for c in model.evals_result_.values()]
+        return model, np.asarray(curve)
+
+    def stopped_at(curve):  # the tree where early stopping with `rounds` ends the curve
+        rule = StoppingRule(rounds, True)
+        return next((it for it, v in enumerate(curve, 1) if rule.observe(it, v, METRIC)), len(curve))
+
+    model, curve = held_out_curve()
+    best = int(np.argmax(curve)) + 1
+    first = res.study_.trials[0]
+    assert first.user_attrs["best_iterations"] == [best]
+    assert first.value == pytest.approx(curve[best - 1], rel=1e-12)
+    np.testing.assert_allclose(first.user_attrs["query_values"], evaluate(
+        y[test], model.predict(X[test], num_iteration=best), qid=qid[test], metric=METRIC, per_query=True))
+    assert stopped_at(curve) < best  # (else this case shows nothing: early stopping would have reached the best)
+    if res.selected_trial_ == 0:
+        assert res.best_params_["n_estimators"] == best
+    # every other trial stops `rounds` trees after its best and is scored there
+    for trial in res.study_.trials[1:]:
+        _, other = held_out_curve(**trial.params)
+        end = stopped_at(other)
+        assert trial.user_attrs["best_iterations"] == [int(np.argmax(other[:end])) + 1]
+        assert trial.value == pytest.approx(other[:end].max(), rel=1e-12)
+
+
 def test_tune_shares_the_level_among_the_trials_it_chose_the_best_from(data):
-    """The best of 7 noisy trials beats the start at p = 0.011: below 0.05, not below 0.05 / 7."""
+    """The best of 7 trials beats the start at p = 0.011: below 0.05, not below 0.05 / 7."""
     from metricrank.model_selection import improvement_pvalue, selection_level
 
     X, y, qid = data
-    space = {"bagging_fraction": optuna.distributions.FloatDistribution(0.5, 0.9), "bagging_freq": [1]}
-    # (lambda_l2 pinned to the value this case was built on, as above)
-    base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, bagging_fraction=0.85, bagging_freq=1,
-                      lambda_l2=10.0)
-    kw = dict(qid=qid, metric=METRIC, cv=3, early_stopping_rounds=3, random_state=5, show_progress=False,
+    space = {"lambda_l2": optuna.distributions.FloatDistribution(0.1, 30.0, log=True)}
+    base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, lambda_l2=30.0)
+    # every trial grows the whole budget, as the start does (early stopping would cut the others short)
+    kw = dict(qid=qid, metric=METRIC, cv=3, early_stopping_rounds=30, random_state=5, show_progress=False,
               pruner=optuna.pruners.NopPruner(), n_trials=8, param_space=space)
     res = tune(base, X, y, **kw)
     top, first = res.study_.best_trial, res.study_.trials[0]
@@ -596,7 +643,7 @@ def test_tune_shares_the_level_among_the_trials_it_chose_the_best_from(data):
     assert top.number != 0 and res.selection_pvalue_ == p
     assert res.selection_level_ == selection_level(7) == 0.05 / 7
     assert res.selection_level_ <= p < 0.05  # (else this case shows nothing)
-    assert res.selected_trial_ == 0 and res.best_params_["bagging_fraction"] == 0.85
+    assert res.selected_trial_ == 0 and res.best_params_["lambda_l2"] == 30.0
     assert tune(base, X, y, selection="best", **kw).selected_trial_ == top.number
 
 
