@@ -54,6 +54,18 @@ def oracle(params, X, y, qid, splits, metric=METRIC):
 # --- make_scorer in scikit-learn's searches ------------------------------------------------
 
 
+def patient_end(curve, rounds):
+    """Trees ``tune``'s first trial grows on a held-out ``curve`` (higher is better): it stops once
+    ``max(rounds, its best tree so far)`` trees have not improved on that best."""
+    best = 0
+    for it, value in enumerate(curve, 1):
+        if best == 0 or value > curve[best - 1]:
+            best = it
+        if it - best >= max(rounds, best):
+            return it
+    return len(curve)
+
+
 def test_grid_search_scores_per_query(data):
     X, y, qid = data
     with sklearn.config_context(enable_metadata_routing=True):
@@ -213,7 +225,8 @@ def test_best_value_equals_an_independent_reevaluation(result, data):
         np.testing.assert_array_equal(np.sort(te), rte)
         assert not set(qid[tr]) & set(qid[te])
     best = result.study_.trials[result.selected_trial_]  # the kept trial (the start unless beaten significantly)
-    # the start grows its whole budget (30 trees) and keeps its best tree; the other trials stop 3 after theirs
+    # the start waits max(3, its best tree so far) trees, here reaching the best of its budget (30 trees); the
+    # other trials stop 3 after their best
     rounds = 30 if result.selected_trial_ == 0 else 3
     values, trees = [], []
     # the folds' rows in tune's (sorted) order: YetiRank (target="auto") draws its noise row by row
@@ -430,13 +443,14 @@ def test_tune_starts_from_the_estimators_own_values(data):
     first = res.study_.trials[0].params
     assert first["num_leaves"] == 5 and first["learning_rate"] == 0.2
     assert 1e-3 <= first["lambda_l2"] <= 1.0  # sampled: the estimator's value is not in the space
-    # the first trial's value is the estimator's own cross-validated score, at the best tree of its whole budget
+    # the first trial's value is the estimator's own cross-validated score, at its best tree of those it grew
+    # waiting max(3, its best tree so far) trees
     own = []
     for train, test in res.folds_:
         model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **first)
-        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])],
-                  early_stopping_rounds=30)
-        own.append(evaluate(y[test], model.predict(X[test]), qid=qid[test], metric=METRIC))
+        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])], eval_metrics=[METRIC])
+        (curve,) = [c[METRIC] for c in model.evals_result_.values()]
+        own.append(max(curve[:patient_end(curve, 3)]))
     assert res.study_.trials[0].value == pytest.approx(np.mean(own), rel=1e-12)
     assert res.best_score_ >= res.study_.trials[0].value
     unanchored = tune(base, X, y, qid=qid, metric=METRIC, n_trials=1, cv=3, early_stopping_rounds=3,
@@ -584,17 +598,18 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
         tune(base, X, y, n_trials=1, selection="first", **kw)
 
 
-def test_the_first_trial_grows_its_whole_budget_and_is_scored_at_its_best_tree():
-    """Early stopping cuts the other trials short; the estimator as given is judged at the best of its budget."""
+def test_the_first_trial_waits_as_many_trees_as_its_best_took_before_it_stops():
+    """The other trials stop `rounds` trees after their best; the estimator as given, max(rounds, its best tree so
+    far) trees after, so a slowly rising curve is not cut short, and it is scored at its best tree."""
     from metricrank.learners._boosting import StoppingRule
 
-    ds = make_ltr(60, docs_per_query=(5, 15), n_features=6, noise=2.0, random_state=4)
+    ds = make_ltr(60, docs_per_query=(5, 15), n_features=6, noise=2.0, random_state=7)
     X, y, qid = ds.X, ds.y, ds.qid
     rows = np.arange(len(qid))
     cut = np.searchsorted(qid, np.unique(qid))[36]  # 36 training queries, 24 held out
     train, test = rows[:cut], rows[cut:]
-    trees, rounds = 30, 2
-    base = LambdaMART(METRIC, target=METRIC, n_estimators=trees, learning_rate=0.3, n_jobs=1, random_state=0)
+    trees, rounds = 40, 2
+    base = LambdaMART(METRIC, target=METRIC, n_estimators=trees, learning_rate=0.15, n_jobs=1, random_state=0)
     space = {"num_leaves": optuna.distributions.IntDistribution(2, 12)}
     res = tune(base, X, y, qid=qid, metric=METRIC, n_trials=3, cv=[(train, test)], early_stopping_rounds=rounds,
                param_space=space, random_state=0, show_progress=False, pruner=optuna.pruners.NopPruner())
@@ -610,13 +625,17 @@ def test_the_first_trial_grows_its_whole_budget_and_is_scored_at_its_best_tree()
         return next((it for it, v in enumerate(curve, 1) if rule.observe(it, v, METRIC)), len(curve))
 
     model, curve = held_out_curve()
-    best = int(np.argmax(curve)) + 1
+    end = patient_end(curve, rounds)
+    best = int(np.argmax(curve[:end])) + 1
     first = res.study_.trials[0]
     assert first.user_attrs["best_iterations"] == [best]
     assert first.value == pytest.approx(curve[best - 1], rel=1e-12)
     np.testing.assert_allclose(first.user_attrs["query_values"], evaluate(
         y[test], model.predict(X[test], num_iteration=best), qid=qid[test], metric=METRIC, per_query=True))
-    assert stopped_at(curve) < best  # (else this case shows nothing: early stopping would have reached the best)
+    # it grew `end` trees: its in-fold reports (from half the budget on) end there, before the budget's end
+    assert max(step for step in first.intermediate_values if step < trees) == end
+    # (else this case shows nothing: `rounds` would have reached that best, or the patience the whole budget)
+    assert stopped_at(curve) < best and end < trees
     if res.selected_trial_ == 0:
         assert res.best_params_["n_estimators"] == best
     # every other trial stops `rounds` trees after its best and is scored there
