@@ -600,7 +600,8 @@ class _GrowingPatience:
         self.rule = StoppingRule(None, higher_is_better)  # tracks the best tree; never stops by itself
 
     def __call__(self, info) -> bool:
-        (value,) = list(info.evaluations.values())[-1].values()  # the held-out rows (the last evaluation set)
+        (values,) = info.evaluations.values()  # the fold's held-out rows, judged by the tuned metric only
+        (value,) = values.values()
         self.rule.observe(info.iteration, value, "")
         return info.iteration - self.rule.best_iter >= max(self.rounds, self.rule.best_iter)
 
