@@ -11,8 +11,8 @@ import json
 import numpy as np
 import pytest
 import sklearn
-from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.base import clone
+from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, cross_val_score
 
 from metricrank import LambdaMART, evaluate, make_ltr, save_letor
@@ -488,8 +488,9 @@ def check_runs(monkeypatch):
 
 
 def by_hand_fold_values(ds, folds, policy, rounds=5, **params):
-    """Each fold's NDCG@10 of LambdaMART(**params) fitted by hand as tune fits it (``rounds``: 40, the whole
-    budget, for the first trial), asserting its grown policy."""
+    """Each fold's NDCG@10 of LambdaMART(**params) fitted by hand as tune fits it, asserting its grown policy
+    (``rounds`` 40, the budget, for the first trial: its patience, max(5, its best tree so far), reaches its
+    budget's best here)."""
     values = []
     for train, test in folds:
         model = LambdaMART("NDCG:top=10", n_estimators=40, n_jobs=1, random_state=3, **params)
@@ -653,7 +654,7 @@ def test_tune_shares_the_level_among_the_trials_it_chose_the_best_from(data):
     X, y, qid = data
     space = {"lambda_l2": optuna.distributions.FloatDistribution(0.1, 30.0, log=True)}
     base = LambdaMART(METRIC, target=METRIC, n_estimators=30, n_jobs=1, lambda_l2=30.0)
-    # every trial grows the whole budget, as the start does (early stopping would cut the others short)
+    # patience 30, the budget: every trial grows its whole budget, the start too
     kw = dict(qid=qid, metric=METRIC, cv=3, early_stopping_rounds=30, random_state=5, show_progress=False,
               pruner=optuna.pruners.NopPruner(), n_trials=8, param_space=space)
     res = tune(base, X, y, **kw)
