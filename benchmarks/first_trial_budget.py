@@ -32,7 +32,7 @@ import numpy as np
 from metricrank import LambdaMART
 from metricrank.experiments import quality
 from metricrank.learners._boosting import StoppingRule
-from metricrank.metrics import evaluate
+from metricrank.metrics import evaluate, get_metric
 from metricrank.model_selection import improvement_pvalue
 
 
@@ -67,6 +67,8 @@ def main() -> None:
     parser.add_argument("--params", required=True, help="the challenger's parameters, as JSON")
     parser.add_argument("--rounds", type=int, default=30, help="tune's early_stopping_rounds (default 30)")
     args = parser.parse_args()
+    if not get_metric(args.metric).higher_is_better:
+        parser.error(f"--metric {args.metric!r}: the replay assumes a metric where higher is better")
     split = next(s for s in quality.load_suite([args.dataset]) if s.fold == args.fold)
     curves = {}
     for name, params in [("challenger", json.loads(args.params)), ("defaults", {})]:
