@@ -767,7 +767,6 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         param_space = default_param_space(n_train, policy)
     space = _check_space(estimator, param_space)
     stride = _tree_stride(estimator, space)
-    budget = estimator.get_params()["n_estimators"]
 
     def objective(trial):
         params = {name: _suggest(trial, name, dist) for name, dist in space.items()}
@@ -778,8 +777,9 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
             params.update(trial_policy)
         values, trees, queries = [], [], []
         first = early_stopping_rounds is not None and trial.user_attrs.get(AS_GIVEN)
-        # the first trial stops by _GrowingPatience; its own rule, as patient as the budget is long, keeps the best
-        rounds = max(early_stopping_rounds, int(params.get("n_estimators", budget))) if first else early_stopping_rounds
+        # the first trial stops by _GrowingPatience; its own rule, patient for more trees than any trial may grow
+        # (the stride), only keeps the best
+        rounds = max(early_stopping_rounds, stride) if first else early_stopping_rounds
         try:
             for k, (train, test) in enumerate(folds):
                 reports = _InFoldReports(trial, k, stride, values, m.higher_is_better,
