@@ -4,7 +4,7 @@
 (NDCG:top=10, at most 500 trees, early stopping after 30 rounds), the default search
 space, median pruning, seed 0. Prints the wall time, the best value and the best
 parameters, and the test-fold NDCG@10 of the refitted model next to an untuned
-LambdaMART's (defaults, 100 trees) measured in the same run.
+LambdaMART's (defaults: 300 trees) measured in the same run.
 """
 
 import argparse
