@@ -267,3 +267,25 @@ def test_report_says_which_trees_each_fit_grew(split, tmp_path):
     del cache[key]["capacity_check"]
     path.write_text(json.dumps(cache))
     assert head not in quality.run(**kwargs)
+
+
+def test_report_says_where_every_system_ranked_every_validation_query_perfectly(split, tmp_path):
+    metric = "NDCG:top=10;type=Exp"
+    systems = {f"LambdaMART({metric})": ((metric,), quality.lambdamart(metric, num_leaves=4, min_data_in_leaf=3))}
+    kwargs = dict(out_dir=tmp_path, splits=[split], lr=0.3, trees=4, threads=1, anchors=["LightGBM lambdarank"],
+                  metricrank_systems=systems, progress=False)
+    head = "Validation saturated on split 1: every system scored 1"
+    assert head not in quality.run(**kwargs)  # tiny's validation queries are far from perfect
+    path = tmp_path / "results.json"
+    cache = json.loads(path.read_text())
+    entries = {k.split("|")[0]: v for k, v in cache.items()}
+    assert entries["LightGBM lambdarank"][metric]["vali"] < 1 and entries[f"LambdaMART({metric})"][metric]["vali"] < 1
+    for entry in entries.values():
+        entry[metric]["vali"] = 1.0
+    path.write_text(json.dumps(cache))
+    report = quality.run(**kwargs)
+    # under the judged metric's table only: LightGBM's MAP was not set to 1
+    assert report.count(head) == 1 and report.index(f"### {metric}") < report.index(head) < report.index("### MAP")
+    entries["LightGBM lambdarank"][metric]["vali"] = 0.999  # one system short of 1: no line
+    path.write_text(json.dumps(cache))
+    assert head not in quality.run(**kwargs)

@@ -468,6 +468,22 @@ def _trees_line(cache, splits, names, lr, trees, dataset, random_states) -> list
             + "; ".join(said) + "."] if said else []
 
 
+def _saturation_line(cache, splits, names, lr, trees, dataset, metric, random_states) -> list[str]:
+    """A line under a table: the splits on which every system scored 1 on the validation queries (each ranked
+    perfectly) at the tree count it kept. Each kept the first tree count that did, so there the tie-break, not the
+    fit after it, decides the test values (the 50k set's MRR: BENCHMARKS.md, "Stop 81")."""
+    perfect = [_split_by_split(cache, splits, name, lr, trees, dataset, random_states,
+                               lambda entry: entry[metric]["vali"] >= 1.0) for name in names]
+    folds = [s.fold for s in splits if s.dataset == dataset]
+    saturated = [str(fold) for i, fold in enumerate(folds) if all(all(system[i]) for system in perfect)]
+    if not saturated:
+        return []
+    return ["", f"Validation saturated on split {', '.join(saturated)}: every system scored 1 on the validation "
+                "queries at the tree count it kept, the first to reach 1, so which tree first ranked every "
+                "validation query perfectly decides the test values there "
+                "(`benchmarks/saturated_selection.py` reads them at every tree count tied at 1)."]
+
+
 def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> str:
     anchors = [name for name, _, _ in jobs if name in ANCHORS]
     names = [name for name, _, _ in jobs]
@@ -510,6 +526,7 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
                              f"{'' if cmp is None else f'{cmp.wins}/{cmp.losses}, {cmp.pvalue:.3g}'} | {seconds:.1f} |")
             lines += _trees_line(cache, splits, [n for n in rows if "LambdaMART(" in n], lr, trees, dataset,
                                  random_states)
+            lines += _saturation_line(cache, splits, list(rows), lr, trees, dataset, metric, random_states)
             lines += _kept_trials(cache, splits, [n for n in rows if n.startswith("tuned")], lr, trees, dataset,
                                   random_states)
             lines.append("")
