@@ -246,11 +246,16 @@ def test_random_states_are_checked(states):
         quality.check_random_states(states)
 
 
+def _small_run(split, tmp_path, metric) -> dict:
+    """``quality.run``'s arguments for one small LambdaMART(metric) and LightGBM's lambdarank on ``split``."""
+    systems = {f"LambdaMART({metric})": ((metric,), quality.lambdamart(metric, num_leaves=4, min_data_in_leaf=3))}
+    return dict(out_dir=tmp_path, splits=[split], lr=0.3, trees=4, threads=1, anchors=["LightGBM lambdarank"],
+                metricrank_systems=systems, progress=False)
+
+
 def test_report_says_which_trees_each_fit_grew(split, tmp_path):
     metric = "NDCG:top=10;type=Exp"
-    systems = {f"LambdaMART({metric})": ((metric,), quality.lambdamart(metric, num_leaves=4, min_data_in_leaf=3))}
-    kwargs = dict(out_dir=tmp_path, splits=[split], lr=0.3, trees=4, threads=1, anchors=["LightGBM lambdarank"],
-                  metricrank_systems=systems, progress=False)
+    kwargs = _small_run(split, tmp_path, metric)
     head = "Trees grown, split by split (? an entry older than this record that ran no capacity check): "
     assert head + f"LambdaMART({metric}): leafwise." in quality.run(**kwargs)
     # entries older than the record: read from their capacity checks, one per kind of tree
@@ -271,9 +276,7 @@ def test_report_says_which_trees_each_fit_grew(split, tmp_path):
 
 def test_report_says_where_every_system_ranked_every_validation_query_perfectly(split, tmp_path):
     metric = "NDCG:top=10;type=Exp"
-    systems = {f"LambdaMART({metric})": ((metric,), quality.lambdamart(metric, num_leaves=4, min_data_in_leaf=3))}
-    kwargs = dict(out_dir=tmp_path, splits=[split], lr=0.3, trees=4, threads=1, anchors=["LightGBM lambdarank"],
-                  metricrank_systems=systems, progress=False)
+    kwargs = _small_run(split, tmp_path, metric)
     head = "Validation saturated on split 1: every system scored 1"
     assert head not in quality.run(**kwargs)  # tiny's validation queries are far from perfect
     path = tmp_path / "results.json"
