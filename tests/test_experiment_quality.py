@@ -274,7 +274,7 @@ def test_report_says_which_trees_each_fit_grew(split, tmp_path):
     assert head not in quality.run(**kwargs)
 
 
-def test_report_says_where_every_system_ranked_every_validation_query_perfectly(split, tmp_path):
+def test_report_says_where_every_system_scored_1_on_every_validation_query(split, tmp_path):
     metric = "NDCG:top=10;type=Exp"
     kwargs = _small_run(split, tmp_path, metric)
     head = "Validation saturated on split 1: every system scored 1"

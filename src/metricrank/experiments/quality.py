@@ -469,9 +469,9 @@ def _trees_line(cache, splits, names, lr, trees, dataset, random_states) -> list
 
 
 def _saturation_line(cache, splits, names, lr, trees, dataset, metric, random_states) -> list[str]:
-    """A line under a table: the splits on which every system scored 1 on the validation queries (each ranked
-    perfectly) at the tree count it kept. Each kept the first tree count that did, so there the tie-break, not the
-    fit after it, decides the test values (the 50k set's MRR: BENCHMARKS.md, "Stop 81")."""
+    """A line under a table: the splits on which every system scored 1, the judged metric's best, on every
+    validation query at the tree count it kept. Each kept the first tree count that did, so there the tie-break,
+    not the fit after it, decides the test values (the 50k set's MRR: BENCHMARKS.md, "Stop 81")."""
     perfect = [_split_by_split(cache, splits, name, lr, trees, dataset, random_states,
                                lambda entry: entry[metric]["vali"] >= 1.0) for name in names]
     folds = [s.fold for s in splits if s.dataset == dataset]
@@ -479,8 +479,8 @@ def _saturation_line(cache, splits, names, lr, trees, dataset, metric, random_st
     if not saturated:
         return []
     return ["", f"Validation saturated on split {', '.join(saturated)}: every system scored 1 on the validation "
-                "queries at the tree count it kept, the first to reach 1, so which tree first ranked every "
-                "validation query perfectly decides the test values there "
+                "queries at the tree count it kept, the first to reach 1, so which tree first scored 1 decides "
+                "the test values there "
                 "(`benchmarks/saturated_selection.py` reads them at every tree count tied at 1)."]
 
 
