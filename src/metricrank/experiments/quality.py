@@ -505,7 +505,8 @@ def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> st
              "GBRanker(YetiRank)'s model by its trees. Under a table, the trees each LambdaMART fit grew (an entry "
              "older than that record: read from its capacity checks, one per kind of tree), and the trial each "
              "tuned system's search kept on each split: 0 is the estimator as given (the defaults), ? an entry "
-             "older than this record."]
+             "older than this record; and the splits, if any, where every system scored 1 on every validation "
+             "query at the tree count it kept (the first to reach 1: there the tie-break decides)."]
     if len(random_states) > 1:
         lines[-1] += (f" Every system ran under random states {', '.join(map(str, random_states))}: a fold's "
                       "test value and each test query's value are their means over the states.")
