@@ -41,9 +41,9 @@ def main() -> None:
     parser.add_argument("--dataset", required=True, choices=quality.SUITE)
     parser.add_argument("--metric", required=True, choices=quality.JUDGED)
     parser.add_argument("--folds", nargs="+", type=int, help="splits to fit (default: every split)")
-    anchors = dict(quality.ANCHORS)
-    defaults = {name: fit for name, (_, fit) in quality.default_systems().items()}
-    parser.add_argument("--systems", nargs="+", required=True, choices=[*anchors, *defaults], metavar="NAME")
+    anchors = quality.ANCHORS
+    systems = {**anchors, **{name: fit for name, (_, fit) in quality.default_systems().items()}}
+    parser.add_argument("--systems", nargs="+", required=True, choices=list(systems), metavar="NAME")
     args = parser.parse_args()
     splits = [s for s in quality.load_suite([args.dataset]) if args.folds is None or s.fold in args.folds]
     readings: dict[str, list[dict]] = {name: [] for name in args.systems}
@@ -51,7 +51,7 @@ def main() -> None:
         for name in args.systems:
             start = time.perf_counter()
             with numba_threads(1):
-                curves, predict_test, *_ = {**anchors, **defaults}[name](split, (args.metric,), 0.1, 300, 1, 0)
+                curves, predict_test, *_ = systems[name](split, (args.metric,), 0.1, 300, 1, 0)
             r = tied_readings(curves[args.metric],
                               lambda k: float(evaluate(split.test, predict_test(k), metric=args.metric)))
             readings[name].append(r)

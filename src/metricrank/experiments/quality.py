@@ -478,11 +478,10 @@ def _saturation_line(cache, splits, names, lr, trees, dataset, metric, random_st
     saturated = [str(fold) for i, fold in enumerate(folds) if all(all(system[i]) for system in perfect)]
     if not saturated:
         return []
-    return ["", f"Validation saturated on split{'s' if len(saturated) > 1 else ''} {', '.join(saturated)}: "
-                "every system scored 1 on the validation "
-                "queries at the tree count it kept, the first to reach 1, so which tree first scored 1 decides "
-                "the test values there "
-                "(`benchmarks/saturated_selection.py` reads them at every tree count tied at 1)."]
+    return ["", f"Validation saturated on split{'s' if len(saturated) > 1 else ''} {', '.join(saturated)}: every "
+                "system scored 1 on the validation queries at the tree count it kept, the first to reach 1, so which "
+                "tree first scored 1 decides the test values there (`benchmarks/saturated_selection.py` reads them "
+                "at every tree count tied at 1)."]
 
 
 def _report(cache, splits, jobs, lr, trees, out: Path, random_states=(0,)) -> str:
