@@ -454,20 +454,3 @@ def test_fold_models_train_on_the_target_resolved_from_all_the_training_labels(l
     named = LambdaMART("MRR", target="YetiRank", grow_policy="leafwise", n_estimators=15, random_state=4).fit(ds)
     assert auto.capacity_check_.trials == named.capacity_check_.trials
     np.testing.assert_array_equal(auto.predict(ds.X), named.predict(ds.X))
-
-
-@pytest.mark.parametrize("linear", [False, True])
-def test_tree_outputs_are_lightgbms_predictions_tree_by_tree(linear):
-    import lightgbm as lgb
-    import scipy.sparse as sp
-
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(600, 6))
-    X[X < -0.5] = 0.0  # sparse rows read as LightGBM reads them
-    y = X[:, 0] * X[:, 1] + np.sin(X[:, 2]) + rng.normal(scale=0.1, size=600)
-    booster = lgb.train({"objective": "regression", "num_leaves": 13, "learning_rate": 0.07, "linear_tree": linear,
-                         "verbose": -1}, lgb.Dataset(X, y), 40)
-    held = sp.csr_matrix(X[:150] + rng.normal(scale=0.01, size=(150, 6)))
-    outputs = _capacity._tree_outputs(booster, held, 25)  # fewer trees than the booster holds, as after early stopping
-    expected = [booster.predict(held, start_iteration=t, num_iteration=1, raw_score=True) for t in range(25)]
-    np.testing.assert_array_equal(outputs, np.array(expected))

@@ -50,7 +50,6 @@ queries.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,7 +58,7 @@ from sklearn.base import clone
 from ..data import RankingDataset
 from ..metrics.evaluate import evaluate_many, make_input, with_scores
 from ..metrics.registry import get_metric
-from ._model_text import split_model_text
+from ._staged import iteration_outputs
 
 __all__ = ["BUDGET_BOUND_SHARE", "CHECK_ALPHA", "CHECK_FOLDS", "CHECK_FUTILITY", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS",
            "CHECK_MIN_QUERIES", "CHECK_QUERIES", "COARSE_METRICS", "PROXY_METRIC", "RISING_ALPHA", "CapacityCheck",
@@ -111,8 +110,6 @@ COARSE_METRICS = frozenset({"MRR", "ERR"})
 #: What judges the capacities for :data:`COARSE_METRICS`.
 PROXY_METRIC = "NDCG:top=10;type=Exp"
 #: A tree's leaf values in LightGBM's model text, and the mark of a tree whose leaves are linear models.
-_LEAF_VALUES = re.compile(r"(?m)^leaf_value=(.*)$")
-_LINEAR_TREE = re.compile(r"(?m)^is_linear=1$")
 
 
 def next_capacity(num_leaves: int, extra_trees: bool) -> tuple[int, bool]:
@@ -390,7 +387,7 @@ def _best_common_tree_count(models, held, pooled, metric, preset, higher) -> int
     scores summed tree by tree; a model with fewer trees keeps its last score)."""
     scores = [np.zeros(h.n_docs) if m.init_model_ is None else np.asarray(m.init_model_.predict(h.X), np.float64)
               for m, h in zip(models, held)]
-    outputs = [_tree_outputs(m.booster_, h.X, m.n_estimators_) for m, h in zip(models, held)]
+    outputs = [np.array(list(iteration_outputs(m.booster_, h.X, m.n_estimators_))) for m, h in zip(models, held)]
     judge = get_metric(metric, preset)
     inp = make_input(pooled, np.concatenate(scores))  # validated once; each tree's scores replace these
     curve = []
@@ -403,16 +400,3 @@ def _best_common_tree_count(models, held, pooled, metric, preset, higher) -> int
     if np.all(np.isnan(curve)):  # the metric is undefined on every held-out query: nothing to choose
         return len(curve)
     return int(np.nanargmax(curve) if higher else np.nanargmin(curve)) + 1
-
-
-def _tree_outputs(booster, X, n_trees: int) -> np.ndarray:
-    """Each of the first ``n_trees`` trees' raw output on the rows of ``X`` (trees by rows), as LightGBM predicts
-    one tree at a time: from one ``pred_leaf`` call and the leaf values of the model text (written to the last
-    bit), or tree by tree where a tree's leaves are linear models (``linear_tree``), not values."""
-    _, blocks, _ = split_model_text(booster.model_to_string(num_iteration=n_trees))
-    if any(_LINEAR_TREE.search(block) for block in blocks):
-        return np.array([booster.predict(X, start_iteration=t, num_iteration=1, raw_score=True)
-                         for t in range(n_trees)]).reshape(n_trees, X.shape[0])
-    leaves = booster.predict(X, pred_leaf=True, start_iteration=0, num_iteration=n_trees).reshape(X.shape[0], -1)
-    values = [np.array(_LEAF_VALUES.search(block).group(1).split(), dtype=np.float64) for block in blocks]
-    return np.array([values[t][leaves[:, t]] for t in range(n_trees)]).reshape(n_trees, X.shape[0])

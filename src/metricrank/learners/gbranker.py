@@ -23,6 +23,7 @@ from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_he
 from ._model_text import side_by_side
 from ._inputs import as_dataset, check_features, check_num_iteration, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
+from ._staged import staged_raw_scores
 from ._persistence import read_model_file, validate_booster_text, write_model_file
 from ._symmetric import SymmetricTrees
 
@@ -493,11 +494,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             expected value last; each row sums to the score. A warm-start base
             model's contributions are added when it is a GBRanker/LambdaMART.
         """
-        self._check_fitted()
-        if isinstance(X, RankingDataset):
-            X = X.X
-        X = check_features(apply_schema(X, self._schema(), "X"), n_features=self.n_features_in_,
-                           estimator=type(self).__name__)
+        X = self._prediction_features(X)
         if check_num_iteration(num_iteration) is None:
             num_iteration = self.best_iteration_ or self.n_estimators_
         if pred_contrib:
@@ -514,6 +511,48 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if self.init_model_ is not None:
             scores = scores + np.asarray(self.init_model_.predict(X), dtype=np.float64)
         return scores
+
+    def staged_predict(self, X):
+        """Scores after each iteration: a generator of ``n_estimators_`` arrays, the k-th equal to
+        ``predict(X, num_iteration=k)`` bit for bit (scikit-learn's and CatBoost's ``staged_predict``).
+
+        Every grown iteration is given, early stopping's best one or not. One pass over the trees, so a
+        validation curve costs what one prediction with every tree costs, where a loop over
+        ``predict(X, num_iteration=k)`` costs that many times the square of the trees. ``X`` is checked
+        when this is called, not when the first scores are asked for.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or RankingDataset
+            As for :meth:`predict`.
+
+        Examples
+        --------
+        >>> import numpy as np, metricrank
+        >>> train = metricrank.make_ltr(60, random_state=0)
+        >>> model = metricrank.GBRanker("YetiRank", n_estimators=20, random_state=0).fit(train)
+        >>> curve = [metricrank.evaluate(train, s, metric="NDCG:top=5") for s in model.staged_predict(train)]
+        >>> len(curve) == model.n_estimators_
+        True
+        >>> bool(np.array_equal(list(model.staged_predict(train.X))[4], model.predict(train.X, num_iteration=5)))
+        True
+        """
+        X = self._prediction_features(X)
+        base = None if self.init_model_ is None else np.asarray(self.init_model_.predict(X), dtype=np.float64)
+        return self._staged_scores(X, base)
+
+    def _staged_scores(self, X, base):
+        for raw in staged_raw_scores(self.booster_, X, self.n_estimators_):
+            scores = model_mean(raw)
+            yield scores if base is None else scores + base
+
+    def _prediction_features(self, X):
+        """``X`` as :meth:`predict` reads it: fitted, the training columns, checked."""
+        self._check_fitted()
+        if isinstance(X, RankingDataset):
+            X = X.X
+        return check_features(apply_schema(X, self._schema(), "X"), n_features=self.n_features_in_,
+                              estimator=type(self).__name__)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

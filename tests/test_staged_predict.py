@@ -1,0 +1,103 @@
+"""Scores after each iteration in one pass (``staged_predict``, and the capacity check's held-out curve).
+
+The oracle is LightGBM itself: ``booster.predict(start_iteration=i, num_iteration=1)`` for each iteration's trees,
+and ``predict(X, num_iteration=k)`` for the scores after k iterations, compared bit for bit.
+"""
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
+from metricrank.learners import _staged
+from metricrank.learners._staged import iteration_outputs, staged_raw_scores
+
+
+def regression_booster(linear: bool, num_class: int = 1):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(600, 6))
+    X[X < -0.5] = 0.0  # sparse rows read as LightGBM reads them
+    y = X[:, 0] * X[:, 1] + np.sin(X[:, 2]) + rng.normal(scale=0.1, size=600)
+    params = {"objective": "regression", "num_leaves": 13, "learning_rate": 0.07, "linear_tree": linear,
+              "verbose": -1}
+    if num_class > 1:
+        y = np.digitize(y, np.quantile(y, np.linspace(0, 1, num_class + 1)[1:-1]))
+        params |= {"objective": "multiclass", "num_class": num_class}
+    booster = lgb.train(params, lgb.Dataset(X, y), 40)
+    held = sp.csr_matrix(X[:150] + rng.normal(scale=0.01, size=(150, 6)))
+    return booster, held
+
+
+@pytest.mark.parametrize("linear", [False, True])
+@pytest.mark.parametrize("num_class", [1, 3])
+@pytest.mark.parametrize("block", [None, 500])
+def test_iteration_outputs_are_lightgbms_predictions_iteration_by_iteration(linear, num_class, block, monkeypatch):
+    if block is not None:  # 500 leaf indices a block: one to three iterations of 150 rows, so many blocks
+        monkeypatch.setattr(_staged, "BLOCK_LEAVES", block)
+    booster, held = regression_booster(linear, num_class)
+    outputs = list(iteration_outputs(booster, held, 25))  # fewer iterations than the booster holds
+    expected = [booster.predict(held, start_iteration=t, num_iteration=1, raw_score=True) for t in range(25)]
+    np.testing.assert_array_equal(np.array(outputs), np.array(expected))
+    staged = list(staged_raw_scores(booster, held, 25))
+    for k in (1, 2, 13, 25):
+        np.testing.assert_array_equal(staged[k - 1], booster.predict(held, num_iteration=k, raw_score=True))
+    assert list(iteration_outputs(booster, held, 0)) == []
+
+
+@pytest.fixture(scope="module")
+def train():
+    return make_ltr(80, docs_per_query=(10, 30), n_features=8, n_informative=5, relevance="nonlinear", noise=0.5,
+                    random_state=0)
+
+
+@pytest.fixture(scope="module")
+def vali():
+    return make_ltr(30, docs_per_query=(10, 30), n_features=8, n_informative=5, relevance="nonlinear", noise=0.5,
+                    random_state=1)
+
+
+def assert_staged_is_predict(model, X, inputs=None):
+    staged = list(model.staged_predict(X if inputs is None else inputs))  # every array kept: none is reused
+    assert len(staged) == model.n_estimators_
+    for k, scores in enumerate(staged, start=1):
+        np.testing.assert_array_equal(scores, model.predict(X, num_iteration=k))
+
+
+@pytest.mark.parametrize("params", [{"grow_policy": "leafwise", "n_models": 1},
+                                    {"grow_policy": "leafwise", "n_models": 3},
+                                    {"grow_policy": "mixed", "n_models": 2}])
+def test_staged_predict_is_predict_at_each_iteration(train, vali, params):
+    model = LambdaMART("NDCG:top=10", n_estimators=20, random_state=3, n_jobs=1, **params).fit(train)
+    assert model.booster_.num_model_per_iteration() == params["n_models"] * (2 if params["grow_policy"] == "mixed"
+                                                                              else 1)
+    assert_staged_is_predict(model, vali.X)
+
+
+def test_staged_predict_gives_every_iteration_and_the_validation_curve(train, vali):
+    model = LambdaMART("NDCG:top=10", n_estimators=40, random_state=3, n_jobs=1)
+    model.fit(train, eval_set=[vali], eval_names=["vali"], early_stopping_rounds=3)
+    assert model.best_iteration_ < model.n_estimators_  # early stopping's best is not the last
+    curve = [evaluate(vali, scores, metric="NDCG:top=10") for scores in model.staged_predict(vali)]
+    np.testing.assert_allclose(curve, model.evals_result_["vali"]["NDCG:top=10"], rtol=0, atol=1e-12)
+
+
+def test_staged_predict_adds_the_base_model(train, vali):
+    base = LambdaMART("NDCG:top=10", n_estimators=8, random_state=0, n_jobs=1).fit(train)
+    model = GBRanker("YetiRank", n_estimators=6, random_state=0, n_jobs=1).fit(train, init_model=base)
+    staged = list(model.staged_predict(vali.X))
+    np.testing.assert_array_equal(staged[-1], model.predict(vali.X))
+    assert not np.array_equal(staged[-1], model.predict(vali.X) - base.predict(vali.X))
+    assert_staged_is_predict(model, vali.X)
+
+
+def test_staged_predict_reads_frames_and_checks_x_when_called(train, vali):
+    pd = pytest.importorskip("pandas")
+    columns = [f"f{i}" for i in range(train.n_features)]
+    model = GBRanker("YetiRank", n_estimators=5, random_state=0, n_jobs=1)
+    model.fit(pd.DataFrame(train.X, columns=columns), train.y, qid=train.qid)
+    assert_staged_is_predict(model, pd.DataFrame(vali.X, columns=columns))
+    with pytest.raises(ValueError, match="features"):
+        model.staged_predict(vali.X[:, :5])  # raised here, before any scores are asked for
+    with pytest.raises(ValueError, match="f3"):
+        model.staged_predict(pd.DataFrame(vali.X, columns=columns).drop(columns="f3"))
