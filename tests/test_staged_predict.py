@@ -82,13 +82,15 @@ def test_staged_predict_gives_every_iteration_and_the_validation_curve(train, va
     np.testing.assert_allclose(curve, model.evals_result_["vali"]["NDCG:top=10"], rtol=0, atol=1e-12)
 
 
-def test_staged_predict_adds_the_base_model(train, vali):
+def test_staged_predict_adds_the_base_model_also_after_loading(train, vali, tmp_path):
     base = LambdaMART("NDCG:top=10", n_estimators=8, random_state=0, n_jobs=1).fit(train)
     model = GBRanker("YetiRank", n_estimators=6, random_state=0, n_jobs=1).fit(train, init_model=base)
     staged = list(model.staged_predict(vali.X))
     np.testing.assert_array_equal(staged[-1], model.predict(vali.X))
     assert not np.array_equal(staged[-1], model.predict(vali.X) - base.predict(vali.X))
     assert_staged_is_predict(model, vali.X)
+    model.save(tmp_path / "m.json")
+    assert_staged_is_predict(GBRanker.load(tmp_path / "m.json"), vali.X)
 
 
 def test_staged_predict_reads_frames_and_checks_x_when_called(train, vali):
