@@ -7,13 +7,12 @@ iteration (the small-data default) and for one of eight (``grow_policy="mixed"``
 default's layout from 30,000 training documents), 300 iterations at 0.1, one thread; the ratio is printed and
 the scores are checked equal.
 
-    .venv/bin/python benchmarks/staged_predict_speed.py [--repeats 3]
+    .venv/bin/python benchmarks/staged_predict_speed.py [--repeats 3]     # from the repository, ../shared beside it
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 
@@ -21,8 +20,8 @@ import numpy as np
 
 import metricrank
 from metricrank import LambdaMART
+from metricrank.experiments._datasets import shared_data_dir
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "MQ2008", "Fold1")
 
 
 def timed(run, repeats: int):
@@ -38,8 +37,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    train = metricrank.load_letor(os.path.join(DATA, "train.txt.gz"))
-    vali = metricrank.load_letor(os.path.join(DATA, "vali.txt.gz"), n_features=train.n_features)
+    fold = shared_data_dir() / "MQ2008" / "Fold1"  # $METRICRANK_DATA or ../shared/data
+    train = metricrank.load_letor(fold / "train.txt.gz")
+    vali = metricrank.load_letor(fold / "vali.txt.gz", n_features=train.n_features)
     layouts = {"one tree an iteration (default below 30,000 documents)": {},
                "eight trees an iteration (mixed, four models each)": {"grow_policy": "mixed", "n_models": 4}}
     print(f"MQ2008 Fold1: {train.n_docs} training documents, {vali.n_docs} validation documents")
