@@ -307,11 +307,16 @@ def cmd_predict(args) -> int:
     from .data import load_letor
     from .learners import load_ranker
 
+    if args.num_iteration is not None and args.num_iteration < 1:
+        raise ValueError(f"--num-iteration must be an integer >= 1; got {args.num_iteration}")
     if args.out != "-":
         _check_writable(args.out, "--out")
     model = load_ranker(args.model)
+    if args.num_iteration is not None and args.num_iteration > model.n_estimators_:
+        raise ValueError(f"--num-iteration {args.num_iteration}: {args.model} holds {model.n_estimators_} "
+                         f"iterations")
     data = load_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
-    text = "".join(f"{s:.17g}\n" for s in np.asarray(model.predict(data.X)))
+    text = "".join(f"{s:.17g}\n" for s in np.asarray(model.predict(data.X, num_iteration=args.num_iteration)))
     if args.out == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -398,6 +403,9 @@ def add_parsers(sub, preset_choices) -> None:
     pr.add_argument("--model", required=True, help="model file written by `metricrank train`")
     pr.add_argument("--data", required=True, help="LETOR/SVMlight file to score (.gz/.bz2 ok)")
     pr.add_argument("--query-file", help="group sizes for a file without qid")
+    pr.add_argument("--num-iteration", type=int, default=None, metavar="K",
+                    help="score with the first K iterations (LightGBM's num_iteration_predict; default: the best "
+                         "iteration when early stopping found one, else all)")
     pr.add_argument("--out", required=True, help="scores, one per line in the file's row order ('-': stdout)")
     pr.set_defaults(func=cmd_predict)
 
