@@ -109,7 +109,6 @@ CHECK_MAX_STEPS = 2
 COARSE_METRICS = frozenset({"MRR", "ERR"})
 #: What judges the capacities for :data:`COARSE_METRICS`.
 PROXY_METRIC = "NDCG:top=10;type=Exp"
-#: A tree's leaf values in LightGBM's model text, and the mark of a tree whose leaves are linear models.
 
 
 def next_capacity(num_leaves: int, extra_trees: bool) -> tuple[int, bool]:

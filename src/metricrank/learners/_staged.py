@@ -18,9 +18,11 @@ from ._model_text import split_model_text
 
 __all__ = ["iteration_outputs", "staged_raw_scores"]
 
+#: A tree's leaf values in LightGBM's model text, and the mark of a tree whose leaves are linear models.
 _LEAF_VALUES = re.compile(r"(?m)^leaf_value=(.*)$")
 _LINEAR_TREE = re.compile(r"(?m)^is_linear=1$")
-#: At most this many leaf indices are asked of ``pred_leaf`` at once (rows x trees of a block; 32 MB as int64).
+#: At most this many leaf indices are asked of ``pred_leaf`` at once (rows x trees of a block; 16 MB as LightGBM's
+#: int32), so a long model's curve on many rows never holds every tree's leaves.
 BLOCK_LEAVES = 1 << 22
 
 
