@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 from sklearn.metrics import balanced_accuracy_score
 
 from metricrank.learners import MARTClassifier
@@ -57,3 +58,29 @@ def test_classifier_errors():
         MARTClassifier(loss="hinge").fit(X, [0, 1, 0, 1])
     with pytest.raises(ValueError, match=r"labels in \{0, 1\} or \{-1, \+1\}"):
         LogisticObjective().gradient_hessian([0, 2], np.zeros(2))
+
+
+def test_staged_methods_are_the_model_after_each_tree():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(400, 4))
+    y = np.where(X[:, 0] * X[:, 1] + 0.5 * rng.normal(size=400) > 0, "yes", "no")
+    kw = dict(loss="balanced", sigma=1.3, num_leaves=5, n_jobs=1, random_state=0)
+    clf = MARTClassifier(n_estimators=25, **kw).fit(X, y)
+    held = X[:50] + 0.01
+    scores = list(clf.staged_decision_function(held))
+    probas, labels = list(clf.staged_predict_proba(held)), list(clf.staged_predict(held))
+    assert len(scores) == len(probas) == len(labels) == 25
+    for k in (1, 2, 11, 25):
+        raw = clf.booster_.predict(held, num_iteration=k, raw_score=True)
+        np.testing.assert_array_equal(scores[k - 1], raw)
+        p = 1.0 / (1.0 + np.exp(-2.0 * 1.3 * raw))
+        np.testing.assert_allclose(probas[k - 1], np.column_stack([1.0 - p, p]), rtol=1e-12)
+        np.testing.assert_array_equal(labels[k - 1], np.where(raw > 0, "yes", "no"))
+    shorter = MARTClassifier(n_estimators=11, **kw).fit(X, y)  # the model trained with 11 trees
+    np.testing.assert_array_equal(scores[10], shorter.decision_function(held))
+    np.testing.assert_array_equal(probas[-1], clf.predict_proba(held))
+    with pytest.raises(ValueError, match="features"):
+        clf.staged_decision_function(held[:, :3])  # checked when called
+    for method in ("staged_decision_function", "staged_predict_proba", "staged_predict"):
+        with pytest.raises(NotFittedError):
+            getattr(MARTClassifier(), method)(held)

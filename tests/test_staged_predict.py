@@ -8,6 +8,7 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
 
 from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
 from metricrank.learners import _staged
@@ -103,3 +104,5 @@ def test_staged_predict_reads_frames_and_checks_x_when_called(train, vali):
         model.staged_predict(vali.X[:, :5])  # raised here, before any scores are asked for
     with pytest.raises(ValueError, match="f3"):
         model.staged_predict(pd.DataFrame(vali.X, columns=columns).drop(columns="f3"))
+    with pytest.raises(NotFittedError):
+        GBRanker("YetiRank").staged_predict(vali.X)

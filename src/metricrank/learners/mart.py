@@ -13,6 +13,7 @@ from ..objectives.binary import LogisticObjective
 from ._boosting import boost, numba_threads
 from ._gbdt import GBDTBase
 from ._inputs import check_features
+from ._staged import staged_raw_scores
 
 __all__ = ["MARTClassifier"]
 
@@ -109,17 +110,51 @@ class MARTClassifier(ClassifierMixin, GBDTBase):
 
     def decision_function(self, X):
         """The score ``F(x)``; the log odds of the positive class are ``2σF``."""
-        self._check_fitted()
-        X = check_features(X, n_features=self.n_features_in_, estimator=type(self).__name__)
+        X = self._checked(X)  # fitted first: NotFittedError, not an AttributeError
         return self.booster_.predict(X, raw_score=True)
 
     def predict_proba(self, X):
-        p = expit(2.0 * self.sigma * self.decision_function(X))
-        return np.column_stack([1.0 - p, p])
+        return self._proba(self.decision_function(X))
 
     def predict(self, X):
+        return self._label(self.decision_function(X))
+
+    def staged_decision_function(self, X):
+        """:meth:`decision_function` after each tree, one array per tree, as scikit-learn's gradient boosting
+        gives it; bit for bit the score of the model cut to that many trees, in one pass over the trees.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from metricrank.learners import MARTClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 3)); y = (X[:, 0] > 0).astype(int)
+        >>> clf = MARTClassifier(n_estimators=20, num_leaves=4).fit(X, y)
+        >>> errors = [float(np.mean(p != y)) for p in clf.staged_predict(X)]
+        >>> len(errors), errors[-1] <= errors[0]
+        (20, True)
+        """
+        X = self._checked(X)
+        return staged_raw_scores(self.booster_, X, self.n_estimators_)
+
+    def staged_predict_proba(self, X):
+        """:meth:`predict_proba` after each tree (see :meth:`staged_decision_function`)."""
+        return (self._proba(score) for score in self.staged_decision_function(X))
+
+    def staged_predict(self, X):
+        """:meth:`predict` after each tree (see :meth:`staged_decision_function`)."""
+        return (self._label(score) for score in self.staged_decision_function(X))
+
+    def _checked(self, X):
         self._check_fitted()
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        return check_features(X, n_features=self.n_features_in_, estimator=type(self).__name__)
+
+    def _proba(self, score):
+        p = expit(2.0 * self.sigma * score)
+        return np.column_stack([1.0 - p, p])
+
+    def _label(self, score):
+        return self.classes_[(score > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
