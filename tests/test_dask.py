@@ -237,6 +237,12 @@ def test_predict_on_dask_and_in_memory_data_agree_and_to_local_round_trips(clien
                                   model.to_local().predict(valid.X, num_iteration=3))
     with pytest.raises(TypeError, match="num_iteration must be an integer"):
         model.predict(da.from_array(valid.X, chunks=(300, 4)), num_iteration=2.5)
+    staged = list(model.staged_predict(valid.X))
+    assert len(staged) == 10
+    np.testing.assert_array_equal(staged[2], model.to_local().predict(valid.X, num_iteration=3))
+    np.testing.assert_array_equal(staged[-1], in_memory)
+    with pytest.raises(TypeError, match="in-memory data, not a dask Array"):
+        model.staged_predict(da.from_array(valid.X, chunks=(300, 4)))
 
 
 def test_dask_dataframe_with_a_qid_column(client, data):

@@ -375,6 +375,19 @@ max_query_size, random_state, importance_type, lgb_params
             return X.map_blocks(_predict_block, model, num_iteration, drop_axis=1, dtype=np.float64)
         return model.predict(X, num_iteration=num_iteration)
 
+    def staged_predict(self, X):
+        """As :meth:`metricrank.GBRanker.staged_predict` (the scores after each iteration), for in-memory data.
+
+        Dask input is refused: each iteration's scores would be a graph of its own over the same rows. Compute
+        the rows first, or ask ``predict(X, num_iteration=k)`` for the counts you need.
+        """
+        self._check_fitted()
+        if _is_dask(X):
+            raise TypeError(f"{type(self).__name__}.staged_predict takes in-memory data, not a dask "
+                            f"{type(X).__name__}: compute it first (X.compute()), or call "
+                            f"predict(X, num_iteration=k) for the iteration counts you need")
+        return self._local.staged_predict(X)
+
     def score(self, X, y, *, qid=None, group=None, metric=None, sample_weight=None) -> float:
         """As :meth:`metricrank.GBRanker.score`, on dask or in-memory data.
 
