@@ -67,7 +67,8 @@ def assert_staged_is_predict(model, X, inputs=None):
 
 @pytest.mark.parametrize("params", [{"grow_policy": "leafwise", "n_models": 1},
                                     {"grow_policy": "leafwise", "n_models": 3},
-                                    {"grow_policy": "mixed", "n_models": 2}])
+                                    {"grow_policy": "mixed", "n_models": 2},
+                                    {"grow_policy": "symmetric", "n_models": 1, "max_depth": 3}])
 def test_staged_predict_is_predict_at_each_iteration(train, vali, params):
     model = LambdaMART("NDCG:top=10", n_estimators=20, random_state=3, n_jobs=1, **params).fit(train)
     assert model.booster_.num_model_per_iteration() == params["n_models"] * (2 if params["grow_policy"] == "mixed"
