@@ -44,6 +44,8 @@ def test_iteration_outputs_are_lightgbms_predictions_iteration_by_iteration(line
     for k in (1, 2, 13, 25):
         np.testing.assert_array_equal(staged[k - 1], booster.predict(held, num_iteration=k, raw_score=True))
     assert list(iteration_outputs(booster, held, 0)) == []
+    with pytest.raises(ValueError, match="n_iterations=41, but the booster holds 40 iterations"):
+        next(iteration_outputs(booster, held, 41))
 
 
 @pytest.fixture(scope="module")

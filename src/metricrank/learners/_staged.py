@@ -46,6 +46,8 @@ def iteration_outputs(booster, X, n_iterations: int) -> Iterator[np.ndarray]:
     per_iteration = booster.num_model_per_iteration()
     n_rows = X.shape[0]
     shape = (n_rows,) if per_iteration == 1 else (n_rows, per_iteration)
+    if n_iterations > booster.current_iteration():
+        raise ValueError(f"n_iterations={n_iterations}, but the booster holds {booster.current_iteration()} iterations")
     if n_iterations <= 0:
         return
     _, blocks, _ = split_model_text(booster.model_to_string(num_iteration=n_iterations))
