@@ -41,8 +41,7 @@ def main() -> None:
     parser.add_argument("--dataset", required=True, choices=quality.SUITE)
     parser.add_argument("--metric", required=True, choices=quality.JUDGED)
     parser.add_argument("--folds", nargs="+", type=int, help="splits to fit (default: every split)")
-    anchors = quality.ANCHORS
-    systems = {**anchors, **{name: fit for name, (_, fit) in quality.default_systems().items()}}
+    systems = {**quality.ANCHORS, **{name: fit for name, (_, fit) in quality.default_systems().items()}}
     parser.add_argument("--systems", nargs="+", required=True, choices=list(systems), metavar="NAME")
     args = parser.parse_args()
     splits = [s for s in quality.load_suite([args.dataset]) if args.folds is None or s.fold in args.folds]

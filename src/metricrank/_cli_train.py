@@ -404,8 +404,8 @@ def add_parsers(sub, preset_choices) -> None:
     pr.add_argument("--data", required=True, help="LETOR/SVMlight file to score (.gz/.bz2 ok)")
     pr.add_argument("--query-file", help="group sizes for a file without qid")
     pr.add_argument("--num-iteration", type=int, default=None, metavar="K",
-                    help="score with the first K iterations (LightGBM's num_iteration_predict; default: the best "
-                         "iteration when early stopping found one, else all)")
+                    help="score with the first K iterations, 1 to the model's count (LightGBM's "
+                         "num_iteration_predict; default: the best iteration when early stopping found one, else all)")
     pr.add_argument("--out", required=True, help="scores, one per line in the file's row order ('-': stdout)")
     pr.set_defaults(func=cmd_predict)
 

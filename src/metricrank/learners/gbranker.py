@@ -516,11 +516,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         """Scores after each iteration: a generator of ``n_estimators_`` arrays, the k-th equal to
         ``predict(X, num_iteration=k)`` bit for bit (scikit-learn's and CatBoost's ``staged_predict``).
 
-        Every grown iteration is given, early stopping's best one or not. It reads each tree once, so a
-        validation curve costs about one prediction with every tree, where a loop of
-        ``predict(X, num_iteration=k)`` over every k reads k iterations' trees each time (about half the
-        square of their number in all). ``X`` is checked when this is called, not when the first scores
-        are asked for.
+        Every grown iteration is given, early stopping's best one or not. It reads each tree once, where a
+        loop of ``predict(X, num_iteration=k)`` over every k reads k iterations' trees each time (about half
+        the square of their number in all; ``benchmarks/staged_predict_speed.py`` times both). ``X`` is
+        checked when this is called, not when the first scores are asked for.
 
         Parameters
         ----------
