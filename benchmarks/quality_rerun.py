@@ -7,8 +7,10 @@ keep their entries. Merge the part back with ``benchmarks/quality_report.py --me
 OUT/results.json:DATASET`` (``DATASET/FOLD`` with ``--folds``: the part holds the other folds'
 old entries too). With ``--systems`` the part fits only those (tuned systems too, e.g. ``"tuned
 LambdaMART(MAP)"``, which are otherwise kept); the other systems' entries of its splits are left out
-of it, so parts of one split merge without overwriting each other. Run one process per part on a
-2-core machine:
+of it, so parts of one split merge without overwriting each other. ``OUT/fitted.json`` holds the fitted
+entries alone: small enough to keep in ``benchmarks/results/quality-parts/`` until the other seeds of a cell
+exist (a cell should not mix searches run from two sets of defaults). Run one process per part on a 2-core
+machine:
 
     .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part1 --dataset synthetic-250k --folds 1
     .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part2 --dataset synthetic-250k --folds 2 \
@@ -54,6 +56,18 @@ def main() -> None:
     with atomic_write(out / "results.json") as fh:
         fh.write(json.dumps(cache).encode())
     quality.run(out_dir=out, splits=splits, metricrank_systems=systems, threads=1)
+    write_fitted(out, systems, splits)
+
+
+def write_fitted(out: Path, systems, splits) -> dict:
+    """Write ``out/fitted.json``: the part's entries of ``systems`` on ``splits`` alone (a few kB each, where
+    ``results.json`` copies the whole cache), which ``quality_report.py --merge`` takes as it takes the part."""
+    cache = json.loads((out / "results.json").read_text())
+    keys = {quality._key(name, split, 0.1, 300) for name in systems for split in splits}
+    fitted = {key: value for key, value in cache.items() if key in keys}
+    with atomic_write(out / "fitted.json") as fh:
+        fh.write(json.dumps(fitted, indent=1).encode())
+    return fitted
 
 
 if __name__ == "__main__":
