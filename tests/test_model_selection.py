@@ -17,7 +17,8 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearc
 
 from metricrank import LambdaMART, evaluate, make_ltr, save_letor
 from metricrank.learners._gbdt import EXTRA_TREES_MAX_DOCS, auto_num_leaves
-from metricrank.model_selection import RankerScoreMixin, _values_in_space, default_param_space, make_scorer, tune
+from metricrank.model_selection import (RankerScoreMixin, _values_in_space, default_param_space, improvement_pvalue,
+                                        make_scorer, tune)
 
 optuna = pytest.importorskip("optuna")
 
@@ -352,6 +353,26 @@ def test_cli_tune_end_to_end(tmp_path, capsys):
     assert LambdaMART.load(out).metric == "MAP"
 
 
+def test_cli_tune_with_storage_goes_on_where_it_stopped(tmp_path, capsys):
+    from metricrank.cli import main
+
+    save_letor(make_ltr(30, docs_per_query=(4, 12), n_features=5, random_state=3), tmp_path / "train.txt")
+    params_out = tmp_path / "best.json"
+    argv = ["tune", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:NDCG:top=5", "--cv", "3",
+            "--seed", "0", "--trees", "10", "--early-stopping", "3", "--threads", "1", "--quiet",
+            "--out", str(tmp_path / "model.json"), "--params-out", str(params_out),
+            "--storage", f"sqlite:///{tmp_path / 'search.db'}", "--study-name", "ndcg"]
+    assert main(argv + ["--trials", "2"]) == 0, capsys.readouterr().err
+    assert json.loads(params_out.read_text())["n_trials"] == 2
+    assert main(argv + ["--trials", "3"]) == 0, capsys.readouterr().err
+    assert json.loads(params_out.read_text())["n_trials"] == 3
+    study = optuna.load_study(study_name="ndcg", storage=f"sqlite:///{tmp_path / 'search.db'}")
+    assert len(study.trials) == 3
+    # the same study with another metric is another search
+    assert main(argv + ["--trials", "3", "--metric", "MAP"]) == 2
+    assert "holds another search: its metric" in capsys.readouterr().err
+
+
 def test_cli_tune_says_why_it_keeps_the_starting_parameters(tmp_path, capsys):
     from metricrank.cli import main
 
@@ -421,6 +442,10 @@ def test_cli_tune_without_objective_tunes_lambdamart_with_its_defaults(tmp_path,
     (["--objective", "lambda:MRR", "--target", "AUC"], "--target AUC: 'AUC' cannot be a λ target"),
     (["--objective", "lambda:MRR", "--target", "NDCG:top=ten"], "--target NDCG:top=ten"),
     (["--objective", "lambda:MAP", "--target", "YetiRank:decay=2"], "--target YetiRank:decay=2"),
+    (["--study-name", "mine"], "--study-name names a study in --storage; pass --storage too"),
+    (["--storage", "search.db"], "--storage must be a database URL such as sqlite:///search.db; got 'search.db'"),
+    (["--storage", "sqlite://"], "name a database file"),
+    (["--storage", "sqlite:////no/such/dir/search.db"], "directory /no/such/dir does not exist"),
 ])
 def test_cli_tune_validates_options_before_reading(tmp_path, capsys, argv, message):
     from metricrank.cli import main
@@ -703,3 +728,98 @@ def test_summary_is_the_results_attributes_as_plain_json():
     assert summary == {"best_params": {"num_leaves": 7, "learning_rate": 0.05, "n_estimators": 40}, "best_score": 0.6,
                        "metric": "MAP", "n_trials": 6, "n_completed": 3, "n_pruned": 2, "folds": 2, "seconds": 3.5,
                        "selected_trial": 2, "selection_pvalue": 0.01, "selection_level": 0.025}
+
+
+# --- a search kept in an Optuna storage goes on where it stopped ----------------------------------
+
+
+def finished(study):
+    return [t for t in study.get_trials(deepcopy=False) if t.state.name in ("COMPLETE", "PRUNED")]
+
+
+def test_a_stored_search_runs_only_the_trials_its_study_lacks(data, tmp_path):
+    storage = f"sqlite:///{tmp_path / 'search.db'}"
+    part = tuned(data, n_trials=2, storage=storage)
+    assert len(finished(part.study_)) == 2
+    first_two = [(t.params, t.value) for t in part.study_.trials]  # (the study object reads the storage)
+    whole = tuned(data, n_trials=5, storage=storage, selection="best")
+    trials = whole.study_.trials
+    assert len(finished(whole.study_)) == len(trials) == 5
+    assert [(t.params, t.value) for t in trials[:2]] == first_two
+    assert sum(bool(t.user_attrs.get("estimator_as_given")) for t in trials) == 1
+    # the selection reads the whole study: the best of all five trials
+    completed = [t for t in trials if t.state.name == "COMPLETE"]
+    assert whole.best_score_ == max(t.value for t in completed)
+    assert whole.selected_trial_ == max(completed, key=lambda t: t.value).number
+    # a trial a stopped process left running is neither counted nor read; a full study runs nothing more
+    optuna.load_study(study_name="metricrank-tune", storage=storage).ask()
+    again = tuned(data, n_trials=5, storage=storage, selection="best")
+    assert len(again.study_.trials) == 6 and len(finished(again.study_)) == 5
+    assert again.best_params_ == whole.best_params_
+
+
+def test_a_stored_search_whose_first_trial_was_cut_short_runs_the_estimator_as_given_again(data, tmp_path,
+                                                                                          monkeypatch):
+    import metricrank.model_selection as ms
+
+    X, y, qid = data
+    storage = f"sqlite:///{tmp_path / 'search.db'}"
+    # a start that cannot split (leaves need more hessian than there is) against one that can: a trial beats it
+    base = LambdaMART(METRIC, n_estimators=30, n_jobs=1, min_sum_hessian_in_leaf=1e9)
+    kw = dict(qid=qid, metric=METRIC, cv=3, early_stopping_rounds=3, random_state=0, show_progress=False,
+              param_space={"min_sum_hessian_in_leaf": [1e9, 1e-3]}, storage=storage)
+    real = ms.fold_value
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ms, "fold_value", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        tune(base, X, y, n_trials=4, **kw)
+    monkeypatch.setattr(ms, "fold_value", real)
+    res = tune(base, X, y, n_trials=4, **kw)
+    given = [t for t in res.study_.trials if t.user_attrs.get("estimator_as_given")]
+    assert [t.state.name for t in given] in (["FAIL", "COMPLETE"], ["RUNNING", "COMPLETE"])
+    assert given[1].params == given[0].params == {"min_sum_hessian_in_leaf": 1e9}
+    assert len(finished(res.study_)) == 4
+    # the selection measures the best trial against the estimator as given that completed, not trial 0
+    best = res.study_.best_trial
+    assert best.number != given[1].number  # (else this case shows nothing)
+    completed = [t for t in res.study_.trials if t.state.name == "COMPLETE"]
+    p = improvement_pvalue(best.user_attrs["query_values"], given[1].user_attrs["query_values"], True)
+    assert res.selection_pvalue_ == p < 0.05 / (len(completed) - 1)
+    assert res.selected_trial_ == best.number and res.best_params_["min_sum_hessian_in_leaf"] == 1e-3
+
+
+def test_a_stored_study_of_another_search_is_refused(data, tmp_path):
+    X, y, qid = data
+    storage = f"sqlite:///{tmp_path / 'search.db'}"
+    tuned(data, n_trials=1, storage=storage)
+    with pytest.raises(ValueError, match="holds another search: its metric differ"):
+        tuned(data, n_trials=2, storage=storage, metric="MAP")
+    with pytest.raises(ValueError, match="holds another search: its data differ"):
+        tuned((X, np.where(y > 0, y - 1, y), qid), n_trials=2, storage=storage)
+    with pytest.raises(ValueError, match="its folds"):  # (and the space, sized by the training folds)
+        tuned(data, n_trials=2, storage=storage, cv=4)
+    with pytest.raises(ValueError, match="its estimator differ"):
+        tune(LambdaMART(METRIC, n_estimators=31, n_jobs=1), X, y, qid=qid, metric=METRIC, n_trials=2, cv=3,
+             early_stopping_rounds=3, random_state=0, show_progress=False, storage=storage)
+    foreign = optuna.create_study(storage=storage, study_name="theirs")
+    foreign.optimize(lambda trial: trial.suggest_float("x", 0, 1), n_trials=1)
+    with pytest.raises(ValueError, match="holds trials that tune did not record"):
+        tuned(data, n_trials=2, storage=storage, study_name="theirs")
+
+
+def test_tune_takes_a_data_frame_as_it_takes_its_values(data, tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y, qid = data
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    storage = f"sqlite:///{tmp_path / 'search.db'}"
+    by_frame = tuned((frame, y, qid), n_trials=2, storage=storage)
+    values = [t.value for t in by_frame.study_.trials]
+    assert values == [t.value for t in tuned(data, n_trials=2).study_.trials]
+    assert list(by_frame.best_estimator_.feature_names_in_) == list(frame.columns)
+    # the stored search knows the frame again (a copy), and not a frame with other values
+    assert len(tuned((frame.copy(), y, qid), n_trials=3, storage=storage).study_.trials) == 3
+    with pytest.raises(ValueError, match="its data differ"):
+        tuned((frame.assign(f0=frame["f0"] + 1), y, qid), n_trials=3, storage=storage)

@@ -1,10 +1,11 @@
 """``metricrank tune``: search a ranker's tree parameters with Optuna, folds made of whole queries.
 
 ``metricrank tune --train F [--valid F] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N --cv K
---timeout S --seed S --out MODEL.json [--params-out best.json]`` runs :func:`metricrank.model_selection.tune`
-and writes the refitted best model (``metricrank predict`` reads it) and, optionally, the best
-parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score on
-``--valid`` (one split instead of ``--cv`` folds); the best model is refitted on both files.
+--timeout S --seed S [--storage URL [--study-name NAME]] --out MODEL.json [--params-out best.json]`` runs
+:func:`metricrank.model_selection.tune` and writes the refitted best model (``metricrank predict`` reads it) and,
+optionally, the best parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score
+on ``--valid`` (one split instead of ``--cv`` folds); the best model is refitted on both files. With ``--storage``
+the study is kept in that database, and the same command run again after a stop goes on with the trials it lacks.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def _check_options(args):
     else:
         only_for_lambda(objective, args, ("target",))
         model = GBRanker(objective.spec, **common)
+    if args.study_name is not None and args.storage is None:
+        raise ValueError("--study-name names a study in --storage; pass --storage too")
+    if args.storage is not None:
+        _check_storage(args.storage)
     for path in (args.out, args.params_out):
         if path is not None:
             parent = os.path.dirname(os.path.abspath(path))
@@ -60,6 +65,23 @@ def _check_options(args):
     except ImportError as err:
         raise ValueError(str(err)) from None
     return model, objective
+
+
+def _check_storage(url: str) -> None:
+    """A database URL that Optuna can open; for SQLite, a file in an existing directory."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ValueError(f"--storage must be a database URL such as sqlite:///search.db; got {url!r}") from None
+    if parsed.get_backend_name() == "sqlite":
+        if not parsed.database or parsed.database == ":memory:":
+            raise ValueError(f"--storage {url}: name a database file (sqlite:///search.db), not memory")
+        parent = os.path.dirname(os.path.abspath(parsed.database))
+        if not os.path.isdir(parent):
+            raise ValueError(f"--storage {url}: directory {parent} does not exist")
 
 
 def cmd_tune(args) -> int:
@@ -87,7 +109,7 @@ def cmd_tune(args) -> int:
                   f"{'train -> valid' if args.valid else f'{cv} query folds'}")
     result = tune(model, X, y, qid=qid, metric=args.metric, n_trials=args.trials, cv=cv,
                   early_stopping_rounds=args.early_stopping, timeout=args.timeout, random_state=args.seed,
-                  show_progress=not args.quiet)
+                  show_progress=not args.quiet, storage=args.storage, study_name=args.study_name)
     best = result.best_estimator_
     best.save(args.out)
     summary = result.summary()
@@ -153,6 +175,10 @@ def add_parsers(sub, preset_choices) -> None:
     tu.add_argument("--preset", choices=preset_choices, help="metric conventions")
     tu.add_argument("--threads", type=int, default=None, help="threads per fit (default: all cores)")
     tu.add_argument("--seed", type=int, default=0, help="folds, sampler and model seed")
+    tu.add_argument("--storage", metavar="URL",
+                    help="Optuna database for the study (e.g. sqlite:///search.db): run again with the same options "
+                         "after a stop, the search goes on with the trials it lacks (--trials counts them all)")
+    tu.add_argument("--study-name", metavar="NAME", help="the study's name in --storage (default metricrank-tune)")
     tu.add_argument("--quiet", action="store_true", help="no progress bar")
     tu.add_argument("--out", required=True, help="model file for the refitted best model (JSON; .gz ok)")
     tu.add_argument("--params-out", metavar="JSON", help="write the best parameters and score here")

@@ -40,7 +40,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._groups import group_ptr_from_qid
 from .learners._boosting import StoppingRule
-from .learners._frames import take_columns
+from .learners._frames import _as_pandas, take_columns
 from .metrics import evaluate, get_metric
 
 __all__ = ["RankerScoreMixin", "RankingScorer", "TuneResult", "default_param_space", "improvement_pvalue",
@@ -518,7 +518,13 @@ def _as_arrays(X, y, qid):
         raise ValueError(f"X, y and qid must have the same number of rows; got {X.shape[0]}, {y.shape[0]}, "
                          f"{qid.shape[0]}")
     group_ptr_from_qid(qid, source="qid")  # rows of a query contiguous
-    return X, y, qid
+    frame = _as_pandas(X)  # a polars frame becomes pandas, whose rows the folds take by position
+    return (X if frame is None else frame), y, qid
+
+
+def _rows(X, rows):
+    """Rows of an array, sparse matrix or pandas DataFrame, by position."""
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 def fold_value(estimator, params, X, y, qid, train, test, metric, early_stopping_rounds, per_query=False,
@@ -530,7 +536,7 @@ def fold_value(estimator, params, X, y, qid, train, test, metric, early_stopping
     ``callbacks`` go to the fit (they see the test rows' metric after each tree).
     """
     est = clone(estimator).set_params(**params)
-    Xtr, Xte = X[train], X[test]
+    Xtr, Xte = _rows(X, train), _rows(X, test)
     est.fit(Xtr, y[train], qid=qid[train], eval_set=[(Xte, y[test], qid[test])], eval_metrics=[metric],
             early_stopping_rounds=early_stopping_rounds, callbacks=callbacks)
     trees = est.best_iteration_ or est.n_estimators_
@@ -607,8 +613,8 @@ class _GrowingPatience:
 
 
 class _RichProgress:
-    def __init__(self, total, enabled, label):
-        self.total, self.enabled, self.label = total, enabled, label
+    def __init__(self, total, enabled, label, done=0):
+        self.total, self.enabled, self.label, self.done = total, enabled, label, done
         self.progress = None
 
     def __enter__(self):
@@ -619,7 +625,7 @@ class _RichProgress:
             self.progress = Progress(TextColumn("trials"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                                      TextColumn("{task.description}"), console=Console(stderr=True))
             self.progress.__enter__()
-            self.task = self.progress.add_task("", total=self.total)
+            self.task = self.progress.add_task("", total=self.total, completed=self.done)
         return self
 
     def __call__(self, study, trial):
@@ -638,9 +644,65 @@ class _RichProgress:
         return False
 
 
+SEARCH_RECORD = "metricrank_search"  # the study's user attribute that says which search wrote it
+
+
+def _digest(*arrays) -> str:
+    """SHA-256 of arrays' shapes, dtypes and values (sparse matrices by their parts, data frames by pandas' row
+    hashes and their columns' names and dtypes)."""
+    import hashlib
+
+    import scipy.sparse as sp
+
+    h = hashlib.sha256()
+    for a in arrays:
+        if sp.issparse(a):
+            parts = (a.data, a.indices, a.indptr)
+        elif hasattr(a, "iloc"):  # a pandas DataFrame (tune's own): its values may be objects
+            import pandas as pd
+
+            h.update(repr(list(zip(map(str, a.columns), map(str, a.dtypes)))).encode())
+            parts = (pd.util.hash_pandas_object(a, index=False).to_numpy(),)
+        else:
+            parts = (np.asarray(a),)
+        h.update(repr(a.shape).encode())
+        for part in parts:
+            part = np.ascontiguousarray(part)
+            h.update(part.dtype.str.encode())
+            h.update(part.tobytes())
+    return h.hexdigest()
+
+
+def _search_record(estimator, X, y, qid, metric, folds, space, start_params, early_stopping_rounds, trial_policy):
+    """What makes two calls of :func:`tune` the same search, as strings (a stored study's user attribute)."""
+    params = {k: v for k, v in estimator.get_params(deep=False).items() if k != "n_jobs"}
+    return {"estimator": f"{type(estimator).__name__}{sorted(params.items())!r}", "metric": str(metric),
+            "data": _digest(X, y, qid), "folds": _digest(*(i for fold in folds for i in fold)),
+            "space": repr(sorted((k, repr(v)) for k, v in space.items())),
+            "first trial": repr(sorted(start_params.items())),
+            "early_stopping_rounds": repr(early_stopping_rounds), "trees grown": repr(trial_policy)}
+
+
+def _check_stored_search(study, record: dict) -> None:
+    """Record the search in a new stored study; else fail unless the study holds this very search."""
+    stored = study.user_attrs.get(SEARCH_RECORD)
+    if stored is None:
+        if study.get_trials(deepcopy=False):
+            raise ValueError(f"study {study.study_name!r} in this storage holds trials that tune did not record; "
+                             "pass another study_name")
+        study.set_user_attr(SEARCH_RECORD, record)
+        return
+    differ = [key for key in record if stored.get(key) != record[key]]
+    if differ:
+        raise ValueError(f"study {study.study_name!r} in this storage holds another search: its "
+                         f"{', '.join(differ)} differ from this call's; pass another study_name, or call tune as the "
+                         "search that wrote it was called")
+
+
 def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, param_space=None,
          early_stopping_rounds=30, timeout=None, random_state=None, n_jobs=1, show_progress=True,
-         sampler=None, pruner=None, start_from_estimator=True, selection="significant") -> TuneResult:
+         sampler=None, pruner=None, start_from_estimator=True, selection="significant", storage=None,
+         study_name=None) -> TuneResult:
     """Search a ranker's tree parameters with Optuna, scoring whole queries.
 
     Each trial samples parameters, then for every fold fits a clone of
@@ -659,7 +721,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     Parameters
     ----------
     estimator : GBRanker or LambdaMART (unfitted)
-    X : array-like, sparse matrix, or RankingDataset
+    X : array-like, sparse matrix, pandas or polars DataFrame, or RankingDataset
     y : array-like of shape (n,); omit with a RankingDataset
     qid : array-like of shape (n,)
         Query id of every row; rows of a query contiguous.
@@ -728,6 +790,23 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         on a few hundred held-out queries is partly luck: on the LETOR sets of
         the quality suite, taking it scored below the defaults on new queries
         (BENCHMARKS.md, "Quality suite").
+    storage : str or optuna.storages.BaseStorage, optional
+        Where Optuna keeps the study (a database URL such as
+        ``"sqlite:///search.db"``, or a storage object such as a
+        ``JournalStorage``), so that a search stopped part-way can go on: called
+        again with the same storage and ``study_name``, on the same data, with
+        the same estimator, metric, folds and space, ``tune`` runs only the
+        trials the study lacks (``n_trials`` counts its completed and pruned
+        trials; failed ones, and those a stopped process left running, are
+        neither counted nor read, and the first trial, the estimator as given,
+        runs again if it did not finish), then selects and refits from the whole
+        study.
+        A study written by another search raises a ``ValueError`` that names what
+        differs. The sampler continues from the stored trials, so a resumed
+        search need not draw the trials an uninterrupted one would have.
+        ``elapsed_`` is the time of this call. Default: a study in memory.
+    study_name : str, optional
+        The study's name in ``storage`` (default ``"metricrank-tune"``).
 
     Returns
     -------
@@ -803,22 +882,35 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
 
     verbosity = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # the progress bar reports; restored below
-    study = optuna.create_study(
-        direction="maximize" if m.higher_is_better else "minimize",
-        sampler=sampler if sampler is not None else optuna.samplers.TPESampler(seed=random_state),
-        pruner=pruner if pruner is not None else optuna.pruners.MedianPruner(n_startup_trials=5),
-    )
     start_params = _values_in_space(estimator, space, n_train, policy) if start_from_estimator else {}
     own = estimator.get_params(deep=False)
     # the estimator's own values that its fits resolve: "auto", and the depth the capacity check chooses
     own_resolved = {k for k in start_params if (isinstance(own[k], str) and own[k] == "auto")
                     or (k == "max_depth" and trial_policy and own[k] <= 0)}
-    if start_params:
-        study.enqueue_trial(start_params, user_attrs={AS_GIVEN: True})
+    if study_name is None and storage is not None:
+        study_name = "metricrank-tune"
     try:
-        with _RichProgress(n_trials, show_progress, metric) as progress:
-            study.optimize(objective, n_trials=int(n_trials), timeout=timeout, n_jobs=n_jobs,
-                           callbacks=[progress], catch=())
+        study = optuna.create_study(
+            direction="maximize" if m.higher_is_better else "minimize",
+            sampler=sampler if sampler is not None else optuna.samplers.TPESampler(seed=random_state),
+            pruner=pruner if pruner is not None else optuna.pruners.MedianPruner(n_startup_trials=5),
+            storage=storage, study_name=study_name, load_if_exists=storage is not None,
+        )
+        if storage is not None:
+            _check_stored_search(study, _search_record(estimator, X, y, qid, metric, folds, space, start_params,
+                                                       early_stopping_rounds, trial_policy))
+        # a stored study goes on: its completed and pruned trials count, and the estimator as given runs unless a
+        # trial of it finished or waits (a failed one, or one a stopped process left running, does not count)
+        finished_states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+        stored = study.get_trials(deepcopy=False)
+        done = sum(t.state in finished_states for t in stored)
+        given_states = (*finished_states, optuna.trial.TrialState.WAITING)
+        if start_params and not any(t.user_attrs.get(AS_GIVEN) and t.state in given_states for t in stored):
+            study.enqueue_trial(start_params, user_attrs={AS_GIVEN: True})
+        if done < n_trials:
+            with _RichProgress(int(n_trials), show_progress, metric, done) as progress:
+                study.optimize(objective, n_trials=int(n_trials) - done, timeout=timeout, n_jobs=n_jobs,
+                               callbacks=[progress], catch=())
     finally:
         optuna.logging.set_verbosity(verbosity)
     try:
@@ -826,18 +918,17 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     except ValueError:
         raise RuntimeError("no trial completed (all pruned or stopped by the timeout); raise n_trials or timeout") \
             from None
+    completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    first = next((t for t in completed if t.user_attrs.get(AS_GIVEN)), None) if start_params else None
     pvalue = level = None
-    if selection == "significant" and start_params and best.number != 0:
-        first = study.trials[0]
-        if first.state == optuna.trial.TrialState.COMPLETE:
-            pvalue = improvement_pvalue(best.user_attrs["query_values"], first.user_attrs["query_values"],
-                                        m.higher_is_better)
-            completed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-            level = selection_level(len(completed) - 1)
-            if not pvalue < level:
-                best = first
+    if selection == "significant" and first is not None and best.number != first.number:
+        pvalue = improvement_pvalue(best.user_attrs["query_values"], first.user_attrs["query_values"],
+                                    m.higher_is_better)
+        level = selection_level(len(completed) - 1)
+        if not pvalue < level:
+            best = first
     best_params = dict(best.params)
-    if start_params and best.number == 0:
+    if first is not None and best.number == first.number:
         # the defaults kept: the refit is the estimator as given, as trial 0 was on every fold
         best_params.update({k: own[k] for k in own_resolved})
     else:
