@@ -5,10 +5,16 @@
 space, median pruning, seed 0. Prints the wall time, the best value and the best
 parameters, and the test-fold NDCG@10 of the refitted model next to an untuned
 LambdaMART's (defaults: 300 trees) measured in the same run.
+
+``--storage-pairs N``: instead, the cost of keeping the study in a database. N pairs of the same search,
+one in memory (the anchor) and one kept in a new SQLite file (``storage=``), alternating which runs first;
+prints each time, the medians and their ratio, and whether the two searches' trials were the same.
 """
 
 import argparse
 import os
+import statistics
+import tempfile
 import time
 
 import numpy as np
@@ -21,6 +27,8 @@ parser.add_argument("--data", default=os.environ.get("METRICRANK_DATA", "/work/s
 parser.add_argument("--trials", type=int, default=30)
 parser.add_argument("--cv", type=int, default=3)
 parser.add_argument("--threads", type=int, default=1)
+parser.add_argument("--storage-pairs", type=int, default=0, metavar="N",
+                    help="time N in-memory / SQLite pairs of the search instead (see above)")
 args = parser.parse_args()
 
 train = metricrank.load_letor(f"{args.data}/train.txt.gz")
@@ -33,6 +41,31 @@ print(f"train+vali: {len(np.unique(qid))} queries, {X.shape[0]} documents; {os.c
       f"load average {os.getloadavg()[0]:.1f}")
 
 model = metricrank.LambdaMART("NDCG:top=10", n_estimators=500, n_jobs=args.threads)
+
+
+def timed_search(storage):
+    t0 = time.perf_counter()
+    res = tune(model, X, y, qid=qid, n_trials=args.trials, cv=args.cv, random_state=0, show_progress=False,
+               storage=storage)
+    return time.perf_counter() - t0, [(t.params, t.value, t.state.name) for t in res.study_.trials]
+
+
+if args.storage_pairs:
+    times = {"memory": [], "sqlite": []}
+    trials = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.storage_pairs):
+            order = ["memory", "sqlite"] if i % 2 == 0 else ["sqlite", "memory"]
+            for kind in order:
+                storage = f"sqlite:///{tmp}/search{i}.db" if kind == "sqlite" else None
+                seconds, trials[kind] = timed_search(storage)
+                times[kind].append(seconds)
+                print(f"pair {i + 1}, {kind}: {seconds:.1f} s (load average {os.getloadavg()[0]:.1f})", flush=True)
+    memory, sqlite = statistics.median(times["memory"]), statistics.median(times["sqlite"])
+    print(f"median: in memory {memory:.1f} s, SQLite {sqlite:.1f} s, ratio {sqlite / memory:.3f}; "
+          f"same trials: {trials['memory'] == trials['sqlite']}")
+    raise SystemExit(0)
+
 t0 = time.perf_counter()
 result = tune(model, X, y, qid=qid, n_trials=args.trials, cv=args.cv, random_state=0, show_progress=True)
 wall = time.perf_counter() - t0

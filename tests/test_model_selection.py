@@ -737,6 +737,13 @@ def finished(study):
     return [t for t in study.get_trials(deepcopy=False) if t.state.name in ("COMPLETE", "PRUNED")]
 
 
+def test_a_stored_search_is_the_search_in_memory(result, data, tmp_path):
+    stored = tuned(data, storage=f"sqlite:///{tmp_path / 'search.db'}")
+    assert [(t.params, t.value, t.user_attrs) for t in stored.study_.trials] == \
+        [(t.params, t.value, t.user_attrs) for t in result.study_.trials]
+    assert stored.best_params_ == result.best_params_ and stored.selected_trial_ == result.selected_trial_
+
+
 def test_a_stored_search_runs_only_the_trials_its_study_lacks(data, tmp_path):
     storage = f"sqlite:///{tmp_path / 'search.db'}"
     part = tuned(data, n_trials=2, storage=storage)
