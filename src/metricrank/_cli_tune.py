@@ -51,8 +51,6 @@ def _check_options(args):
         model = GBRanker(objective.spec, **common)
     if args.study_name is not None and args.storage is None:
         raise ValueError("--study-name names a study in --storage; pass --storage too")
-    if args.storage is not None:
-        _check_storage(args.storage)
     for path in (args.out, args.params_out):
         if path is not None:
             parent = os.path.dirname(os.path.abspath(path))
@@ -64,6 +62,8 @@ def _check_options(args):
         _optuna()  # before reading data
     except ImportError as err:
         raise ValueError(str(err)) from None
+    if args.storage is not None:
+        _check_storage(args.storage)  # (SQLAlchemy comes with Optuna)
     return model, objective
 
 

@@ -929,7 +929,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
             best = first
     best_params = dict(best.params)
     if first is not None and best.number == first.number:
-        # the defaults kept: the refit is the estimator as given, as trial 0 was on every fold
+        # the defaults kept: the refit is the estimator as given, as its trial was on every fold
         best_params.update({k: own[k] for k in own_resolved})
     else:
         best_params.update(trial_policy)
