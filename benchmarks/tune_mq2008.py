@@ -8,7 +8,7 @@ LambdaMART's (defaults: 300 trees) measured in the same run.
 
 ``--storage-pairs N``: instead, the cost of keeping the study in a database. N pairs of the same search,
 one in memory (the anchor) and one kept in a new SQLite file (``storage=``), alternating which runs first;
-prints each time, the medians and their ratio, and whether the two searches' trials were the same.
+prints each time, the medians and their ratio, and whether the last pair's two searches drew the same trials.
 """
 
 import argparse
