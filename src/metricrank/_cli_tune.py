@@ -72,6 +72,8 @@ def _check_storage(url: str) -> None:
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
+    from ._cli_train import _check_writable
+
     try:
         parsed = make_url(url)
     except ArgumentError:
@@ -79,9 +81,7 @@ def _check_storage(url: str) -> None:
     if parsed.get_backend_name() == "sqlite":
         if not parsed.database or parsed.database == ":memory:":
             raise ValueError(f"--storage {url}: name a database file (sqlite:///search.db), not memory")
-        parent = os.path.dirname(os.path.abspath(parsed.database))
-        if not os.path.isdir(parent):
-            raise ValueError(f"--storage {url}: directory {parent} does not exist")
+        _check_writable(parsed.database, "--storage")
 
 
 def cmd_tune(args) -> int:
