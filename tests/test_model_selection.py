@@ -446,6 +446,9 @@ def test_cli_tune_without_objective_tunes_lambdamart_with_its_defaults(tmp_path,
     (["--storage", "search.db"], "--storage must be a database URL such as sqlite:///search.db; got 'search.db'"),
     (["--storage", "sqlite://"], "name a database file"),
     (["--storage", "sqlite:////no/such/dir/search.db"], "directory /no/such/dir does not exist"),
+    (["--params-out", "/no/such/dir/best.json"], "--params-out /no/such/dir/best.json: directory /no/such/dir does"),
+    (["--params-out", "/"], "--params-out / is a directory"),
+    (["--out", "/"], "--out / is a directory"),
 ])
 def test_cli_tune_validates_options_before_reading(tmp_path, capsys, argv, message):
     from metricrank.cli import main

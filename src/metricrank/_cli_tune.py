@@ -11,7 +11,6 @@ the study is kept in that database, and the same command run again after a stop 
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 
@@ -35,7 +34,7 @@ def _check_options(args):
         raise ValueError(f"--trees must be >= 1; got {args.trees}")
     if args.early_stopping < 1:
         raise ValueError(f"--early-stopping must be >= 1; got {args.early_stopping}")
-    from ._cli_train import check_pair_target, lambda_target, objective_and_target, only_for_lambda
+    from ._cli_train import _check_writable, check_pair_target, lambda_target, objective_and_target, only_for_lambda
     from .learners import GBRanker, LambdaMART
     from .objectives import LambdaObjective
 
@@ -51,11 +50,9 @@ def _check_options(args):
         model = GBRanker(objective.spec, **common)
     if args.study_name is not None and args.storage is None:
         raise ValueError("--study-name names a study in --storage; pass --storage too")
-    for path in (args.out, args.params_out):
+    for path, option in ((args.out, "--out"), (args.params_out, "--params-out")):
         if path is not None:
-            parent = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(parent):
-                raise ValueError(f"cannot write {path}: directory {parent} does not exist")
+            _check_writable(path, option)
     from .model_selection import _optuna
 
     try:
