@@ -6,12 +6,14 @@ on ``--threads`` threads with their own defaults otherwise and no validation set
 by a new user would:
 
 * metricrank: ``LambdaMART("NDCG:top=10;type=Exp")``. From 30,000 documents that is YetiRank with
-  four models side by side and the capacity check (fits on four fifths of the queries first);
+  two kinds of tree side by side (``grow_policy="mixed"`` since stop 68: completed symmetric trees and
+  leaf-wise trees), four models of each, each kind sized by its own capacity check (fits on four fifths
+  of the queries first);
 * the anchor, timed in the same run: LightGBM's ``LGBMRanker()`` (lambdarank, 31 leaves).
 
 Each fit runs in its own process (numba compiled beforehand by a small fit in that process). The
 script prints the seconds of each, their ratio, the test NDCG@10 (exponential gain) of both and
-what the default chose (leaves, models, the capacity check's steps).
+what the default chose (for each kind of tree: models, leaves, penalty, the capacity check's steps).
 
 Run::
 
@@ -42,10 +44,12 @@ def fit_metricrank(args, train, test, queue):
     start = time.perf_counter()
     model.fit(train)
     seconds = time.perf_counter() - start
-    check = "not run" if model.capacity_check_ is None else str(model.capacity_check_)  # depths for symmetric trees
+    kinds = "; ".join(  # each kind of tree ("mixed": completed symmetric and leaf-wise) with its own check
+        f"{kind.grow_policy}: {kind.n_models} models of {kind.num_leaves} leaves, extra_trees {kind.extra_trees}, "
+        f"lambda_l2 {kind.lambda_l2}; check {'not run' if kind.capacity_check is None else kind.capacity_check}"
+        for kind in model.kinds_)
     queue.put(dict(seconds=seconds, ndcg=evaluate(test, model.predict(test.X), metric=METRIC),
-                   chose=f"grow policy {model.grow_policy_}, {model.num_leaves_} leaves, lambda_l2 "
-                         f"{model.lambda_l2_}, {model.n_models_} models, target {model.target_}; {check}"))
+                   chose=f"grow policy {model.grow_policy_}, target {model.target_}; {kinds}"))
 
 
 def fit_lightgbm(args, train, test, queue):
