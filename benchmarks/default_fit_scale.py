@@ -18,8 +18,9 @@ what the default chose (for each kind of tree: models, leaves, penalty, the capa
 Run::
 
     python benchmarks/default_fit_scale.py --docs 1000000 --trees 100
-    python benchmarks/default_fit_scale.py --docs 1000000 --trees 100 --set n_models=1 num_leaves=63 \
-        extra_trees=False lambda_l2=1     # what the check chose, one model, no check
+    python benchmarks/default_fit_scale.py --docs 1000000 --trees 100 --set n_models=1   # one model of each kind
+    python benchmarks/default_fit_scale.py --docs 1000000 --trees 100 --set grow_policy=leafwise n_models=1 \
+        num_leaves=63 extra_trees=False lambda_l2=1     # stop 36: what its check chose, one model, no check
 """
 
 from __future__ import annotations
