@@ -5,6 +5,7 @@ import stat
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from metricrank._io import atomic_write
@@ -83,3 +84,63 @@ def test_directory_is_refused(tmp_path):
     with pytest.raises(IsADirectoryError):
         with atomic_write(tmp_path) as fh:
             fh.write(b"x")
+
+
+# --- figures ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def figure():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    yield fig
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("name, magic", [("f.png", b"\x89PNG"), ("f", b"\x89PNG"), ("f.pdf", b"%PDF"),
+                                         ("f.svg", b"<?xml"), ("f.PNG", b"\x89PNG")])
+def test_save_figure_writes_the_format_of_the_suffix(figure, tmp_path, name, magic):
+    from metricrank._io import save_figure
+
+    save_figure(figure, tmp_path / name, dpi=50)
+    assert (tmp_path / name).read_bytes().startswith(magic)
+
+
+def _half_written_then_failing(fig, fname, **kwargs):
+    (fname.write if hasattr(fname, "write") else open(fname, "wb").write)(b"\x89PNG half a figure")
+    raise RuntimeError("the renderer failed")
+
+
+def _combination_plot(tmp_path):
+    from metricrank.analysis import optimal_combination
+
+    scores = np.linspace(0, 1, 8)
+    return optimal_combination(scores, scores[::-1], np.arange(8) % 3, qid=np.repeat([0, 1], 4), metric="NDCG").plot
+
+
+def _optimality_plot(tmp_path):
+    from metricrank.analysis.optimality import OptimalityResult
+
+    return OptimalityResult(n_directions=4, n_ascent=1, n_unchanged=0, base_value=0.5, gains=np.zeros(4), step=0.1,
+                            metric="NDCG", profile_steps=np.arange(3.0), profile_values=np.array([0.4, 0.5, 0.45])).plot
+
+
+@pytest.mark.parametrize("plot_of", [None, _combination_plot, _optimality_plot],
+                         ids=["save_figure", "OptimalCombination.plot", "OptimalityResult.plot"])
+def test_a_failed_figure_leaves_the_old_file(figure, tmp_path, monkeypatch, plot_of):
+    """A save that fails part-way leaves the file as it was and no temporary file."""
+    from matplotlib.figure import Figure
+
+    from metricrank._io import save_figure
+
+    path = tmp_path / "plot.png"
+    path.write_bytes(b"the old figure")
+    draw = (lambda p: save_figure(figure, p, dpi=50)) if plot_of is None else plot_of(tmp_path)
+    monkeypatch.setattr(Figure, "savefig", _half_written_then_failing)
+    with pytest.raises(RuntimeError, match="the renderer failed"):
+        draw(path)
+    assert path.read_bytes() == b"the old figure"
+    assert sorted(os.listdir(tmp_path)) == ["plot.png"]

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from typing import IO, Iterator
 
-__all__ = ["atomic_write", "compression_of", "is_stdout", "open_read"]
+__all__ = ["atomic_write", "compression_of", "is_stdout", "open_read", "save_figure"]
 
 
 def is_stdout(path) -> bool:
@@ -166,3 +166,18 @@ def atomic_write(path) -> Iterator[IO[bytes]]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def save_figure(fig, path, dpi: int) -> None:
+    """Save a matplotlib figure through :func:`atomic_write`: a failed save leaves ``path`` as it was.
+
+    The format is the file's suffix (``.png``, ``.pdf``, ``.svg``, ...), as ``fig.savefig(path)`` reads it;
+    PNG without one.
+    """
+    name = os.fspath(path)
+    for packed in (".gz", ".bz2"):  # atomic_write compresses these; the figure's format is the suffix before
+        if name.endswith(packed):
+            name = name[: -len(packed)]
+    fmt = os.path.splitext(name)[1].lstrip(".").lower() or "png"
+    with atomic_write(path) as fh:
+        fig.savefig(fh, format=fmt, dpi=dpi)

@@ -25,6 +25,7 @@ from ..metrics import get_metric
 from ..metrics._base import MetricInput
 from ..metrics.evaluate import _as_float_vector
 from .._groups import resolve_groups
+from .._io import save_figure
 from ..learners._boosting import numba_threads
 from ._crossings import order_crossings, sign_crossings
 
@@ -93,7 +94,7 @@ class CombinationResult:
         ax.set_title(f"{self.metric}: best {self.value:.5f} at α = {self.alpha:.4g}")
         ax.legend(loc="best", fontsize=8)
         fig.tight_layout()
-        fig.savefig(path, dpi=120)
+        save_figure(fig, path, dpi=120)
         plt.close(fig)
 
 

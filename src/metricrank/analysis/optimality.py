@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._io import save_figure
 from ..metrics import get_metric
 from ..metrics.evaluate import make_input, with_scores
 from ..learners._boosting import numba_threads
@@ -103,7 +104,7 @@ class OptimalityResult:
         ax.set_ylabel(self.metric)
         ax.set_title(f"{self.n_ascent}/{self.n_directions} ascent directions; step {self.step:.3g}")
         fig.tight_layout()
-        fig.savefig(path, dpi=120)
+        save_figure(fig, path, dpi=120)
         plt.close(fig)
 
 

@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._io import atomic_write
+from .._io import atomic_write, save_figure
 from ..analysis import compare_per_query
 from ..data import RankingDataset, load_letor, make_ltr
 from ..metrics import evaluate
@@ -553,5 +553,5 @@ def _plot(cache, splits, names, lr, trees, dataset, out: Path, random_states=(0,
         ax.set_title(metric, fontsize=9)
     fig.suptitle(f"{dataset}: test value per fold")
     fig.tight_layout()
-    fig.savefig(out / f"{dataset}.png", dpi=90)
+    save_figure(fig, out / f"{dataset}.png", dpi=90)
     plt.close(fig)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._io import atomic_write
+from .._io import atomic_write, save_figure
 from ..analysis import compare_per_query
 from ..learners import LambdaMART
 from ..metrics import evaluate, evaluate_many
@@ -168,7 +168,6 @@ def _plot(path: Path, micro, macro) -> str:
         ax.set_xlabel("k")
     axes[0].legend()
     fig.tight_layout()
-    with atomic_write(path) as fh:
-        fig.savefig(fh, format="png", dpi=100)
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
     return f"\n![precision at k]({path.name})\n"
