@@ -109,6 +109,16 @@ def test_save_figure_writes_the_format_of_the_suffix(figure, tmp_path, name, mag
     assert (tmp_path / name).read_bytes().startswith(magic)
 
 
+def test_save_figure_writes_a_stream_as_png(figure):
+    import io
+
+    from metricrank._io import save_figure
+
+    stream = io.BytesIO()
+    save_figure(figure, stream, dpi=50)
+    assert stream.getvalue().startswith(b"\x89PNG")
+
+
 def _half_written_then_failing(fig, fname, **kwargs):
     (fname.write if hasattr(fname, "write") else open(fname, "wb").write)(b"\x89PNG half a figure")
     raise RuntimeError("the renderer failed")

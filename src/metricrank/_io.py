@@ -172,8 +172,11 @@ def save_figure(fig, path, dpi: int) -> None:
     """Save a matplotlib figure through :func:`atomic_write`: a failed save leaves ``path`` as it was.
 
     The format is the file's suffix (``.png``, ``.pdf``, ``.svg``, ...), as ``fig.savefig(path)`` reads it;
-    PNG without one.
+    PNG without one. A binary stream (``path`` with a ``write`` method) is written directly, as PNG.
     """
+    if hasattr(path, "write"):
+        fig.savefig(path, format="png", dpi=dpi)
+        return
     name = os.fspath(path)
     for packed in (".gz", ".bz2"):  # atomic_write compresses these; the figure's format is the suffix before
         if name.endswith(packed):
