@@ -105,8 +105,11 @@ def figure():
 def test_save_figure_writes_the_format_of_the_suffix(figure, tmp_path, name, magic):
     from metricrank._io import save_figure
 
+    import matplotlib.pyplot as plt
+
     save_figure(figure, tmp_path / name, dpi=50)
     assert (tmp_path / name).read_bytes().startswith(magic)
+    assert not plt.fignum_exists(figure.number)  # closed: pyplot would keep it alive
 
 
 def test_save_figure_writes_a_stream_as_png(figure):
@@ -141,7 +144,8 @@ def _optimality_plot(tmp_path):
 @pytest.mark.parametrize("plot_of", [None, _combination_plot, _optimality_plot],
                          ids=["save_figure", "OptimalCombination.plot", "OptimalityResult.plot"])
 def test_a_failed_figure_leaves_the_old_file(figure, tmp_path, monkeypatch, plot_of):
-    """A save that fails part-way leaves the file as it was and no temporary file."""
+    """A save that fails part-way leaves the file as it was, no temporary file, and no figure open."""
+    import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
     from metricrank._io import save_figure
@@ -150,7 +154,9 @@ def test_a_failed_figure_leaves_the_old_file(figure, tmp_path, monkeypatch, plot
     path.write_bytes(b"the old figure")
     draw = (lambda p: save_figure(figure, p, dpi=50)) if plot_of is None else plot_of(tmp_path)
     monkeypatch.setattr(Figure, "savefig", _half_written_then_failing)
+    open_before = set(plt.get_fignums())
     with pytest.raises(RuntimeError, match="the renderer failed"):
         draw(path)
     assert path.read_bytes() == b"the old figure"
     assert sorted(os.listdir(tmp_path)) == ["plot.png"]
+    assert set(plt.get_fignums()) == (open_before - {figure.number} if plot_of is None else open_before)

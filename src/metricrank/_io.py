@@ -169,18 +169,24 @@ def atomic_write(path) -> Iterator[IO[bytes]]:
 
 
 def save_figure(fig, path, dpi: int) -> None:
-    """Save a matplotlib figure through :func:`atomic_write`: a failed save leaves ``path`` as it was.
+    """Save a pyplot figure through :func:`atomic_write`, then close it.
 
+    A failed save leaves ``path`` as it was, and closes the figure too (pyplot keeps open figures alive).
     The format is the file's suffix (``.png``, ``.pdf``, ``.svg``, ...), as ``fig.savefig(path)`` reads it;
     PNG without one. A binary stream (``path`` with a ``write`` method) is written directly, as PNG.
     """
-    if hasattr(path, "write"):
-        fig.savefig(path, format="png", dpi=dpi)
-        return
-    name = os.fspath(path)
-    for packed in (".gz", ".bz2"):  # atomic_write compresses these; the figure's format is the suffix before
-        if name.endswith(packed):
-            name = name[: -len(packed)]
-    fmt = os.path.splitext(name)[1].lstrip(".").lower() or "png"
-    with atomic_write(path) as fh:
-        fig.savefig(fh, format=fmt, dpi=dpi)
+    import matplotlib.pyplot as plt
+
+    try:
+        if hasattr(path, "write"):
+            fig.savefig(path, format="png", dpi=dpi)
+            return
+        name = os.fspath(path)
+        for packed in (".gz", ".bz2"):  # atomic_write compresses these; the figure's format is the suffix before
+            if name.endswith(packed):
+                name = name[: -len(packed)]
+        fmt = os.path.splitext(name)[1].lstrip(".").lower() or "png"
+        with atomic_write(path) as fh:
+            fig.savefig(fh, format=fmt, dpi=dpi)
+    finally:
+        plt.close(fig)

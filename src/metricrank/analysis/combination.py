@@ -95,7 +95,6 @@ class CombinationResult:
         ax.legend(loc="best", fontsize=8)
         fig.tight_layout()
         save_figure(fig, path, dpi=120)
-        plt.close(fig)
 
 
 def _validate(scores_a, scores_b, y):

@@ -105,7 +105,6 @@ class OptimalityResult:
         ax.set_title(f"{self.n_ascent}/{self.n_directions} ascent directions; step {self.step:.3g}")
         fig.tight_layout()
         save_figure(fig, path, dpi=120)
-        plt.close(fig)
 
 
 def _bound_text(n: int, n_ascent: int, delta: float, p0: float, spec: str, max_gain: float) -> str:

@@ -554,4 +554,3 @@ def _plot(cache, splits, names, lr, trees, dataset, out: Path, random_states=(0,
     fig.suptitle(f"{dataset}: test value per fold")
     fig.tight_layout()
     save_figure(fig, out / f"{dataset}.png", dpi=90)
-    plt.close(fig)

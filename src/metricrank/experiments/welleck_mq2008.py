@@ -169,5 +169,4 @@ def _plot(path: Path, micro, macro) -> str:
     axes[0].legend()
     fig.tight_layout()
     save_figure(fig, path, dpi=100)
-    plt.close(fig)
     return f"\n![precision at k]({path.name})\n"
