@@ -103,9 +103,9 @@ def figure():
 @pytest.mark.parametrize("name, magic", [("f.png", b"\x89PNG"), ("f", b"\x89PNG"), ("f.pdf", b"%PDF"),
                                          ("f.svg", b"<?xml"), ("f.PNG", b"\x89PNG")])
 def test_save_figure_writes_the_format_of_the_suffix(figure, tmp_path, name, magic):
-    from metricrank._io import save_figure
-
     import matplotlib.pyplot as plt
+
+    from metricrank._io import save_figure
 
     save_figure(figure, tmp_path / name, dpi=50)
     assert (tmp_path / name).read_bytes().startswith(magic)
@@ -123,7 +123,11 @@ def test_save_figure_writes_a_stream_as_png(figure):
 
 
 def _half_written_then_failing(fig, fname, **kwargs):
-    (fname.write if hasattr(fname, "write") else open(fname, "wb").write)(b"\x89PNG half a figure")
+    if hasattr(fname, "write"):
+        fname.write(b"\x89PNG half a figure")
+    else:  # a plot that saves straight to its path
+        with open(fname, "wb") as fh:
+            fh.write(b"\x89PNG half a figure")
     raise RuntimeError("the renderer failed")
 
 
