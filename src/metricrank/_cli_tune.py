@@ -15,6 +15,7 @@ import json
 import numpy as np
 
 from ._cli_help import HelpFormatter
+from ._cli_train import _check_writable
 from ._io import atomic_write
 
 
@@ -34,7 +35,7 @@ def _check_options(args):
         raise ValueError(f"--trees must be >= 1; got {args.trees}")
     if args.early_stopping < 1:
         raise ValueError(f"--early-stopping must be >= 1; got {args.early_stopping}")
-    from ._cli_train import _check_writable, check_pair_target, lambda_target, objective_and_target, only_for_lambda
+    from ._cli_train import check_pair_target, lambda_target, objective_and_target, only_for_lambda
     from .learners import GBRanker, LambdaMART
     from .objectives import LambdaObjective
 
@@ -68,8 +69,6 @@ def _check_storage(url: str) -> None:
     """A database URL that Optuna can open; for SQLite, a file in an existing directory."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
-
-    from ._cli_train import _check_writable
 
     try:
         parsed = make_url(url)
