@@ -820,6 +820,19 @@ def test_a_stored_study_of_another_search_is_refused(data, tmp_path):
         tuned(data, n_trials=2, storage=storage, study_name="theirs")
 
 
+def test_a_stored_search_knows_text_query_ids_again(data, tmp_path):
+    """Query ids as Python strings (an object array, as a pandas text column gives) are read by value: new string
+    objects of the same ids are the same search."""
+    X, y, qid = data
+
+    def text_qid():
+        return np.array([f"query {q}" for q in qid], dtype=object)
+
+    storage = f"sqlite:///{tmp_path / 'search.db'}"
+    tuned((X, y, text_qid()), n_trials=1, storage=storage)
+    assert len(tuned((X, y, text_qid()), n_trials=2, storage=storage).study_.trials) == 2
+
+
 def test_tune_takes_a_data_frame_as_it_takes_its_values(data, tmp_path):
     pd = pytest.importorskip("pandas")
     X, y, qid = data

@@ -648,28 +648,27 @@ SEARCH_RECORD = "metricrank_search"  # the study's user attribute that says whic
 
 
 def _digest(*arrays) -> str:
-    """SHA-256 of arrays' shapes, dtypes and values (sparse matrices by their parts, data frames by pandas' row
-    hashes and their columns' names and dtypes)."""
+    """SHA-256 over the arrays' content digests: :func:`~metricrank.learners._dataset_cache.data_digest` (values,
+    shape, dtype, sparse structure), object arrays by their values as text (not the objects' addresses), data frames
+    by pandas' row hashes and their columns' names and dtypes."""
     import hashlib
 
     import scipy.sparse as sp
 
+    from .learners._dataset_cache import data_digest
+
     h = hashlib.sha256()
     for a in arrays:
-        if sp.issparse(a):
-            parts = (a.data, a.indices, a.indptr)
-        elif hasattr(a, "iloc"):  # a pandas DataFrame (tune's own): its values may be objects
+        if hasattr(a, "iloc"):  # a pandas DataFrame (tune's own): its values may be objects
             import pandas as pd
 
             h.update(repr(list(zip(map(str, a.columns), map(str, a.dtypes)))).encode())
-            parts = (pd.util.hash_pandas_object(a, index=False).to_numpy(),)
-        else:
-            parts = (np.asarray(a),)
-        h.update(repr(a.shape).encode())
-        for part in parts:
-            part = np.ascontiguousarray(part)
-            h.update(part.dtype.str.encode())
-            h.update(part.tobytes())
+            a = pd.util.hash_pandas_object(a, index=False).to_numpy()
+        elif not sp.issparse(a):
+            a = np.asarray(a)
+            if a.dtype == object:
+                a = a.astype(str)
+        h.update(data_digest(a).encode())
     return h.hexdigest()
 
 
