@@ -9,8 +9,9 @@ old entries too). With ``--systems`` the part fits only those (tuned systems too
 LambdaMART(MAP)"``, which are otherwise kept); the other systems' entries of its splits are left out
 of it, so parts of one split merge without overwriting each other. ``OUT/fitted.json`` holds the fitted
 entries alone: small enough to keep in ``benchmarks/results/quality-parts/`` until the other seeds of a cell
-exist (a cell should not mix searches run from two sets of defaults). Run one process per part on a 2-core
-machine:
+exist (a cell should not mix searches run from two sets of defaults). With ``--tune-storage`` the
+searches are kept in an Optuna database, so that a search stopped part-way (one takes hours on the 250k set)
+goes on when the same command runs again. Run one process per part on a 2-core machine:
 
     .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part1 --dataset synthetic-250k --folds 1
     .venv/bin/python benchmarks/quality_rerun.py --out /tmp/part2 --dataset synthetic-250k --folds 2 \
@@ -40,11 +41,14 @@ def main() -> None:
                                              "default: the eight default systems), so that one data set's fits can "
                                              "be shared among processes")
     parser.add_argument("--cache", default="benchmarks/results/quality/results.json")
+    parser.add_argument("--tune-storage", metavar="URL",
+                        help="Optuna database for the tuned systems' searches (e.g. sqlite:///part.db): run the same "
+                             "command again after a stop and each search goes on with the trials it lacks")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cache = json.loads(Path(args.cache).read_text())
-    candidates = {**quality.default_systems(), **quality.tuned_systems()}
+    candidates = {**quality.default_systems(), **quality.tuned_systems(args.tune_storage)}
     systems = {name: system for name, system in candidates.items()
                if (name in args.systems if args.systems else name in quality.default_systems())}
     splits = [s for s in quality.load_suite([args.dataset]) if args.folds is None or s.fold in args.folds]

@@ -245,6 +245,39 @@ def test_experiment_quality_passes_random_states(tmp_path, monkeypatch, capsys):
     assert "random_states" not in seen  # the module's default (state 0 alone)
 
 
+@pytest.mark.parametrize("args, message", [
+    (["welleck", "--tune-storage", "sqlite:///s.db"], "--tune-storage: only the quality experiment takes it"),
+    (["quality", "--tune-storage", "not a url"], "--tune-storage must be a database URL"),
+    (["quality", "--tune-storage", "sqlite:///:memory:"], "name a database file"),
+    (["quality", "--tune-storage", "sqlite:////no/such/dir/s.db"], "directory /no/such/dir does not exist"),
+])
+def test_experiment_tune_storage_checked_before_any_work(args, message, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("optuna", reason="the tune extra")
+    from metricrank.experiments import quality, welleck_mq2008
+
+    def no_run(**kwargs):
+        raise AssertionError("the experiment started")
+
+    monkeypatch.setattr(quality, "run", no_run)
+    monkeypatch.setattr(welleck_mq2008, "run", no_run)
+    assert main(["experiment", *args, "--out", str(tmp_path / "report")]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_experiment_quality_passes_tune_storage(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("optuna", reason="the tune extra")
+    from metricrank.experiments import quality
+
+    seen = {}
+    monkeypatch.setattr(quality, "run", lambda **kwargs: seen.update(kwargs) or "report")
+    url = f"sqlite:///{tmp_path / 'searches.db'}"
+    assert main(["experiment", "quality", "--tune-storage", url, "--out", str(tmp_path / "q")]) == 0
+    assert seen["tune_storage"] == url
+    seen.clear()
+    assert main(["experiment", "quality", "--out", str(tmp_path / "q")]) == 0
+    assert "tune_storage" not in seen  # searches in memory, the module's default
+
+
 def test_metrics_listing_fits_80_columns(capsys):
     assert main(["metrics", "--width", "80"]) == 0
     out = capsys.readouterr().out

@@ -146,6 +146,43 @@ def test_tuned_system_trains_the_parameters_tune_finds_on_validation(split):
     assert record["selection_pvalue"] < record["selection_level"] == result.selection_level_
 
 
+def test_tuned_system_keeps_each_search_in_storage_and_resumes_it(split, tmp_path):
+    optuna = pytest.importorskip("optuna", reason="tune needs the tune extra")
+    storage = f"sqlite:///{tmp_path / 'searches.db'}"
+    metric = "NDCG:top=5"
+
+    def trials(seed):
+        name = quality.study_name(metric, None, split, 0.3, 6, seed)
+        return optuna.load_study(study_name=name, storage=storage).get_trials(deepcopy=False)
+
+    quality.tuned(metric, n_trials=2, storage=storage)(split, [metric], 0.3, 6, 1, 0)
+    first = trials(0)
+    assert len(first) == 2
+    # the same search asked for three trials runs only the one it lacks, and selects from all three
+    *_, details = quality.tuned(metric, n_trials=3, storage=storage)(split, [metric], 0.3, 6, 1, 0)
+    again = trials(0)
+    assert len(again) == 3 and [t.datetime_start for t in again[:2]] == [t.datetime_start for t in first]
+    assert details["tune"]["n_trials"] == 3
+    # another random state is another search: its own study
+    quality.tuned(metric, n_trials=2, storage=storage)(split, [metric], 0.3, 6, 1, 1)
+    assert len(trials(1)) == 2 and len(trials(0)) == 3
+
+
+def test_run_passes_tune_storage_to_every_tuned_system(split, tmp_path, monkeypatch):
+    seen = []
+    real = quality.tuned
+    monkeypatch.setattr(quality, "tuned", lambda *args, **kwargs: seen.append(kwargs.get("storage"))
+                        or real(*args, **kwargs))
+    assert len(quality.tuned_systems("sqlite:///x.db")) == len(seen) == 7 and set(seen) == {"sqlite:///x.db"}
+    seen.clear()
+    # run builds the tuned systems with its storage (the systems themselves are not run here)
+    monkeypatch.setattr(quality, "default_systems", dict)
+    monkeypatch.setattr(quality, "tuned_systems", lambda storage=None: seen.append(storage) or {})
+    quality.run(out_dir=tmp_path, splits=[split], lr=0.3, trees=2, threads=1, anchors=[], progress=False,
+                tune_storage="sqlite:///y.db")
+    assert seen == ["sqlite:///y.db"]
+
+
 def test_xgboost_anchor_takes_query_ids_in_any_order(split):
     pytest.importorskip("xgboost", reason="XGBoost is a bench extra")
     from metricrank.data import RankingDataset

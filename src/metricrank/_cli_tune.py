@@ -61,23 +61,24 @@ def _check_options(args):
     except ImportError as err:
         raise ValueError(str(err)) from None
     if args.storage is not None:
-        _check_storage(args.storage)  # (SQLAlchemy comes with Optuna)
+        check_storage(args.storage)  # (SQLAlchemy comes with Optuna)
     return model, objective
 
 
-def _check_storage(url: str) -> None:
-    """A database URL that Optuna can open; for SQLite, a file in an existing directory."""
+def check_storage(url: str, option: str = "--storage") -> None:
+    """A database URL that Optuna can open; for SQLite, a file in an existing directory. Else a ValueError
+    naming ``option``."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     try:
         parsed = make_url(url)
     except ArgumentError:
-        raise ValueError(f"--storage must be a database URL such as sqlite:///search.db; got {url!r}") from None
+        raise ValueError(f"{option} must be a database URL such as sqlite:///search.db; got {url!r}") from None
     if parsed.get_backend_name() == "sqlite":
         if not parsed.database or parsed.database == ":memory:":
-            raise ValueError(f"--storage {url}: name a database file (sqlite:///search.db), not memory")
-        _check_writable(parsed.database, "--storage")
+            raise ValueError(f"{option} {url}: name a database file (sqlite:///search.db), not memory")
+        _check_writable(parsed.database, option)
 
 
 def cmd_tune(args) -> int:

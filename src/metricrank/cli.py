@@ -237,6 +237,18 @@ def _cmd_experiment(args) -> int:
             options["random_states"] = check_random_states(args.random_states)
         except ValueError as error:
             raise CLIError(f"--random-states: {error}") from None
+    if args.tune_storage is not None:
+        if args.name != "quality":
+            raise CLIError(f"--tune-storage: only the quality experiment takes it, not {args.name}")
+        from ._cli_tune import check_storage
+        from .model_selection import _optuna
+
+        try:
+            _optuna()  # the searches need Optuna: fail now, not hours in
+        except ImportError as error:
+            raise CLIError(f"--tune-storage: {error}") from None
+        check_storage(args.tune_storage, "--tune-storage")
+        options["tune_storage"] = args.tune_storage
     module = importlib.import_module(f".experiments.{EXPERIMENTS[args.name][0]}", __package__)
     report = module.run(data_dir=args.data_dir, out_dir=out, **options)
     print(report)
@@ -298,6 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--random-states", type=int, nargs="+", metavar="R",
                     help="quality only: run every system under each of these seeds (default: 0 alone); a fold's "
                          "value and each test query's are their means over them")
+    ex.add_argument("--tune-storage", metavar="URL",
+                    help="quality only: Optuna database for the tuned systems' searches (e.g. "
+                         "sqlite:///searches.db), one study per search: run again after a stop, each search goes on "
+                         "with the trials it lacks (default: searches in memory)")
     ex.set_defaults(func=_cmd_experiment)
 
     demo = sub.add_parser("demo", help="compare rankers on built-in synthetic data",

@@ -35,7 +35,8 @@ from ..data import RankingDataset, load_letor, make_ltr
 from ..metrics import evaluate
 from ._datasets import load_mq2008_fold, shared_data_dir
 
-__all__ = ["ANCHORS", "JUDGED", "SUITE", "Split", "gbranker", "lambdamart", "load_suite", "run", "run_system", "tuned"]
+__all__ = ["ANCHORS", "JUDGED", "SUITE", "Split", "gbranker", "lambdamart", "load_suite", "run", "run_system",
+           "study_name", "tuned"]
 
 #: Keys of a cache entry that are not judged metrics.
 DETAILS = ("seconds", "grow_policy", "capacity_check", "tune")
@@ -229,7 +230,7 @@ def gbranker(objective: str, **params):
         objective, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed, **params))
 
 
-def tuned(metric: str, n_trials: int = 20, cv: int | None = None):
+def tuned(metric: str, n_trials: int = 20, cv: int | None = None, storage=None):
     """A metricrank system: ``LambdaMART(metric)`` with parameters found by :func:`metricrank.tune`.
 
     The search scores each trial (early stopping inside) on the split's validation queries after
@@ -237,11 +238,17 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None):
     and validation queries together; the default search space (learning rate included, the suite's
     tree budget as cap). The best parameters are then trained like every other system, the tree
     count chosen on validation. Test queries are never seen by the search.
+
+    ``storage`` (an Optuna database URL or storage object) keeps each split's search as a study
+    named by :func:`study_name`, so that a run stopped part-way resumes its searches (see
+    :func:`metricrank.tune`); the entry's ``seconds`` then cover the last run only.
     """
     from ..learners import LambdaMART
 
     def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
-        result = tune_on_split(split, metric, lr, trees, threads, seed, n_trials, cv)
+        stored = {} if storage is None else {
+            "storage": storage, "study_name": study_name(metric, cv, split, lr, trees, seed)}
+        result = tune_on_split(split, metric, lr, trees, threads, seed, n_trials, cv, **stored)
         params = {k: v for k, v in result.best_params_.items() if k != "n_estimators"}
         model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
         model.set_params(**params)
@@ -251,6 +258,13 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None):
             lambda k: model.predict(split.test.X, num_iteration=k), details
 
     return fit
+
+
+def study_name(metric: str, cv: int | None, split: Split, lr: float, trees: int, seed: int) -> str:
+    """The name of :func:`tuned`'s study of one split in a storage: the search's metric, folds, split, rate,
+    budget and random state (one study per search)."""
+    folds = "vali" if cv is None else f"{cv}-fold CV"
+    return f"tuned {metric}|{folds}|{split.dataset}|{split.fold}|{lr}|{trees}|{seed}"
 
 
 def tune_on_split(split: Split, metric: str, lr: float, trees: int, threads: int, seed: int, n_trials: int = 20,
@@ -341,26 +355,29 @@ def default_systems() -> dict:
     return systems
 
 
-def tuned_systems() -> dict:
+def tuned_systems(storage=None) -> dict:
     """LambdaMART tuned by :func:`tuned` for every judged metric on the validation queries, and for NDCG@10 and
-    MAP by 3-fold CV too (a search by CV costs 2-2.5 times one on the validation queries)."""
+    MAP by 3-fold CV too (a search by CV costs 2-2.5 times one on the validation queries); each search kept in
+    ``storage`` when given."""
     systems = {}
     for m in JUDGED:
-        systems[f"tuned LambdaMART({m})"] = ((m,), tuned(m))
+        systems[f"tuned LambdaMART({m})"] = ((m,), tuned(m, storage=storage))
         if m in JUDGED[:2]:
-            systems[f"tuned (3-fold CV) LambdaMART({m})"] = ((m,), tuned(m, cv=3))
+            systems[f"tuned (3-fold CV) LambdaMART({m})"] = ((m,), tuned(m, cv=3, storage=storage))
     return systems
 
 
 def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=None, lr: float = 0.1,
         trees: int = 300, threads: int = 2, folds: int | None = None, metricrank_systems=None,
-        anchors=None, progress: bool = True, splits=None, random_states=(0,)) -> str:
+        anchors=None, progress: bool = True, splits=None, random_states=(0,), tune_storage=None) -> str:
     """Run the suite, write ``report.md``, plots and ``results.json``; return the report text.
 
     ``metricrank_systems`` maps a name to ``(judged metrics, fit)``; by default
     ``LambdaMART(metric=M)`` for each judged metric M, GBRanker YetiRank, QuerySoftMax and PairLogit,
     and LambdaMART tuned by :func:`tuned` (20 trials) on the validation queries for every judged metric, and by
-    3-fold CV for NDCG@10 and MAP.
+    3-fold CV for NDCG@10 and MAP. With ``tune_storage`` (an Optuna database URL such as
+    ``"sqlite:///searches.db"``, or a storage object) those searches are kept there, so that a run
+    stopped part-way goes on with the trials each search lacks (a search takes hours on the larger sets).
 
     ``random_states`` seeds every system, anchors included, once per state on every split. With more
     than one, a split's test value is the mean over the states and so is each test query's value
@@ -377,7 +394,7 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
         splits = load_suite(datasets or SUITE, data_dir, folds)
     anchors = ANCHORS if anchors is None else {k: ANCHORS[k] for k in anchors}
     if metricrank_systems is None:
-        metricrank_systems = {**default_systems(), **tuned_systems()}
+        metricrank_systems = {**default_systems(), **tuned_systems(tune_storage)}
     jobs = [(name, JUDGED, fit) for name, fit in anchors.items()]
     jobs += [(name, metrics, fit) for name, (metrics, fit) in metricrank_systems.items()]
     for split in splits:
