@@ -2,6 +2,7 @@
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from math import log2
@@ -213,6 +214,26 @@ def test_experiment_out_checked_first(tmp_path, capsys):
     assert main(["experiment", "welleck", "--out", str(blocker / "report")]) == 2
     err = capsys.readouterr().err
     assert "--out" in err and "not a directory" in err
+
+
+def test_experiment_out_created_before_any_work(tmp_path, capsys, monkeypatch):
+    from metricrank.experiments import welleck_mq2008
+
+    monkeypatch.setattr(welleck_mq2008, "run", lambda **kwargs: pytest.fail("the experiment started"))
+    real = os.makedirs
+
+    def makedirs(path, exist_ok=False):  # as root under /proc: the permission probe passes, mkdir fails
+        if "refused" in str(path):
+            raise FileNotFoundError(2, "No such file or directory")
+        real(path, exist_ok=exist_ok)
+
+    monkeypatch.setattr(os, "makedirs", makedirs)
+    assert main(["experiment", "welleck", "--out", str(tmp_path / "refused" / "report")]) == 2
+    err = capsys.readouterr().err
+    assert "--out: cannot create" in err and "No such file or directory" in err
+    monkeypatch.setattr(welleck_mq2008, "run", lambda **kwargs: "report")
+    assert main(["experiment", "welleck", "--out", str(tmp_path / "made" / "report")]) == 0
+    assert (tmp_path / "made" / "report").is_dir()
 
 
 @pytest.mark.parametrize("args, message", [

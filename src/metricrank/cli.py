@@ -249,6 +249,10 @@ def _cmd_experiment(args) -> int:
             raise CLIError(f"--tune-storage: {error}") from None
         check_storage(args.tune_storage, "--tune-storage")
         options["tune_storage"] = args.tune_storage
+    try:  # the probe above reads permissions, which root passes where the directory cannot be made (/proc)
+        os.makedirs(out, exist_ok=True)
+    except OSError as error:
+        raise CLIError(f"--out: cannot create {out}: {error.strerror or error}") from None
     module = importlib.import_module(f".experiments.{EXPERIMENTS[args.name][0]}", __package__)
     report = module.run(data_dir=args.data_dir, out_dir=out, **options)
     print(report)
