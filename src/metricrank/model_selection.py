@@ -483,13 +483,18 @@ class TuneResult:
         names (numpy scalars made Python numbers); ``n_trials`` counts every
         trial (pruned and failed ones too), ``n_completed`` the completed ones
         (the selection's level divides its alpha by one fewer), ``n_pruned``
-        the pruned ones, ``folds`` the folds, and ``seconds`` is ``elapsed_``.
+        the pruned ones, ``folds`` the folds, and ``seconds`` is ``elapsed_``
+        (this call's time); ``trial_seconds`` sums the completed and pruned
+        trials' durations, those of earlier calls included when a stored search
+        resumed.
         """
         states = [t.state.name for t in self.study_.trials]
+        finished = [t for t in self.study_.trials if t.state.name in ("COMPLETE", "PRUNED") and t.duration is not None]
         return {"best_params": {k: v.item() if isinstance(v, np.generic) else v for k, v in self.best_params_.items()},
                 "best_score": float(self.best_score_), "metric": self.metric_, "n_trials": len(states),
                 "n_completed": states.count("COMPLETE"), "n_pruned": states.count("PRUNED"),
                 "folds": len(self.folds_), "seconds": float(self.elapsed_),
+                "trial_seconds": sum(t.duration.total_seconds() for t in finished),
                 "selected_trial": int(self.selected_trial_), "selection_pvalue": self.selection_pvalue_,
                 "selection_level": self.selection_level_}
 
