@@ -181,6 +181,9 @@ def test_run_passes_tune_storage_to_every_tuned_system(split, tmp_path, monkeypa
     quality.run(out_dir=tmp_path, splits=[split], lr=0.3, trees=2, threads=1, anchors=[], progress=False,
                 tune_storage="sqlite:///y.db")
     assert seen == ["sqlite:///y.db"]
+    # systems of one's own do not take it silently
+    with pytest.raises(ValueError, match="give each tuned system its storage"):
+        quality.run(out_dir=tmp_path, splits=[split], metricrank_systems={}, tune_storage="sqlite:///y.db")
 
 
 def test_xgboost_anchor_takes_query_ids_in_any_order(split):

@@ -386,6 +386,9 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
     every system").
     """
     random_states = check_random_states(random_states)
+    if tune_storage is not None and metricrank_systems is not None:
+        raise ValueError("tune_storage keeps the suite's own tuned systems' searches; with metricrank_systems, "
+                         "give each tuned system its storage: quality.tuned(metric, storage=...)")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cache_path = out / "results.json"
