@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 
 import numpy as np
 import pytest
@@ -156,13 +158,23 @@ def test_tuned_system_keeps_each_search_in_storage_and_resumes_it(split, tmp_pat
         return optuna.load_study(study_name=name, storage=storage).get_trials(deepcopy=False)
 
     quality.tuned(metric, n_trials=2, storage=storage)(split, [metric], 0.3, 6, 1, 0)
+    # as if the first run's two trials had taken 1000 s longer each
+    with sqlite3.connect(tmp_path / "searches.db") as db:
+        db.execute("UPDATE trials SET datetime_start = strftime('%Y-%m-%d %H:%M:%f', datetime_start, '-1000 seconds')")
     first = trials(0)
-    assert len(first) == 2
-    # the same search asked for three trials runs only the one it lacks, and selects from all three
-    *_, details = quality.tuned(metric, n_trials=3, storage=storage)(split, [metric], 0.3, 6, 1, 0)
+    assert len(first) == 2 and all(t.duration.total_seconds() > 1000 for t in first)
+    # the same search asked for three trials runs only the one it lacks, and selects from all three; the entry's
+    # seconds count the first run's trials too
+    start = time.perf_counter()
+    out = quality.run_system(quality.tuned(metric, n_trials=3, storage=storage), split, [metric], lr=0.3, trees=6,
+                             threads=1)
+    wall = time.perf_counter() - start
     again = trials(0)
     assert len(again) == 3 and [t.datetime_start for t in again[:2]] == [t.datetime_start for t in first]
-    assert details["tune"]["n_trials"] == 3
+    assert out["tune"]["n_trials"] == 3 and quality.EARLIER_SECONDS not in out
+    earlier = sum(t.duration.total_seconds() for t in first)
+    assert earlier + again[2].duration.total_seconds() < out["seconds"] <= earlier + wall
+    assert out["tune"]["trial_seconds"] == pytest.approx(earlier + again[2].duration.total_seconds())
     # another random state is another search: its own study
     quality.tuned(metric, n_trials=2, storage=storage)(split, [metric], 0.3, 6, 1, 1)
     assert len(trials(1)) == 2 and len(trials(0)) == 3

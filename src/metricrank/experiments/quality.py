@@ -18,6 +18,7 @@ Run: ``metricrank experiment quality [--random-states R ...]`` (or :func:`run`);
 
 from __future__ import annotations
 
+import datetime
 import json
 import numbers
 import os
@@ -230,6 +231,10 @@ def gbranker(objective: str, **params):
         objective, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed, **params))
 
 
+#: A fit's detail: seconds its search spent in earlier runs (a resumed search), added to the entry's ``seconds``.
+EARLIER_SECONDS = "earlier_seconds"
+
+
 def tuned(metric: str, n_trials: int = 20, cv: int | None = None, storage=None):
     """A metricrank system: ``LambdaMART(metric)`` with parameters found by :func:`metricrank.tune`.
 
@@ -241,19 +246,25 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None, storage=None):
 
     ``storage`` (an Optuna database URL or storage object) keeps each split's search as a study
     named by :func:`study_name`, so that a run stopped part-way resumes its searches (see
-    :func:`metricrank.tune`); the entry's ``seconds`` then cover the last run only.
+    :func:`metricrank.tune`); the entry's ``seconds`` then add the finished trials of earlier runs
+    (those a stopped run left unfinished are not known).
     """
     from ..learners import LambdaMART
 
     def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
         stored = {} if storage is None else {
             "storage": storage, "study_name": study_name(metric, cv, split, lr, trees, seed)}
+        started = datetime.datetime.now()  # as Optuna stamps trials
         result = tune_on_split(split, metric, lr, trees, threads, seed, n_trials, cv, **stored)
         params = {k: v for k, v in result.best_params_.items() if k != "n_estimators"}
         model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
         model.set_params(**params)
         model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
         details = {"tune": result.summary(), **_fit_record(model)}
+        earlier = [t for t in result.study_.trials if t.state.name in ("COMPLETE", "PRUNED")
+                   and t.duration is not None and t.datetime_start < started]
+        if earlier:
+            details[EARLIER_SECONDS] = sum(t.duration.total_seconds() for t in earlier)
         return {m: model.evals_result_["vali"][m] for m in metrics}, \
             lambda k: model.predict(split.test.X, num_iteration=k), details
 
@@ -306,7 +317,8 @@ def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: in
     ``num_leaves="auto"``'s capacity check ran, ``"tune"``
     (:meth:`metricrank.model_selection.TuneResult.summary`: the kept trial, its parameters...) for a tuned system.
 
-    ``seconds`` covers the fit and the per-tree validation evaluation that every system pays alike.
+    ``seconds`` covers the fit and the per-tree validation evaluation that every system pays alike, and for a
+    search resumed from a storage its finished trials of earlier runs.
     """
     from ..learners._boosting import numba_threads
 
@@ -317,7 +329,9 @@ def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: in
         curves, predict_test, *details = fit(split, metrics, lr, trees, threads, seed)
     out = {"seconds": time.perf_counter() - start}
     if details:
-        out.update(details[0])  # what the capacity check saw, or what a search kept
+        extra = dict(details[0])  # what the capacity check saw, or what a search kept
+        out["seconds"] += extra.pop(EARLIER_SECONDS, 0.0)
+        out.update(extra)
     for metric in metrics:
         k = int(np.nanargmax(curves[metric])) + 1
         scores = predict_test(k)
