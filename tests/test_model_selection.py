@@ -723,17 +723,20 @@ def test_summary_is_the_results_attributes_as_plain_json():
     dist = {"num_leaves": optuna.distributions.IntDistribution(2, 63)}
     start = datetime.datetime(2026, 1, 1)
     for value, state, seconds in [(0.5, "COMPLETE", 10), (None, "PRUNED", 5), (0.6, "COMPLETE", 20),
-                                  (None, "PRUNED", 1), (None, "FAIL", 100), (0.55, "COMPLETE", 2)]:
+                                  (None, "PRUNED", 1), (None, "FAIL", 100), (0.55, "COMPLETE", 2),
+                                  (None, "RUNNING", None)]:
         trial = optuna.trial.create_trial(params={"num_leaves": 7}, distributions=dist, value=value,
                                           state=getattr(optuna.trial.TrialState, state))
-        trial.datetime_start, trial.datetime_complete = start, start + datetime.timedelta(seconds=seconds)
+        trial.datetime_start = start
+        trial.datetime_complete = None if seconds is None else start + datetime.timedelta(seconds=seconds)
         study.add_trial(trial)
     result = TuneResult(best_params_={"num_leaves": np.int64(7), "learning_rate": np.float64(0.05), "n_estimators": 40},
                         best_score_=np.float64(0.6), best_estimator_=None, study_=study, folds_=[(0, 1), (1, 0)],
                         metric_="MAP", elapsed_=3.5, selected_trial_=2, selection_pvalue_=0.01, selection_level_=0.025)
     summary = json.loads(json.dumps(result.summary()))  # plain values: numpy scalars would not serialise
     assert summary == {"best_params": {"num_leaves": 7, "learning_rate": 0.05, "n_estimators": 40}, "best_score": 0.6,
-                       "metric": "MAP", "n_trials": 6, "n_completed": 3, "n_pruned": 2, "folds": 2, "seconds": 3.5,
+                       "metric": "MAP", "n_trials": 5, "n_completed": 3, "n_pruned": 2, "n_failed": 1,
+                       "n_unfinished": 1, "folds": 2, "seconds": 3.5,
                        "trial_seconds": 10 + 5 + 20 + 1 + 2, "selected_trial": 2, "selection_pvalue": 0.01, "selection_level": 0.025}
 
 

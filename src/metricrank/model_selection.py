@@ -480,10 +480,12 @@ class TuneResult:
 
         ``best_params``, ``best_score``, ``metric``, ``selected_trial``,
         ``selection_pvalue`` and ``selection_level`` are the attributes of those
-        names (numpy scalars made Python numbers); ``n_trials`` counts every
-        trial (pruned and failed ones too), ``n_completed`` the completed ones
-        (the selection's level divides its alpha by one fewer), ``n_pruned``
-        the pruned ones, ``folds`` the folds, and ``seconds`` is ``elapsed_``
+        names (numpy scalars made Python numbers); ``n_trials`` counts the
+        completed and pruned trials (as :func:`tune`'s ``n_trials`` does),
+        ``n_completed`` the completed ones (the selection's level divides its
+        alpha by one fewer), ``n_pruned`` the pruned ones, ``n_failed`` the
+        failed ones, ``n_unfinished`` those a stopped process left running or
+        waiting in a stored study, ``folds`` the folds, and ``seconds`` is ``elapsed_``
         (this call's time); ``trial_seconds`` sums the completed and pruned
         trials' durations, those of earlier calls included when a stored search
         resumed.
@@ -491,8 +493,10 @@ class TuneResult:
         states = [t.state.name for t in self.study_.trials]
         finished = [t for t in self.study_.trials if t.state.name in ("COMPLETE", "PRUNED") and t.duration is not None]
         return {"best_params": {k: v.item() if isinstance(v, np.generic) else v for k, v in self.best_params_.items()},
-                "best_score": float(self.best_score_), "metric": self.metric_, "n_trials": len(states),
+                "best_score": float(self.best_score_), "metric": self.metric_,
+                "n_trials": states.count("COMPLETE") + states.count("PRUNED"),
                 "n_completed": states.count("COMPLETE"), "n_pruned": states.count("PRUNED"),
+                "n_failed": states.count("FAIL"), "n_unfinished": states.count("RUNNING") + states.count("WAITING"),
                 "folds": len(self.folds_), "seconds": float(self.elapsed_),
                 "trial_seconds": sum(t.duration.total_seconds() for t in finished),
                 "selected_trial": int(self.selected_trial_), "selection_pvalue": self.selection_pvalue_,
