@@ -12,8 +12,9 @@ Data sets: MQ2008 (5 folds), LightGBM's ranking example (validation split by que
 file, 3 seeds), and ``make_ltr(relevance="nonlinear")`` at two sizes (3 seeds each; the committed cache
 holds two of the larger) plus a noisy MQ2007-like variant (``synthetic-noisy-40k``, 3 seeds).
 
-Run: ``metricrank experiment quality [--random-states R ...]`` (or :func:`run`); a cache of every fitted system's values
-(``results.json`` in the output directory) lets reruns and the defaults search reuse the anchors.
+Run: ``metricrank experiment quality [--random-states R ...] [--tune-storage URL]`` (or :func:`run`); a cache of every
+fitted system's values (``results.json`` in the output directory) lets reruns and the defaults search reuse the
+anchors, and a storage lets a stopped run resume its searches.
 """
 
 from __future__ import annotations
