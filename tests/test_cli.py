@@ -267,6 +267,43 @@ def test_experiment_quality_passes_random_states(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
+    (["welleck", "--datasets", "mq2008"], "--datasets: only the quality experiment takes it, not welleck"),
+    (["yue", "--threads", "1"], "--threads: only the quality experiment takes it, not yue"),
+    (["quality", "--datasets", "mq2008", "MQ2007"], "--datasets: MQ2007; choose distinct names among mq2008, "),
+    (["quality", "--datasets", "mq2008", "mq2008"], "--datasets: a data set named twice"),
+    (["quality", "--threads", "0"], "--threads must be a positive integer; got 0"),
+])
+def test_experiment_quality_options_checked_before_any_work(args, message, tmp_path, capsys, monkeypatch):
+    from metricrank.experiments import quality, welleck_mq2008, yue_mq2008
+
+    def no_run(**kwargs):
+        raise AssertionError("the experiment started")
+
+    for module in (quality, welleck_mq2008, yue_mq2008):
+        monkeypatch.setattr(module, "run", no_run)
+    assert main(["experiment", *args, "--out", str(tmp_path / "report")]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_experiment_quality_passes_datasets_and_threads(tmp_path, monkeypatch, capsys):
+    from metricrank.cli import build_parser
+    from metricrank.experiments import quality
+
+    seen = {}
+    monkeypatch.setattr(quality, "run", lambda **kwargs: seen.update(kwargs) or "report")
+    assert main(["experiment", "quality", "--datasets", "synthetic-50k", "mq2008", "--threads", "1",
+                 "--out", str(tmp_path / "q")]) == 0
+    assert seen["datasets"] == ("synthetic-50k", "mq2008") and seen["threads"] == 1
+    seen.clear()
+    assert main(["experiment", "quality", "--out", str(tmp_path / "q")]) == 0
+    assert "datasets" not in seen and "threads" not in seen  # the module's defaults
+    # the help names the suite's data sets, all of them
+    experiment = build_parser()._subparsers._group_actions[0].choices["experiment"]
+    (action,) = [a for a in experiment._actions if a.dest == "datasets"]
+    assert action.help.split("(")[1].split(";")[0] == ", ".join(quality.SUITE)
+
+
+@pytest.mark.parametrize("args, message", [
     (["welleck", "--tune-storage", "sqlite:///s.db"], "--tune-storage: only the quality experiment takes it"),
     (["quality", "--tune-storage", "not a url"], "--tune-storage must be a database URL"),
     (["quality", "--tune-storage", "sqlite:///:memory:"], "name a database file"),

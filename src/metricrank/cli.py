@@ -237,6 +237,21 @@ def _cmd_experiment(args) -> int:
             options["random_states"] = check_random_states(args.random_states)
         except ValueError as error:
             raise CLIError(f"--random-states: {error}") from None
+    for option, value in (("--datasets", args.datasets), ("--threads", args.threads)):
+        if value is not None and args.name != "quality":
+            raise CLIError(f"{option}: only the quality experiment takes it, not {args.name}")
+    if args.datasets is not None:
+        from .experiments.quality import SUITE
+
+        unknown = [name for name in args.datasets if name not in SUITE]
+        if unknown or len(set(args.datasets)) != len(args.datasets):
+            raise CLIError(f"--datasets: {', '.join(unknown) or 'a data set named twice'}; choose distinct names "
+                           f"among {', '.join(SUITE)}")
+        options["datasets"] = tuple(args.datasets)
+    if args.threads is not None:
+        if args.threads < 1:
+            raise CLIError(f"--threads must be a positive integer; got {args.threads}")
+        options["threads"] = args.threads
     if args.tune_storage is not None:
         if args.name != "quality":
             raise CLIError(f"--tune-storage: only the quality experiment takes it, not {args.name}")
@@ -314,6 +329,11 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--random-states", type=int, nargs="+", metavar="R",
                     help="quality only: run every system under each of these seeds (default: 0 alone); a fold's "
                          "value and each test query's are their means over them")
+    ex.add_argument("--datasets", nargs="+", metavar="NAME",
+                    help="quality only: these suite data sets (mq2008, lgb-example, synthetic-noisy-40k, "
+                         "synthetic-50k, synthetic-250k; default: all of them)")
+    ex.add_argument("--threads", type=int, metavar="N",
+                    help="quality only: threads per fit, every system alike (default: 2)")
     ex.add_argument("--tune-storage", metavar="URL",
                     help="quality only: Optuna database for the tuned systems' searches (e.g. "
                          "sqlite:///searches.db), one study per search: run again after a stop, each search goes on "
