@@ -198,6 +198,17 @@ def test_run_passes_tune_storage_to_every_tuned_system(split, tmp_path, monkeypa
         quality.run(out_dir=tmp_path, splits=[split], metricrank_systems={}, tune_storage="sqlite:///y.db")
 
 
+def test_tuned_system_fits_its_kept_parameters_once(split, monkeypatch):
+    # tune's own refit on train + validation would be a wasted fit: the system trains on the training queries
+    import metricrank.model_selection as ms
+
+    seen = []
+    real = ms.tune
+    monkeypatch.setattr(ms, "tune", lambda *args, **kwargs: seen.append(real(*args, **kwargs)) or seen[-1])
+    quality.tuned("NDCG:top=5", n_trials=2)(split, ["NDCG:top=5"], 0.3, 6, 1, 0)
+    assert len(seen) == 1 and seen[0].best_estimator_ is None
+
+
 def test_xgboost_anchor_takes_query_ids_in_any_order(split):
     pytest.importorskip("xgboost", reason="XGBoost is a bench extra")
     from metricrank.data import RankingDataset

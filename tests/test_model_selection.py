@@ -324,6 +324,35 @@ def test_tune_validates_before_fitting(data):
         tune(small(), X, y, qid=qid, n_trials=0, show_progress=False)
     with pytest.raises(ValueError, match="both training and test"):
         tune(small(), X, y, qid=qid, cv=[(np.arange(0, 60), np.arange(50, 100))], show_progress=False)
+    with pytest.raises(ValueError, match="refit must be True or False; got 'no'"):
+        tune(small(), X, y, qid=qid, refit="no", show_progress=False)
+
+
+def test_tune_without_refit_keeps_the_same_parameters_and_fits_nothing_more(result, data, monkeypatch):
+    import metricrank.model_selection as ms
+
+    in_fold, outside = [], []
+    real_fold_value, real_fit = ms.fold_value, LambdaMART.fit
+
+    def fold_value(*args, **kwargs):
+        in_fold.append(True)
+        try:
+            return real_fold_value(*args, **kwargs)
+        finally:
+            in_fold.pop()
+
+    def fit(self, *args, **kwargs):
+        if not in_fold:
+            outside.append(self)
+        return real_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(ms, "fold_value", fold_value)
+    monkeypatch.setattr(LambdaMART, "fit", fit)
+    bare = tuned(data, refit=False)
+    assert bare.best_estimator_ is None and outside == []  # the trials' fold fits alone
+    assert bare.best_params_ == result.best_params_ and bare.selected_trial_ == result.selected_trial_
+    refitted = tuned(data)  # (the spy sees the refit)
+    assert outside == [refitted.best_estimator_]
 
 
 # --- CLI ----------------------------------------------------------------------------------

@@ -447,8 +447,9 @@ class TuneResult:
         ``grow_policy="symmetric_then_leafwise"``.
     best_score_ : float
         Mean over folds of the metric on the held-out fold (the metric's own sign).
-    best_estimator_ : estimator
-        A clone of the estimator with ``best_params_``, fitted on all rows.
+    best_estimator_ : estimator or None
+        A clone of the estimator with ``best_params_``, fitted on all rows (None
+        with ``refit=False``).
     study_ : optuna.Study
     folds_ : list of (train rows, test rows)
     metric_ : str
@@ -710,7 +711,7 @@ def _check_stored_search(study, record: dict) -> None:
 def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, param_space=None,
          early_stopping_rounds=30, timeout=None, random_state=None, n_jobs=1, show_progress=True,
          sampler=None, pruner=None, start_from_estimator=True, selection="significant", storage=None,
-         study_name=None) -> TuneResult:
+         study_name=None, refit=True) -> TuneResult:
     """Search a ranker's tree parameters with Optuna, scoring whole queries.
 
     Each trial samples parameters, then for every fold fits a clone of
@@ -815,6 +816,10 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         ``elapsed_`` is the time of this call. Default: a study in memory.
     study_name : str, optional
         The study's name in ``storage`` (default ``"metricrank-tune"``).
+    refit : bool, default True
+        Fit ``best_estimator_`` on all rows with ``best_params_``. With False it
+        is None: for a caller that trains the kept parameters its own way (with
+        an evaluation set, say), the refit would be a wasted fit.
 
     Returns
     -------
@@ -825,6 +830,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     X, y, qid = _as_arrays(X, y, qid)
     if selection not in ("significant", "best"):
         raise ValueError(f"selection must be 'significant' or 'best'; got {selection!r}")
+    if not isinstance(refit, (bool, np.bool_)):
+        raise ValueError(f"refit must be True or False; got {refit!r}")
     if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)) or n_trials < 1:
         raise ValueError(f"n_trials must be a positive integer; got {n_trials!r}")
     if timeout is not None and not timeout > 0:
@@ -943,7 +950,10 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         best_params.update(trial_policy)
     best_params["n_estimators"] = max(1, int(round(float(np.mean(best.user_attrs["best_iterations"])))))
     final = clone(estimator).set_params(**best_params)
-    final.fit(X, y, qid=qid, eval_metrics=[metric])  # judged as the trials' fits were: policy and capacity check
+    if refit:
+        final.fit(X, y, qid=qid, eval_metrics=[metric])  # judged as the trials' fits were: policy and capacity check
+    else:
+        final = None
     return TuneResult(best_params_=best_params, best_score_=float(best.value), best_estimator_=final, study_=study,
                       folds_=folds, metric_=metric, elapsed_=time.perf_counter() - start,
                       selected_trial_=best.number, selection_pvalue_=pvalue, selection_level_=level)

@@ -256,7 +256,8 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None, storage=None):
         stored = {} if storage is None else {
             "storage": storage, "study_name": study_name(metric, cv, split, lr, trees, seed)}
         started = datetime.datetime.now()  # as Optuna stamps trials
-        result = tune_on_split(split, metric, lr, trees, threads, seed, n_trials, cv, **stored)
+        # no refit inside tune: the kept parameters are trained below on the split's training queries
+        result = tune_on_split(split, metric, lr, trees, threads, seed, n_trials, cv, refit=False, **stored)
         params = {k: v for k, v in result.best_params_.items() if k != "n_estimators"}
         model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed)
         model.set_params(**params)
