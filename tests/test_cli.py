@@ -1,6 +1,7 @@
 """The command line, called in-process and once as a real subprocess."""
 
 import csv
+import importlib.util
 import json
 import os
 import subprocess
@@ -20,6 +21,7 @@ LETOR = """2 qid:1 1:0.1 2:0.5 #docid = a
 1 qid:2 1:0.1 2:0.3 #docid = e
 """
 SCORES = [0.9, 0.8, 0.1, 0.3, 0.2]
+NEEDS_OPTUNA = pytest.mark.skipif(importlib.util.find_spec("optuna") is None, reason="Optuna is the tune extra")
 
 
 @pytest.fixture
@@ -236,24 +238,6 @@ def test_experiment_out_created_before_any_work(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "made" / "report").is_dir()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["welleck", "--random-states", "1", "2"], "only the quality experiment takes it, not welleck"),
-    (["quality", "--random-states", "3", "3"], "distinct integers"),
-    (["quality", "--random-states", "-1"], "distinct integers"),
-])
-def test_experiment_random_states_checked_before_any_work(args, message, tmp_path, capsys, monkeypatch):
-    from metricrank.experiments import quality, welleck_mq2008
-
-    def no_run(**kwargs):
-        raise AssertionError("the experiment started")
-
-    monkeypatch.setattr(quality, "run", no_run)
-    monkeypatch.setattr(welleck_mq2008, "run", no_run)
-    assert main(["experiment", *args, "--out", str(tmp_path / "report")]) == 2
-    err = capsys.readouterr().err
-    assert "--random-states" in err and message in err
-
-
 def test_experiment_quality_passes_random_states(tmp_path, monkeypatch, capsys):
     from metricrank.experiments import quality
 
@@ -267,13 +251,23 @@ def test_experiment_quality_passes_random_states(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
+    (["welleck", "--random-states", "1", "2"], "--random-states: only the quality experiment takes it, not welleck"),
+    (["quality", "--random-states", "3", "3"], "--random-states: random_states must be distinct integers"),
+    (["quality", "--random-states", "-1"], "--random-states: random_states must be distinct integers"),
     (["welleck", "--datasets", "mq2008"], "--datasets: only the quality experiment takes it, not welleck"),
     (["yue", "--threads", "1"], "--threads: only the quality experiment takes it, not yue"),
     (["quality", "--datasets", "mq2008", "MQ2007"], "--datasets: MQ2007; choose distinct names among mq2008, "),
     (["quality", "--datasets", "mq2008", "mq2008"], "--datasets: a data set named twice"),
     (["quality", "--threads", "0"], "--threads must be a positive integer; got 0"),
+    pytest.param(["welleck", "--tune-storage", "sqlite:///s.db"],
+                 "--tune-storage: only the quality experiment takes it", marks=NEEDS_OPTUNA),
+    pytest.param(["quality", "--tune-storage", "not a url"], "--tune-storage must be a database URL",
+                 marks=NEEDS_OPTUNA),
+    pytest.param(["quality", "--tune-storage", "sqlite:///:memory:"], "name a database file", marks=NEEDS_OPTUNA),
+    pytest.param(["quality", "--tune-storage", "sqlite:////no/such/dir/s.db"],
+                 "directory /no/such/dir does not exist", marks=NEEDS_OPTUNA),
 ])
-def test_experiment_quality_options_checked_before_any_work(args, message, tmp_path, capsys, monkeypatch):
+def test_experiment_options_checked_before_any_work(args, message, tmp_path, capsys, monkeypatch):
     from metricrank.experiments import quality, welleck_mq2008, yue_mq2008
 
     def no_run(**kwargs):
@@ -303,27 +297,8 @@ def test_experiment_quality_passes_datasets_and_threads(tmp_path, monkeypatch, c
     assert action.help.split("(")[1].split(";")[0] == ", ".join(quality.SUITE)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["welleck", "--tune-storage", "sqlite:///s.db"], "--tune-storage: only the quality experiment takes it"),
-    (["quality", "--tune-storage", "not a url"], "--tune-storage must be a database URL"),
-    (["quality", "--tune-storage", "sqlite:///:memory:"], "name a database file"),
-    (["quality", "--tune-storage", "sqlite:////no/such/dir/s.db"], "directory /no/such/dir does not exist"),
-])
-def test_experiment_tune_storage_checked_before_any_work(args, message, tmp_path, capsys, monkeypatch):
-    pytest.importorskip("optuna", reason="the tune extra")
-    from metricrank.experiments import quality, welleck_mq2008
-
-    def no_run(**kwargs):
-        raise AssertionError("the experiment started")
-
-    monkeypatch.setattr(quality, "run", no_run)
-    monkeypatch.setattr(welleck_mq2008, "run", no_run)
-    assert main(["experiment", *args, "--out", str(tmp_path / "report")]) == 2
-    assert message in capsys.readouterr().err
-
-
+@NEEDS_OPTUNA
 def test_experiment_quality_passes_tune_storage(tmp_path, monkeypatch, capsys):
-    pytest.importorskip("optuna", reason="the tune extra")
     from metricrank.experiments import quality
 
     seen = {}
