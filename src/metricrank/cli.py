@@ -228,18 +228,18 @@ def _cmd_experiment(args) -> int:
     if args.data_dir is not None and not os.path.isdir(args.data_dir):
         raise CLIError(f"--data-dir: {args.data_dir} is not a directory")
     options = {}
+    quality_only = {"--random-states": args.random_states, "--datasets": args.datasets, "--threads": args.threads,
+                    "--tune-storage": args.tune_storage}
+    for option, value in quality_only.items():
+        if value is not None and args.name != "quality":
+            raise CLIError(f"{option}: only the quality experiment takes it, not {args.name}")
     if args.random_states is not None:
-        if args.name != "quality":
-            raise CLIError(f"--random-states: only the quality experiment takes it, not {args.name}")
         from .experiments.quality import check_random_states
 
         try:
             options["random_states"] = check_random_states(args.random_states)
         except ValueError as error:
             raise CLIError(f"--random-states: {error}") from None
-    for option, value in (("--datasets", args.datasets), ("--threads", args.threads)):
-        if value is not None and args.name != "quality":
-            raise CLIError(f"{option}: only the quality experiment takes it, not {args.name}")
     if args.datasets is not None:
         from .experiments.quality import SUITE
 
@@ -253,8 +253,6 @@ def _cmd_experiment(args) -> int:
             raise CLIError(f"--threads must be a positive integer; got {args.threads}")
         options["threads"] = args.threads
     if args.tune_storage is not None:
-        if args.name != "quality":
-            raise CLIError(f"--tune-storage: only the quality experiment takes it, not {args.name}")
         from ._cli_tune import check_storage
         from .model_selection import _optuna
 
