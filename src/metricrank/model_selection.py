@@ -491,15 +491,15 @@ class TuneResult:
         trials' durations, those of earlier calls included when a stored search
         resumed.
         """
-        states = [t.state.name for t in self.study_.trials]
-        finished = [t for t in self.study_.trials if t.state.name in ("COMPLETE", "PRUNED") and t.duration is not None]
+        trials = self.study_.trials  # (a stored study's trials are read from the storage)
+        states = [t.state.name for t in trials]
         return {"best_params": {k: v.item() if isinstance(v, np.generic) else v for k, v in self.best_params_.items()},
                 "best_score": float(self.best_score_), "metric": self.metric_,
                 "n_trials": states.count("COMPLETE") + states.count("PRUNED"),
                 "n_completed": states.count("COMPLETE"), "n_pruned": states.count("PRUNED"),
                 "n_failed": states.count("FAIL"), "n_unfinished": states.count("RUNNING") + states.count("WAITING"),
                 "folds": len(self.folds_), "seconds": float(self.elapsed_),
-                "trial_seconds": sum(t.duration.total_seconds() for t in finished),
+                "trial_seconds": trial_seconds(trials),
                 "selected_trial": int(self.selected_trial_), "selection_pvalue": self.selection_pvalue_,
                 "selection_level": self.selection_level_}
 
@@ -510,6 +510,14 @@ class TuneResult:
         except ImportError:
             raise ImportError("trials_dataframe needs pandas: pip install 'metricrank[pandas]'") from None
         return self.study_.trials_dataframe()
+
+
+def trial_seconds(trials, started_before=None) -> float:
+    """Summed durations of the completed and pruned ``trials`` (those started before the datetime
+    ``started_before`` alone, when given: a resumed search's earlier runs)."""
+    return sum(t.duration.total_seconds() for t in trials
+               if t.state.name in ("COMPLETE", "PRUNED") and t.duration is not None
+               and (started_before is None or t.datetime_start < started_before))
 
 
 def _as_arrays(X, y, qid):
@@ -949,11 +957,10 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     else:
         best_params.update(trial_policy)
     best_params["n_estimators"] = max(1, int(round(float(np.mean(best.user_attrs["best_iterations"])))))
-    final = clone(estimator).set_params(**best_params)
+    final = None
     if refit:
+        final = clone(estimator).set_params(**best_params)
         final.fit(X, y, qid=qid, eval_metrics=[metric])  # judged as the trials' fits were: policy and capacity check
-    else:
-        final = None
     return TuneResult(best_params_=best_params, best_score_=float(best.value), best_estimator_=final, study_=study,
                       folds_=folds, metric_=metric, elapsed_=time.perf_counter() - start,
                       selected_trial_=best.number, selection_pvalue_=pvalue, selection_level_=level)

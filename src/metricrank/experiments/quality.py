@@ -251,6 +251,7 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None, storage=None):
     (those a stopped run left unfinished are not known).
     """
     from ..learners import LambdaMART
+    from ..model_selection import trial_seconds
 
     def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
         stored = {} if storage is None else {
@@ -263,10 +264,8 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None, storage=None):
         model.set_params(**params)
         model.fit(split.train, eval_set=[split.vali], eval_names=["vali"], eval_metrics=list(metrics))
         details = {"tune": result.summary(), **_fit_record(model)}
-        earlier = [t for t in result.study_.trials if t.state.name in ("COMPLETE", "PRUNED")
-                   and t.duration is not None and t.datetime_start < started]
-        if earlier:
-            details[EARLIER_SECONDS] = sum(t.duration.total_seconds() for t in earlier)
+        if storage is not None:
+            details[EARLIER_SECONDS] = trial_seconds(result.study_.trials, started_before=started)
         return {m: model.evals_result_["vali"][m] for m in metrics}, \
             lambda k: model.predict(split.test.X, num_iteration=k), details
 
