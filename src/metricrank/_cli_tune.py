@@ -35,6 +35,8 @@ def _check_options(args):
         raise ValueError(f"--trees must be >= 1; got {args.trees}")
     if args.early_stopping < 1:
         raise ValueError(f"--early-stopping must be >= 1; got {args.early_stopping}")
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads must be >= 1; got {args.threads}")
     from ._cli_train import check_pair_target, lambda_target, objective_and_target, only_for_lambda
     from .learners import GBRanker, LambdaMART
     from .objectives import LambdaObjective

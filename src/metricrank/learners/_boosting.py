@@ -15,18 +15,36 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+import joblib
 import lightgbm as lgb
 import numba
 import numpy as np
 
 __all__ = ["BoostResult", "EvalSet", "IterationInfo", "Lane", "ScoreTracker", "StoppingRule", "boost", "boost_lanes",
-           "model_mean", "numba_threads", "tree_params"]
+           "model_mean", "numba_threads", "thread_count", "tree_params"]
+
+
+def thread_count(n_jobs, name: str = "n_jobs") -> int | None:
+    """The threads ``n_jobs`` asks for, read as joblib and LightGBM's scikit-learn estimators read it: None
+    leaves each library its own default (all cores), a positive integer is that many threads, a negative one
+    ``cores + 1 + n_jobs`` and at least 1 (-1: all cores, -2: all but one; cores as ``joblib.cpu_count``).
+    A ValueError naming ``name`` for 0 and for anything but an integer."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"{name} must be None (all cores), a positive integer (threads) or a negative one "
+                         f"(cores + 1 + {name}: -1 all cores); got {n_jobs!r}")
+    if n_jobs > 0:
+        return int(n_jobs)
+    return max(joblib.cpu_count() + 1 + int(n_jobs), 1)
 
 
 @contextlib.contextmanager
 def numba_threads(n_jobs: int | None):
-    """Run numba kernels on ``n_jobs`` threads in this block, then restore the caller's setting."""
-    if n_jobs is None or n_jobs <= 0:
+    """Run numba kernels on the threads ``n_jobs`` asks for (:func:`thread_count`) in this block, then restore
+    the caller's setting."""
+    n_jobs = thread_count(n_jobs)
+    if n_jobs is None:
         yield
         return
     before = numba.get_num_threads()
@@ -112,8 +130,9 @@ def tree_params(*, num_leaves, learning_rate, min_data_in_leaf, min_sum_hessian_
     }
     if n_models > 1:
         params["num_class"] = int(n_models)
-    if n_jobs is not None and n_jobs > 0:
-        params["num_threads"] = int(n_jobs)
+    threads = thread_count(n_jobs)
+    if threads is not None:
+        params["num_threads"] = threads
     if random_state is not None:
         params["seed"] = int(random_state)
     if extra:

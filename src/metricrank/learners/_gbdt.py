@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from ._boosting import BoostResult, tree_params
+from ._boosting import BoostResult, thread_count, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
            "AUTO_MODELS", "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS",
@@ -416,6 +416,7 @@ class GBDTBase(BaseEstimator):
         if self.importance_type not in ("split", "gain"):
             raise ValueError(f"importance_type must be 'split' or 'gain'; got {self.importance_type!r}")
         positive_int(self, "max_depth", -(2 ** 31))
+        thread_count(self.n_jobs)
         self._check_grow_policy()
 
     def _resolve_num_leaves(self, n_docs: int) -> int:

@@ -126,7 +126,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         Queries larger than this raise a ValueError for objectives that visit
         every pair (λ targets, PairLogit without ``max_pairs``).
     n_jobs : int or None, default None
-        Threads for LightGBM and the objective kernels (None: all cores).
+        Threads for LightGBM and the objective kernels: None all cores; a negative value
+        counts back from the cores as LightGBM and joblib do (-1 all, -2 all but
+        one); 0 raises a ValueError.
     random_state : int or None, default None
         Seeds LightGBM and the stochastic objectives (YetiRank's permutations,
         sampled pairs, Stochastic*): a fit is deterministic given it. None uses

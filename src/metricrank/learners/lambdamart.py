@@ -375,7 +375,9 @@ class LambdaMART(GBRanker):
     max_query_size : int, default 10000
         Queries larger than this raise a ValueError (the λ kernel is O(n²) per query).
     n_jobs : int or None, default None
-        Threads for LightGBM and the λ kernel (None: all cores).
+        Threads for LightGBM and the λ kernel: None all cores; a negative value
+        counts back from the cores as LightGBM and joblib do (-1 all, -2 all but
+        one); 0 raises a ValueError.
     random_state : int or None, default None
         As :class:`~metricrank.GBRanker`: seeds LightGBM and YetiRank's draws;
         None uses fixed seeds, so two fits on the same data give the same model.
