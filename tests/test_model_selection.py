@@ -679,6 +679,20 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
         tune(base, X, y, n_trials=1, selection="first", **kw)
 
 
+@pytest.mark.parametrize("bad, message", [
+    ({"n_jobs": 0}, r"n_jobs must be a positive integer or -1 \(Optuna: a trial per core\); got 0"),
+    ({"n_jobs": -2}, "n_jobs must be a positive integer or -1"),
+    ({"n_jobs": 1.5}, "n_jobs must be a positive integer or -1"),
+    ({"storage": "not a url"}, "storage must be a database URL such as sqlite:///search.db; got 'not a url'"),
+    ({"storage": "sqlite:////no/such/dir/s.db"}, "storage /no/such/dir/s.db: directory /no/such/dir does not exist"),
+    ({"storage": "sqlite:///:memory:"}, r"name a database file \(sqlite:///search.db\), not memory"),
+])
+def test_tune_checks_n_jobs_and_storage(data, bad, message):
+    X, y, qid = data
+    with pytest.raises(ValueError, match=message):
+        tune(small(), X, y, qid=qid, n_trials=2, show_progress=False, **bad)
+
+
 def test_the_first_trial_waits_as_many_trees_as_its_best_took_before_it_stops():
     """The other trials stop `rounds` trees after their best; the estimator as given, max(rounds, its best tree so
     far) trees after, so a slowly rising curve is not cut short, and it is scored at its best tree."""

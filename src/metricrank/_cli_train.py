@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from ._cli_help import HelpFormatter
-from ._io import atomic_write
+from ._io import atomic_write, check_writable
 
 
 class _Progress:
@@ -206,7 +206,7 @@ def _check_options(args) -> None:
     if args.valid_query_file and len(args.valid_query_file) != len(args.valid or []):
         raise ValueError(f"--valid-query-file is given {len(args.valid_query_file)} times for "
                          f"{len(args.valid or [])} --valid files; give one per --valid, in the same order")
-    _check_writable(args.out, "--out")
+    check_writable(args.out, "--out")
     if args.dask is not None:
         from ._cli_dask import parse_address
 
@@ -217,16 +217,6 @@ def _check_options(args) -> None:
             raise ValueError(f"--grow-policy {args.grow_policy} chooses each tree's splits from all rows on one "
                              "machine; a --dask fit grows leaf-wise trees: drop --grow-policy or --dask")
         parse_address(args.dask)
-
-
-def _check_writable(path: str, option: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise ValueError(f"{option} {path}: directory {directory} does not exist")
-    if not os.access(directory, os.W_OK):
-        raise ValueError(f"{option} {path}: directory {directory} is not writable")
-    if os.path.isdir(path):
-        raise ValueError(f"{option} {path} is a directory; give a file name")
 
 
 def cmd_train(args) -> int:
@@ -310,7 +300,7 @@ def cmd_predict(args) -> int:
     if args.num_iteration is not None and args.num_iteration < 1:
         raise ValueError(f"--num-iteration must be an integer >= 1; got {args.num_iteration}")
     if args.out != "-":
-        _check_writable(args.out, "--out")
+        check_writable(args.out, "--out")
     model = load_ranker(args.model)
     if args.num_iteration is not None and args.num_iteration > model.n_estimators_:
         raise ValueError(f"--num-iteration {args.num_iteration}: {args.model} holds {model.n_estimators_} "

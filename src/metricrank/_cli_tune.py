@@ -15,8 +15,7 @@ import json
 import numpy as np
 
 from ._cli_help import HelpFormatter
-from ._cli_train import _check_writable
-from ._io import atomic_write
+from ._io import atomic_write, check_writable
 
 
 def _check_options(args):
@@ -55,32 +54,16 @@ def _check_options(args):
         raise ValueError("--study-name names a study in --storage; pass --storage too")
     for path, option in ((args.out, "--out"), (args.params_out, "--params-out")):
         if path is not None:
-            _check_writable(path, option)
-    from .model_selection import _optuna
+            check_writable(path, option)
+    from .model_selection import _optuna, check_storage
 
     try:
         _optuna()  # before reading data
     except ImportError as err:
         raise ValueError(str(err)) from None
     if args.storage is not None:
-        check_storage(args.storage)  # (SQLAlchemy comes with Optuna)
+        check_storage(args.storage, "--storage")
     return model, objective
-
-
-def check_storage(url: str, option: str = "--storage") -> None:
-    """A database URL that Optuna can open; for SQLite, a file in an existing directory. Else a ValueError
-    naming ``option``."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        raise ValueError(f"{option} must be a database URL such as sqlite:///search.db; got {url!r}") from None
-    if parsed.get_backend_name() == "sqlite":
-        if not parsed.database or parsed.database == ":memory:":
-            raise ValueError(f"{option} {url}: name a database file (sqlite:///search.db), not memory")
-        _check_writable(parsed.database, option)
 
 
 def cmd_tune(args) -> int:

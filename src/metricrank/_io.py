@@ -21,7 +21,7 @@ import sys
 import tempfile
 from typing import IO, Iterator
 
-__all__ = ["atomic_write", "compression_of", "is_stdout", "open_read", "save_figure"]
+__all__ = ["atomic_write", "check_writable", "compression_of", "is_stdout", "open_read", "save_figure"]
 
 
 def is_stdout(path) -> bool:
@@ -47,6 +47,18 @@ def open_read(path) -> IO[bytes]:
     if comp == "bz2":
         return bz2.open(path, "rb")
     return open(path, "rb")
+
+
+def check_writable(path: str, name: str) -> None:
+    """A ValueError naming ``name`` (an option or a parameter) unless ``path`` can be written: its directory
+    exists and is writable, and ``path`` is not a directory. For checks before long work."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"{name} {path}: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK):
+        raise ValueError(f"{name} {path}: directory {directory} is not writable")
+    if os.path.isdir(path):
+        raise ValueError(f"{name} {path} is a directory; give a file name")
 
 
 def _current_umask() -> int:

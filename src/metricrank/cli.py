@@ -253,8 +253,7 @@ def _cmd_experiment(args) -> int:
             raise CLIError(f"--threads must be a positive integer; got {args.threads}")
         options["threads"] = args.threads
     if args.tune_storage is not None:
-        from ._cli_tune import check_storage
-        from .model_selection import _optuna
+        from .model_selection import _optuna, check_storage
 
         try:
             _optuna()  # the searches need Optuna: fail now, not hours in

@@ -39,6 +39,7 @@ from sklearn.base import clone
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ._groups import group_ptr_from_qid
+from ._io import check_writable
 from .learners._boosting import StoppingRule
 from .learners._frames import _as_pandas, take_columns
 from .metrics import evaluate, get_metric
@@ -279,6 +280,22 @@ def _suggest(trial, name, dist):
     if isinstance(dist, d.CategoricalDistribution):
         return trial.suggest_categorical(name, dist.choices)
     raise TypeError(f"param_space[{name!r}] must be an Optuna distribution or a list of choices; got {dist!r}")
+
+
+def check_storage(url: str, name: str = "storage") -> None:
+    """A database URL that Optuna can open; for SQLite, a file in an existing, writable directory. Else a
+    ValueError naming ``name`` (the parameter or option that gave it)."""
+    from sqlalchemy.engine import make_url  # (SQLAlchemy comes with Optuna)
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ValueError(f"{name} must be a database URL such as sqlite:///search.db; got {url!r}") from None
+    if parsed.get_backend_name() == "sqlite":
+        if not parsed.database or parsed.database == ":memory:":
+            raise ValueError(f"{name} {url}: name a database file (sqlite:///search.db), not memory")
+        check_writable(parsed.database, name)
 
 
 def _check_space(estimator, space) -> dict:
@@ -778,7 +795,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         ``random_state`` is None, the estimator: the search is then deterministic
         (with ``n_jobs=1``).
     n_jobs : int, default 1
-        Trials run in parallel (Optuna threads).
+        Trials run in parallel (Optuna threads; -1: one per core).
     show_progress : bool, default True
         A rich progress bar on stderr with the best value so far.
     sampler, pruner : Optuna sampler / pruner, optional
@@ -810,7 +827,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     storage : str or optuna.storages.BaseStorage, optional
         Where Optuna keeps the study (a database URL such as
         ``"sqlite:///search.db"``, or a storage object such as a
-        ``JournalStorage``), so that a search stopped part-way can go on: called
+        ``JournalStorage``; a URL is checked before any trial: SQLite's file must
+        lie in a writable directory), so that a search stopped part-way can go on: called
         again with the same storage and ``study_name``, on the same data, with
         the same estimator, metric, folds and space, ``tune`` runs only the
         trials the study lacks (``n_trials`` counts its completed and pruned
@@ -844,6 +862,11 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         raise ValueError(f"n_trials must be a positive integer; got {n_trials!r}")
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) \
+            or not (n_jobs >= 1 or n_jobs == -1):
+        raise ValueError(f"n_jobs must be a positive integer or -1 (Optuna: a trial per core); got {n_jobs!r}")
+    if isinstance(storage, str):
+        check_storage(storage)
     if early_stopping_rounds is not None and (int(early_stopping_rounds) != early_stopping_rounds
                                               or early_stopping_rounds < 1):
         raise ValueError(f"early_stopping_rounds must be a positive integer or None; got {early_stopping_rounds!r}")
