@@ -163,6 +163,9 @@ def test_score_is_the_objective_metric(data):
     assert model.score(X, y, group=sizes) == pytest.approx(model.score(X, y, qid=qid))
     # without query ids every row is one query, as in fit() and evaluate()
     assert model.score(X, y) == pytest.approx(evaluate(y, model.predict(X), metric=spec))
+    # labels that do not match X's rows are named as the labels, not as the scores the caller never passed
+    with pytest.raises(ValueError, match=f"y has {len(y) - 1} labels but X has {len(y)} rows"):
+        model.score(X, y[:-1], qid=qid)
 
 
 def test_search_with_default_scoring_uses_score(data):

@@ -205,6 +205,8 @@ class RankerScoreMixin:
         X, y, qid = take_columns(X, y, qid)
         # predict checks X (and fittedness) first, with the estimator's own messages
         scores = self._score_predict(X, qid, group)
+        if len(y) != len(scores):  # (evaluate would name the scores, which the caller did not pass)
+            raise ValueError(f"y has {len(y)} labels but X has {len(scores)} rows")
         if metric is None:
             metric = self._score_metric(y)
         m = get_metric(metric, preset=getattr(self, "preset", None))
