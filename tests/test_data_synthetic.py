@@ -104,22 +104,34 @@ def test_sparse():
 
 
 @pytest.mark.parametrize(
-    "kwargs",
+    "kwargs, name",
     [
-        {"docs_per_query": (5, 2)},
-        {"docs_per_query": (0, 2)},
-        {"n_features": 0},
-        {"n_informative": 30},
-        {"n_labels": 0},
-        {"label_probs": [1, 2]},
-        {"label_probs": [1, -1, 1, 1, 1]},
-        {"noise": -1},
-        {"n_queries": -1},
+        ({"docs_per_query": (5, 2)}, "docs_per_query"),
+        ({"docs_per_query": (0, 2)}, "docs_per_query"),
+        ({"docs_per_query": (2.5, 4)}, "docs_per_query"),  # was truncated to 2
+        ({"docs_per_query": (1, 2, 3)}, "docs_per_query"),
+        ({"n_features": 0}, "n_features"),
+        ({"n_features": 3.7, "n_informative": 2}, "n_features"),
+        ({"n_informative": 30}, "n_informative"),
+        ({"n_labels": 0}, "n_labels"),
+        ({"n_labels": 2.5}, "n_labels"),
+        ({"label_probs": [1, 2]}, "label_probs"),
+        ({"label_probs": [1, -1, 1, 1, 1]}, "label_probs"),
+        ({"noise": -1}, "noise"),
+        ({"noise": float("nan")}, "noise"),  # was NaN features, silently
+        ({"n_queries": -1}, "n_queries"),
+        ({"n_queries": 2.5}, "n_queries"),
+        ({"n_queries": True}, "n_queries"),
     ],
 )
-def test_bad_parameters(kwargs):
-    with pytest.raises(ValueError):
+def test_bad_parameters(kwargs, name):
+    with pytest.raises(ValueError, match=f"^{name} must be"):
         make_ltr(**kwargs)
+
+
+def test_numpy_integers_are_counts():
+    ds = make_ltr(np.int64(3), docs_per_query=(2, np.int32(5)), n_features=np.int64(4), n_informative=np.int8(2))
+    assert ds.n_queries == 3 and ds.X.shape[1] == 4
 
 
 # --- issue 11: nonlinear relevance ----------------------------------------------------------

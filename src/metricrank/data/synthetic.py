@@ -29,6 +29,11 @@ def default_label_probs(n_labels: int) -> np.ndarray:
     return p / p.sum()
 
 
+def _is_int(value) -> bool:
+    """An integer, not a bool (numpy integers included)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def make_ltr(
     n_queries=100,
     *,
@@ -115,22 +120,19 @@ def make_ltr(
     >>> bool((make_ltr(3, random_state=1).X == make_ltr(3, random_state=1).X).all())
     True
     """
-    if isinstance(docs_per_query, numbers.Integral):
-        lo = hi = int(docs_per_query)
-    else:
-        lo, hi = (int(v) for v in docs_per_query)
-    if not 1 <= lo <= hi:
-        raise ValueError(f"docs_per_query must satisfy 1 <= lo <= hi, got {docs_per_query!r}")
-    if n_queries < 0:
-        raise ValueError(f"n_queries must be >= 0, got {n_queries}")
-    if n_features < 1:
-        raise ValueError(f"n_features must be >= 1, got {n_features}")
-    if not 0 <= n_informative <= n_features:
-        raise ValueError(f"n_informative must be in 0..n_features, got {n_informative}")
-    if n_labels < 1:
-        raise ValueError(f"n_labels must be >= 1, got {n_labels}")
-    if noise < 0:
-        raise ValueError(f"noise must be >= 0, got {noise}")
+    bounds = (docs_per_query, docs_per_query) if _is_int(docs_per_query) else tuple(docs_per_query)
+    if len(bounds) != 2 or not all(_is_int(v) for v in bounds) or not 1 <= bounds[0] <= bounds[1]:
+        raise ValueError(f"docs_per_query must be an integer >= 1 or integers (lo, hi) with 1 <= lo <= hi, "
+                         f"got {docs_per_query!r}")
+    lo, hi = (int(v) for v in bounds)
+    for name, value, minimum in (("n_queries", n_queries, 0), ("n_features", n_features, 1),
+                                 ("n_labels", n_labels, 1)):
+        if not _is_int(value) or value < minimum:
+            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if not _is_int(n_informative) or not 0 <= n_informative <= n_features:
+        raise ValueError(f"n_informative must be an integer in 0..n_features, got {n_informative!r}")
+    if not (np.isfinite(noise) and noise >= 0):
+        raise ValueError(f"noise must be finite and >= 0, got {noise!r}")
     if relevance not in ("linear", "nonlinear"):
         raise ValueError(f"relevance must be 'linear' or 'nonlinear', got {relevance!r}")
     if not (np.isfinite(query_effect) and query_effect >= 0):
