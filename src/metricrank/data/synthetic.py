@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._checks import is_integer
 from .dataset import RankingDataset
 
 __all__ = ["make_ltr", "default_label_probs"]
@@ -27,11 +27,6 @@ def default_label_probs(n_labels: int) -> np.ndarray:
         raise ValueError(f"n_labels must be >= 1, got {n_labels}")
     p = 0.5 ** np.arange(n_labels, dtype=np.float64)
     return p / p.sum()
-
-
-def _is_int(value) -> bool:
-    """An integer, not a bool (numpy integers included)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def make_ltr(
@@ -120,16 +115,16 @@ def make_ltr(
     >>> bool((make_ltr(3, random_state=1).X == make_ltr(3, random_state=1).X).all())
     True
     """
-    bounds = (docs_per_query, docs_per_query) if _is_int(docs_per_query) else tuple(docs_per_query)
-    if len(bounds) != 2 or not all(_is_int(v) for v in bounds) or not 1 <= bounds[0] <= bounds[1]:
+    bounds = (docs_per_query, docs_per_query) if is_integer(docs_per_query) else tuple(docs_per_query)
+    if len(bounds) != 2 or not all(is_integer(v) for v in bounds) or not 1 <= bounds[0] <= bounds[1]:
         raise ValueError(f"docs_per_query must be an integer >= 1 or integers (lo, hi) with 1 <= lo <= hi, "
                          f"got {docs_per_query!r}")
     lo, hi = (int(v) for v in bounds)
     for name, value, minimum in (("n_queries", n_queries, 0), ("n_features", n_features, 1),
                                  ("n_labels", n_labels, 1)):
-        if not _is_int(value) or value < minimum:
+        if not is_integer(value) or value < minimum:
             raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if not _is_int(n_informative) or not 0 <= n_informative <= n_features:
+    if not is_integer(n_informative) or not 0 <= n_informative <= n_features:
         raise ValueError(f"n_informative must be an integer in 0..n_features, got {n_informative!r}")
     if not (np.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be finite and >= 0, got {noise!r}")

@@ -20,6 +20,8 @@ import lightgbm as lgb
 import numba
 import numpy as np
 
+from .._checks import is_integer
+
 __all__ = ["BoostResult", "EvalSet", "IterationInfo", "Lane", "ScoreTracker", "StoppingRule", "boost", "boost_lanes",
            "model_mean", "numba_threads", "thread_count", "tree_params"]
 
@@ -31,7 +33,7 @@ def thread_count(n_jobs, name: str = "n_jobs") -> int | None:
     A ValueError naming ``name`` for 0 and for anything but an integer."""
     if n_jobs is None:
         return None
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+    if not is_integer(n_jobs) or n_jobs == 0:
         raise ValueError(f"{name} must be None (all cores), a positive integer (threads) or a negative one "
                          f"(cores + 1 + {name}: -1 all cores); got {n_jobs!r}")
     if n_jobs > 0:

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
+from .._checks import is_integer, is_real
 from ._boosting import BoostResult, thread_count, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
@@ -177,6 +178,10 @@ def auto_n_models(n_docs: int, objective) -> int:
 
     yeti = isinstance(objective, YetiRank) and not objective.pairwise_leaves
     return AUTO_MODELS if yeti and n_docs >= AUTO_MODELS_MIN_DOCS else 1
+
+
+#: LightGBM's names of its ``objective`` parameter, which ``lgb_params`` may not set.
+OBJECTIVE_ALIASES = frozenset({"objective", "objective_type", "app", "application", "loss"})
 
 
 def auto_or_int(est, name: str, minimum: int) -> None:
@@ -395,7 +400,7 @@ class GBDTBase(BaseEstimator):
         positive_int(self, "min_data_in_leaf", 1)
         positive_int(self, "max_bin", 2)
         positive_int(self, "bagging_freq", 0)
-        if not (np.isfinite(self.learning_rate) and self.learning_rate > 0):
+        if not (is_real(self.learning_rate) and np.isfinite(self.learning_rate) and self.learning_rate > 0):
             raise ValueError(f"learning_rate must be a positive number; got {self.learning_rate!r}")
         for name in ("feature_fraction", "bagging_fraction"):
             value = getattr(self, name)
@@ -406,10 +411,20 @@ class GBDTBase(BaseEstimator):
                     or not self.lambda_l2 >= 0 or not np.isfinite(self.lambda_l2):
                 raise ValueError(f"lambda_l2 must be 'auto' or a finite number >= 0; got {self.lambda_l2!r}")
         for name in ("min_sum_hessian_in_leaf", "path_smooth"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"{name} must be >= 0; got {getattr(self, name)!r}")
+            value = getattr(self, name)
+            if not (is_real(value) and value >= 0):
+                raise ValueError(f"{name} must be a number >= 0; got {value!r}")
         if not (isinstance(self.extra_trees, (bool, np.bool_)) or self.extra_trees == "auto"):
             raise ValueError(f"extra_trees must be 'auto', True or False; got {self.extra_trees!r}")
+        if self.lgb_params is not None and not isinstance(self.lgb_params, dict):
+            raise ValueError(f"lgb_params must be a dict of LightGBM parameters or None; got {self.lgb_params!r}")
+        owned = sorted(OBJECTIVE_ALIASES & set(self.lgb_params or ()))
+        if owned:
+            raise ValueError(f"lgb_params must not set {owned[0]}: LightGBM grows the trees and metricrank's "
+                             "objective gives the gradients (choose it with the estimator's objective, metric or "
+                             "target)")
+        if self.random_state is not None and not (is_integer(self.random_state) and 0 <= self.random_state < 2 ** 31):
+            raise ValueError(f"random_state must be None or an integer in [0, 2**31); got {self.random_state!r}")
         if self.lgb_params and {"num_class", "num_classes"} & set(self.lgb_params):
             raise ValueError("lgb_params must not set num_class: the objective is a ranking score (n_models sets "
                              "how many models train side by side)")

@@ -219,6 +219,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     def _check_params(self) -> None:
         super()._check_params()
         positive_int(self, "max_query_size", 2)
+        positive_int(self, "verbose", 0)
 
     def _make_objective(self) -> Objective:
         if not isinstance(self.objective, str):
