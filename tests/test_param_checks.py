@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
+from metricrank.learners import MARTClassifier, ThresholdBinner
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +30,9 @@ BAD = [
     ("lgb_params", {"application": "lambdarank"}, "lgb_params must not set application"),
     ("verbose", "x", "verbose must be an integer >= 0"),
     ("verbose", -1, "verbose must be an integer >= 0"),
+    ("feature_fraction", "a", r"feature_fraction must be in \(0, 1\]"),
+    ("bagging_fraction", float("nan"), r"bagging_fraction must be in \(0, 1\]"),
+    ("preset", "sklearn", "preset must be None or one of catboost, lightgbm, xgboost, trec_eval; got 'sklearn'"),
 ]
 
 
@@ -57,3 +61,21 @@ def test_every_seed_lightgbm_takes_is_accepted(data, random_state):
     X, y, qid = data
     model = LambdaMART(n_estimators=2, random_state=random_state).fit(X, y, qid=qid)
     assert model.booster_.params["seed"] == int(random_state)
+
+
+def test_mart_sigma_names_itself(data):
+    X, y, _ = data
+    with pytest.raises(ValueError, match="sigma must be a positive finite number; got 'a'"):
+        MARTClassifier(n_estimators=2, sigma="a").fit(X, (y > 1).astype(int))
+
+
+@pytest.mark.parametrize("dtype", ["zzz", str, object])
+def test_threshold_binner_refuses_a_dtype_that_holds_no_indicator(data, dtype):
+    # (it was taken at fit and failed at transform, or gave strings)
+    with pytest.raises(ValueError, match="dtype must be a numpy bool, integer or float dtype"):
+        ThresholdBinner(dtype=dtype).fit(data[0])
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.float32])
+def test_threshold_binner_takes_a_numeric_dtype(data, dtype):
+    assert ThresholdBinner(n_thresholds=3, dtype=dtype).fit(data[0]).transform(data[0]).dtype == np.dtype(dtype)

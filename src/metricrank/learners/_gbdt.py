@@ -404,7 +404,7 @@ class GBDTBase(BaseEstimator):
             raise ValueError(f"learning_rate must be a positive number; got {self.learning_rate!r}")
         for name in ("feature_fraction", "bagging_fraction"):
             value = getattr(self, name)
-            if not 0 < value <= 1:
+            if not (is_real(value) and 0 < value <= 1):
                 raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
         if not (isinstance(self.lambda_l2, str) and self.lambda_l2 == "auto"):
             if isinstance(self.lambda_l2, (bool, np.bool_)) or not isinstance(self.lambda_l2, (int, float, np.number)) \

@@ -93,6 +93,12 @@ class ThresholdBinner(TransformerMixin, BaseEstimator):
         k = self.n_thresholds
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"n_thresholds must be an integer >= 1; got {k!r}")
+        try:
+            kind = np.dtype(self.dtype).kind
+        except TypeError:
+            kind = None
+        if kind is None or kind not in "biuf":
+            raise ValueError(f"dtype must be a numpy bool, integer or float dtype; got {self.dtype!r}")
         if self.strategy not in _STRATEGIES:
             raise ValueError(f"strategy must be one of {', '.join(_STRATEGIES)}; got {self.strategy!r}")
         if self.value_range is not None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from .._checks import is_real
+
 __all__ = ["LogisticObjective", "binary_signs"]
 
 
@@ -50,7 +52,7 @@ class LogisticObjective:
     """
 
     def __init__(self, *, sigma: float = 1.0, balanced: bool = False):
-        if not np.isfinite(sigma) or sigma <= 0:
+        if not is_real(sigma) or not np.isfinite(sigma) or sigma <= 0:
             raise ValueError(f"sigma must be a positive finite number; got {sigma!r}")
         self.sigma = float(sigma)
         self.balanced = bool(balanced)
