@@ -166,6 +166,7 @@ def test_clone_and_params():
     ("degree", 0), ("degree", 2.5), ("C", 0.0), ("C", -1.0), ("C", float("inf")), ("epsilon", 0.0),
     ("chunking", "some"), ("chunk_size", 0), ("top_k", 0), ("max_passes", 0), ("tol", 1.0),
     ("max_pairs", 0), ("formulation", "both"), ("time_limit", -1.0),
+    ("random_state", -1), ("random_state", "seed"), ("random_state", 1.5),
 ])
 def test_bad_parameters_name_themselves(param, value):
     X, y = blobs(12)

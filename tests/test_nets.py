@@ -257,6 +257,8 @@ def test_fit_leaves_callers_torch_generator_alone(split):
     ("activation", "swish", "relu, tanh, sigmoid, gelu, elu"),
     ("optimizer", "rmsprop", "adam, sgd"),
     ("device", "tpu", "cpu, cuda"),
+    ("preset", "sklearn", "catboost, lightgbm, xgboost, trec_eval"),  # was taken, unread until scoring
+    ("random_state", -1, r"random_state must be None, an integer in \[0, 2\*\*32\) or a numpy RandomState"),
 ])
 def test_bad_names_list_allowed_values(param, value, allowed, split):
     with pytest.raises(ValueError, match=allowed):

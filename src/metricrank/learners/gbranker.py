@@ -13,7 +13,7 @@ import numpy as np
 
 from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
-from ..metrics.conventions import PRESETS
+from ..metrics.conventions import check_preset
 from ..metrics.evaluate import evaluate_many
 from ..objectives._base import Objective, as_training_data
 from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, model_mean, numba_threads
@@ -220,8 +220,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     def _check_params(self) -> None:
         super()._check_params()
         positive_int(self, "max_query_size", 2)
-        if self.preset is not None and not (isinstance(self.preset, str) and self.preset in PRESETS):
-            raise ValueError(f"preset must be None or one of {', '.join(PRESETS)}; got {self.preset!r}")
+        check_preset(self.preset)
         positive_int(self, "verbose", 0)
 
     def _make_objective(self) -> Objective:

@@ -45,6 +45,12 @@ PRESETS: dict[str, dict[str, dict]] = {
 }
 
 
+def check_preset(preset) -> None:
+    """A ValueError unless ``preset`` is None or the name of a preset, for estimators to check at ``fit``."""
+    if preset is not None and not (isinstance(preset, str) and preset in PRESETS):
+        raise ValueError(f"preset must be None or one of {', '.join(PRESETS)}; got {preset!r}")
+
+
 def preset_defaults(preset: str | None, metric_name: str, param_names) -> dict:
     """Defaults a preset gives to one metric's parameters."""
     if preset is None:

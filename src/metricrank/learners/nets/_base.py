@@ -18,6 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
 from ...data import RankingDataset
+from ...metrics.conventions import check_preset
 from ...metrics.evaluate import evaluate_many
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
@@ -119,6 +120,12 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
             raise ValueError(f"n_jobs must be a positive integer or None (leave torch's setting); got {self.n_jobs!r}")
         if not isinstance(self.standardize, (bool, np.bool_)):
             raise ValueError(f"standardize must be True or False; got {self.standardize!r}")
+        check_preset(self.preset)
+        try:
+            check_random_state(self.random_state)
+        except ValueError as err:
+            raise ValueError(f"random_state must be None, an integer in [0, 2**32) or a numpy RandomState; "
+                             f"got {self.random_state!r} ({err})") from None
         self._torch_device()
 
     def _torch_device(self):
