@@ -327,7 +327,7 @@ def load_letor(
     bad = ~np.isfinite(y)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{path}, line {int(scan.lines[i])}: label {y[i]!r} is not finite")
+        raise ValueError(f"{path}, line {int(scan.lines[i])}: label {float(y[i])} is not finite")
 
     # Feature indices: zero- or one-based, and the column count.
     indices = X.indices
