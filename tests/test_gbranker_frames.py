@@ -69,7 +69,8 @@ def test_bad_columns_are_named(data):
     bad["text"] = "x"
     with pytest.raises(ValueError, match="column 'text' has dtype .*, not numbers"):
         GBRanker("YetiRank", **SMALL).fit(bad, y, qid=ds.qid)
-    with pytest.raises(ValueError, match="categorical feature column 'f 0' must hold non-negative integers"):
+    with pytest.raises(ValueError, match=r"categorical feature column 'f 0' must hold non-negative integers \(or NaN\); "
+                                         r"got -?\d+\.\d+$"):
         GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, categorical_feature=["f 0"])
     with pytest.raises(ValueError, match="categorical_feature 'nope' is not a column"):
         GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, categorical_feature=["nope"])

@@ -325,8 +325,9 @@ def test_tune_validates_before_fitting(data):
         tune(small(), X, y, show_progress=False)
     with pytest.raises(ValueError, match="n_trials"):
         tune(small(), X, y, qid=qid, n_trials=0, show_progress=False)
-    with pytest.raises(ValueError, match="both training and test"):
-        tune(small(), X, y, qid=qid, cv=[(np.arange(0, 60), np.arange(50, 100))], show_progress=False)
+    shared = qid[59]  # the query of row 59, on both sides (printed as Python prints it, not NumPy's repr)
+    with pytest.raises(ValueError, match=f"fold 0 puts query {shared.item()!r} in both training and test"):
+        tune(small(), X, y, qid=qid, cv=[(np.arange(0, 60), np.arange(59, 100))], show_progress=False)
     with pytest.raises(ValueError, match="refit must be True or False; got 'no'"):
         tune(small(), X, y, qid=qid, refit="no", show_progress=False)
 

@@ -439,7 +439,7 @@ def query_folds(qid, cv=3, random_state=None) -> list[tuple[np.ndarray, np.ndarr
         train, test = np.sort(np.asarray(train, dtype=np.int64)), np.sort(np.asarray(test, dtype=np.int64))
         shared = np.intersect1d(qid[train], qid[test])
         if shared.size:
-            raise ValueError(f"fold {k} puts query {shared[0]!r} in both training and test rows; split by query "
+            raise ValueError(f"fold {k} puts query {shared[0].item()!r} in both training and test rows; split by query "
                              "(GroupKFold with groups=qid)")
         if train.size == 0 or test.size == 0:
             raise ValueError(f"fold {k} has an empty training or test side")

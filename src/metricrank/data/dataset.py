@@ -26,7 +26,7 @@ def _per_row_float(name, values, n, source, *, finite_nonneg=True):
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"{name} must be finite and >= 0; entry {i} is {arr[i]!r}{_where(source)}"
+                f"{name} must be finite and >= 0; entry {i} is {arr[i].item()!r}{_where(source)}"
             )
     return arr
 
@@ -138,7 +138,7 @@ class RankingDataset:
         finite = np.isfinite(y)
         if not finite.all():
             i = int(np.flatnonzero(~finite)[0])
-            raise ValueError(f"label of row {i} is {y[i]!r}; labels must be finite{where}")
+            raise ValueError(f"label of row {i} is {y[i].item()!r}; labels must be finite{where}")
         # --- queries -------------------------------------------------------
         if qid is not None:
             qid = np.asarray(qid)

@@ -75,7 +75,7 @@ def _check_integer_codes(values: np.ndarray, column: str) -> None:
     finite = values[~np.isnan(values)]
     if finite.size and (np.any(finite < 0) or np.any(finite != np.round(finite))):
         raise ValueError(f"categorical feature {column} must hold non-negative integers (or NaN); "
-                         f"got {finite[(finite < 0) | (finite != np.round(finite))][0]!r}")
+                         f"got {finite[(finite < 0) | (finite != np.round(finite))][0].item()!r}")
 
 
 def _column_index(spec, names: list | None, n_columns: int) -> int:
