@@ -159,3 +159,8 @@ def test_bad_input(linear_data):
         local_optimality(model, ds, metric="NoSuchMetric")
     with pytest.raises(ValueError, match="step"):
         local_optimality(model, ds, step=-1.0)
+    # a wrong type names its parameter too (it raised NumPy's TypeError)
+    for name, bad in (("step", "a"), ("tol", "a"), ("n_directions", "a"), ("n_directions", 2.5), ("random_state", "x"),
+                      ("random_state", -1)):
+        with pytest.raises(ValueError, match=f"^{name} must be"):
+            local_optimality(model, ds, **{name: bad})

@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["is_integer", "is_real"]
+__all__ = ["check_generator_seed", "is_integer", "is_real"]
 
 
 def is_integer(value) -> bool:
@@ -29,3 +29,18 @@ def is_real(value) -> bool:
     (True, True, True, False, False)
     """
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def check_generator_seed(value, name: str = "random_state") -> None:
+    """A ValueError naming ``name`` unless ``numpy.random.default_rng`` takes ``value``: None, an integer >= 0,
+    or a numpy Generator, BitGenerator or SeedSequence.
+
+    >>> check_generator_seed(np.random.default_rng(0))
+    >>> check_generator_seed(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: random_state must be None, an integer >= 0 or a numpy Generator; got -1
+    """
+    seeds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    if not (value is None or isinstance(value, seeds) or (is_integer(value) and value >= 0)):
+        raise ValueError(f"{name} must be None, an integer >= 0 or a numpy Generator; got {value!r}")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._checks import check_generator_seed, is_integer, is_real
 from .._io import save_figure
 from ..metrics import get_metric
 from ..metrics.evaluate import make_input, with_scores
@@ -171,14 +172,15 @@ def local_optimality(model, X, y=None, *, qid=None, group_ptr=None, metric="NDCG
     m = get_metric(metric, preset)
     if n_directions is None:
         n = n_directions_for(delta, p0)
-    elif int(n_directions) != n_directions or n_directions < 1:
+    elif not is_integer(n_directions) or n_directions < 1:
         raise ValueError(f"n_directions must be a positive integer; got {n_directions!r}")
     else:
         n = int(n_directions)
-    if step is not None and (not np.isfinite(step) or step <= 0):
+    if step is not None and not (is_real(step) and np.isfinite(step) and step > 0):
         raise ValueError(f"step must be a positive finite number; got {step!r}")
-    if not np.isfinite(tol) or tol < 0:
+    if not (is_real(tol) and np.isfinite(tol) and tol >= 0):
         raise ValueError(f"tol must be a non-negative number; got {tol!r}")
+    check_generator_seed(random_state)
     adapter = adapter_for(model)
     theta0 = adapter.get()
     if theta0.shape[0] == 0:

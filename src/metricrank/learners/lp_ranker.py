@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from .._checks import is_integer
+from .._checks import check_generator_seed
 from ..data import RankingDataset
 from ._sklearn_compat import RankerContractMixin, border_spec
 from ._lp_chunking import LPSolveError, enumerate_pairs, solve_chunked, solve_pair_lp
@@ -297,11 +297,7 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         _check_real("time_limit", self.time_limit, allow_none=True)
         if self.formulation not in ("dual", "primal"):
             raise ValueError(f"formulation must be 'dual' or 'primal'; got {self.formulation!r}")
-        seeds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
-        if not (self.random_state is None or isinstance(self.random_state, seeds)
-                or (is_integer(self.random_state) and self.random_state >= 0)):
-            raise ValueError(f"random_state must be None, an integer >= 0 or a numpy Generator; "
-                             f"got {self.random_state!r}")
+        check_generator_seed(self.random_state)
 
     def _binary_labels(self, y):
         y = np.asarray(y)
