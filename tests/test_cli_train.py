@@ -190,6 +190,8 @@ def test_objectives_lists_every_objective_with_defaults(capsys):
     (["--grow-policy", "symmetric_then_leafwise", "--depth", "9"],
      "--depth must be 1-8 with --grow-policy symmetric_then_leafwise; got 9"),
     (["--depth", "0"], "--depth must be >= 1; got 0"),
+    (["--seed", "-1"], "--seed must be an integer in [0, 2**31); got -1"),
+    (["--early-stopping", "5"], "--early-stopping stops on the last --valid file's metric; pass --valid"),
     (["--grow-policy", "symmetric_then_leafwise", "--dask", "tcp://127.0.0.1:1"],
      "--grow-policy symmetric_then_leafwise chooses each tree's splits from all rows on one machine"),
     (["--grow-policy", "symmetric", "--dask", "tcp://127.0.0.1:1"],

@@ -396,6 +396,7 @@ def test_cli_tune_end_to_end(tmp_path, capsys):
     (["--early-stopping", "0"], "--early-stopping must be >= 1; got 0"),
     (["--threads", "0"], "--threads must be >= 1; got 0"),
     (["--threads", "-2"], "--threads must be >= 1; got -2"),
+    (["--seed", "-1"], "--seed must be an integer in [0, 2**31); got -1"),
     (["--study-name", "s"], "--study-name names a study in --storage; pass --storage too"),
     (["--storage", "not a url"], "--storage must be a database URL"),
 ])
