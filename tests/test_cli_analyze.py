@@ -62,3 +62,20 @@ def test_options_are_checked_first(files, capsys):
     assert main(["analyze", "combine", "--data", str(root / "data.txt"), "--scores-a", str(root / "missing.txt"),
                  "--scores-b", str(root / "b.txt")]) == 2
     assert "--scores-a" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command, option, value, message", [
+    ("optimality", "--directions", "0", "argument --directions: expected an integer >= 1, got 0"),
+    ("optimality", "--seed", "-1", "argument --seed: expected an integer >= 0, got -1"),
+    ("optimality", "--threads", "0", "argument --threads: expected an integer >= 1, got 0"),
+    ("combine", "--threads", "-1", "argument --threads: expected an integer >= 1, got -1"),
+])
+def test_counts_are_checked_as_options(files, capsys, command, option, value, message):
+    # (they reached the library, which named its own parameter after the model and data were read)
+    root, _, _ = files
+    inputs = (["--model", str(root / "model.json"), "--data", str(root / "data.txt")] if command == "optimality"
+              else ["--data", str(root / "data.txt"), "--scores-a", str(root / "a.txt"), "--scores-b",
+                    str(root / "b.txt")])
+    with pytest.raises(SystemExit):
+        main(["analyze", command, *inputs, option, value])
+    assert message in capsys.readouterr().err

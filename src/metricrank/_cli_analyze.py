@@ -41,6 +41,21 @@ def _positive(text):
     return value
 
 
+def _integer_from(minimum):
+    def parse(text):
+        import argparse
+
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text}")
+        return value
+
+    return parse
+
+
 def _check_common(args, files) -> None:
     from .cli import CLIError
     from .metrics import get_metric
@@ -120,10 +135,10 @@ def add_parsers(sub, preset_choices) -> None:
     op.add_argument("--delta", type=_probability("--delta"), default=0.01, help="1 - confidence")
     op.add_argument("--p0", type=_probability("--p0"), default=0.01, help="bound on the fraction of ascent directions")
     op.add_argument("--step", type=_positive, default=None, help="move length (default 0.01 × ||θ||)")
-    op.add_argument("--directions", type=int, default=None, help="override ceil(log δ / log(1 - p0))")
-    op.add_argument("--seed", type=int, default=0)
+    op.add_argument("--directions", type=_integer_from(1), default=None, help="override ceil(log δ / log(1 - p0))")
+    op.add_argument("--seed", type=_integer_from(0), default=0)
     op.add_argument("--plot", metavar="PNG", help="plot the metric along the best direction")
-    op.add_argument("--threads", type=int, default=1, help="threads for the metric kernels")
+    op.add_argument("--threads", type=_integer_from(1), default=1, help="threads for the metric kernels")
     op.add_argument("--format", choices=("table", "json"), default="table")
     op.set_defaults(func=cmd_optimality)
 
@@ -135,6 +150,6 @@ def add_parsers(sub, preset_choices) -> None:
     co.add_argument("--metric", default="NDCG:top=10", metavar="SPEC")
     co.add_argument("--preset", choices=preset_choices)
     co.add_argument("--plot", metavar="PNG", help="plot the metric against α")
-    co.add_argument("--threads", type=int, default=1, help="threads for the metric kernels")
+    co.add_argument("--threads", type=_integer_from(1), default=1, help="threads for the metric kernels")
     co.add_argument("--format", choices=("table", "json"), default="table")
     co.set_defaults(func=cmd_combine)
