@@ -102,6 +102,25 @@ def test_demo_trains_and_compares(capsys):
     assert all(np.isfinite(v) for r in results.values() for v in r.values())
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--queries", "4"], "--queries must be >= 5 (60/20/20 % of the queries train, validate and test); got 4"),
+    (["--seed", "-1"], "--seed must be an integer in [0, 2**31); got -1"),
+])
+def test_demo_checks_its_options(capsys, argv, message):
+    # (4 queries left the test split empty, and a negative seed raised NumPy's message)
+    assert main(["demo", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_run_demo_checks_its_arguments():
+    from metricrank.demo import run_demo
+
+    with pytest.raises(ValueError, match="n_queries must be an integer >= 5"):
+        run_demo(n_queries=2.5)
+    with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*31\); got -3"):
+        run_demo(seed=-3)
+
+
 # --- issue 11: hardening -------------------------------------------------------------------
 
 def test_scores_with_two_columns_name_file_and_line(files, tmp_path, capsys):

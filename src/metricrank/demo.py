@@ -11,8 +11,13 @@ import warnings
 
 import numpy as np
 
+from ._checks import is_integer
 from .data import make_ltr
+
+#: The fewest queries the demo's split leaves one of in each of train, validation and test.
+MIN_DEMO_QUERIES = 5
 from .metrics import evaluate_many
+from .objectives.target_choice import STOCHASTIC_MRR_MIN_DOCS
 
 DEMO_METRICS = (
     "NDCG:top=10", "NDCG:top=10;type=Exp", "MAP", "MRR", "ERR:type=Graded", "PrecisionAt:top=5",
@@ -86,6 +91,11 @@ def run_demo(n_queries: int = 300, seed: int = 0, console=None, n_estimators: in
     from rich.console import Console
     from rich.table import Table
 
+    if not is_integer(n_queries) or n_queries < MIN_DEMO_QUERIES:
+        raise ValueError(f"n_queries must be an integer >= {MIN_DEMO_QUERIES} (60/20/20 % of the queries train, "
+                         f"validate and test); got {n_queries!r}")
+    if not (is_integer(seed) and 0 <= seed < 2 ** 31):
+        raise ValueError(f"seed must be an integer in [0, 2**31); got {seed!r}")
     # a pipe gets rich's 80 columns by default, too narrow for a dozen columns
     console = console or Console(width=None if sys.stdout.isatty() else 140)
     data = make_ltr(n_queries, n_features=30, n_informative=8, relevance="nonlinear", random_state=seed)
@@ -104,10 +114,11 @@ def run_demo(n_queries: int = 300, seed: int = 0, console=None, n_estimators: in
                   caption="λ-X = LambdaMART trained on the exact λ-gradients of metric X: compare row λ-X "
                           "with column X. Relevance here is a nonlinear function of the features (thresholds and "
                           "interactions), so trees beat Ridge. A λ target does not always win its own column: "
-                          "one split of 60 test queries is noisy, and MAP/MRR targets still trail (BENCHMARKS.md). "
-                          "LambdaMART(metric=X) rows are the defaults (target=\"auto\"), early-stopped on X: judged "
-                          "NDCG@10e trains on YetiRank, judged MRR on PairLogit; compare them with λ-NDCG@10 "
-                          "and λ-MRR in columns NDCG@10e and MRR.")
+                          f"one split of {test.n_queries} test quer{'y' if test.n_queries == 1 else 'ies'} is "
+                          "noisy, and MAP/MRR targets still trail (BENCHMARKS.md). LambdaMART(metric=X) rows are "
+                          "the defaults (target=\"auto\"), early-stopped on X: judged NDCG@10e trains on YetiRank, "
+                          f"judged MRR on PairLogit below {STOCHASTIC_MRR_MIN_DOCS:,} training documents and on "
+                          "YetiRank from there; compare them with λ-NDCG@10 and λ-MRR in columns NDCG@10e and MRR.")
     table.add_column("ranker", no_wrap=True)
     for spec in DEMO_METRICS:
         table.add_column(SHORT_NAMES.get(spec, spec), justify="right")
