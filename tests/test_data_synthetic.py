@@ -110,6 +110,7 @@ def test_sparse():
         ({"docs_per_query": (0, 2)}, "docs_per_query"),
         ({"docs_per_query": (2.5, 4)}, "docs_per_query"),  # was truncated to 2
         ({"docs_per_query": (1, 2, 3)}, "docs_per_query"),
+        ({"docs_per_query": 2.5}, "docs_per_query"),
         ({"n_features": 0}, "n_features"),
         ({"n_features": 3.7, "n_informative": 2}, "n_features"),
         ({"n_informative": 30}, "n_informative"),

@@ -29,6 +29,7 @@ BAD = [
     ("lgb_params", {"objective": "lambdarank"}, "lgb_params must not set objective"),
     ("lgb_params", {"application": "lambdarank"}, "lgb_params must not set application"),
     ("verbose", "x", "verbose must be an integer >= 0"),
+    ("verbose", 2.5, "verbose must be an integer >= 0"),
     ("verbose", -1, "verbose must be an integer >= 0"),
     ("feature_fraction", "a", r"feature_fraction must be in \(0, 1\]"),
     ("bagging_fraction", float("nan"), r"bagging_fraction must be in \(0, 1\]"),

@@ -13,11 +13,11 @@ import numpy as np
 
 from ._checks import is_integer
 from .data import make_ltr
+from .metrics import evaluate_many
+from .objectives.target_choice import STOCHASTIC_MRR_MIN_DOCS
 
 #: The fewest queries the demo's split leaves one of in each of train, validation and test.
 MIN_DEMO_QUERIES = 5
-from .metrics import evaluate_many
-from .objectives.target_choice import STOCHASTIC_MRR_MIN_DOCS
 
 DEMO_METRICS = (
     "NDCG:top=10", "NDCG:top=10;type=Exp", "MAP", "MRR", "ERR:type=Graded", "PrecisionAt:top=5",

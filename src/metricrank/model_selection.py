@@ -38,6 +38,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from ._checks import is_integer
 from ._groups import group_ptr_from_qid
 from ._io import check_writable
 from .learners._boosting import StoppingRule
@@ -864,8 +865,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         raise ValueError(f"n_trials must be a positive integer; got {n_trials!r}")
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) \
-            or not (n_jobs >= 1 or n_jobs == -1):
+    if not is_integer(n_jobs) or not (n_jobs >= 1 or n_jobs == -1):
         raise ValueError(f"n_jobs must be a positive integer or -1 (Optuna: a trial per core); got {n_jobs!r}")
     if isinstance(storage, str):
         check_storage(storage)

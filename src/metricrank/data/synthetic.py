@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -115,7 +114,10 @@ def make_ltr(
     >>> bool((make_ltr(3, random_state=1).X == make_ltr(3, random_state=1).X).all())
     True
     """
-    bounds = (docs_per_query, docs_per_query) if is_integer(docs_per_query) else tuple(docs_per_query)
+    try:
+        bounds = (docs_per_query, docs_per_query) if is_integer(docs_per_query) else tuple(docs_per_query)
+    except TypeError:  # neither an integer nor a pair
+        bounds = ()
     if len(bounds) != 2 or not all(is_integer(v) for v in bounds) or not 1 <= bounds[0] <= bounds[1]:
         raise ValueError(f"docs_per_query must be an integer >= 1 or integers (lo, hi) with 1 <= lo <= hi, "
                          f"got {docs_per_query!r}")
