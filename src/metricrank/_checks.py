@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_generator_seed", "is_integer", "is_real"]
+__all__ = ["check_generator_seed", "check_lightgbm_seed", "is_integer", "is_real"]
 
 
 def is_integer(value) -> bool:
@@ -44,3 +44,20 @@ def check_generator_seed(value, name: str = "random_state") -> None:
     seeds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
     if not (value is None or isinstance(value, seeds) or (is_integer(value) and value >= 0)):
         raise ValueError(f"{name} must be None, an integer >= 0 or a numpy Generator; got {value!r}")
+
+
+def check_lightgbm_seed(value, name: str, *, allow_none: bool = False) -> None:
+    """A ValueError naming ``name`` unless ``value`` is a seed LightGBM takes: an integer in [0, 2**31) (or None,
+    with ``allow_none``).
+
+    >>> check_lightgbm_seed(2**31 - 1, "seed")
+    >>> check_lightgbm_seed(-1, "--seed")
+    Traceback (most recent call last):
+    ...
+    ValueError: --seed must be an integer in [0, 2**31); got -1
+    """
+    if allow_none and value is None:
+        return
+    if not (is_integer(value) and 0 <= value < 2 ** 31):
+        allowed = "None or an integer" if allow_none else "an integer"
+        raise ValueError(f"{name} must be {allowed} in [0, 2**31); got {value!r}")

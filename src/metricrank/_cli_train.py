@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 
+from ._checks import check_lightgbm_seed
 from ._cli_help import HelpFormatter
 from ._io import atomic_write, check_writable
 
@@ -191,7 +192,7 @@ def _check_options(args) -> None:
         value = getattr(args, name, None)
         if value is not None and not (np.isfinite(value) and value > 0):
             raise ValueError(f"--{name.replace('_', '-')} must be a positive number; got {value}")
-    check_seed_option(args.seed)
+    check_lightgbm_seed(args.seed, "--seed")
     if args.early_stopping is not None and not args.valid:
         raise ValueError("--early-stopping stops on the last --valid file's metric; pass --valid")
     if args.l2 != "auto" and not (np.isfinite(args.l2) and args.l2 >= 0):
@@ -220,12 +221,6 @@ def _check_options(args) -> None:
             raise ValueError(f"--grow-policy {args.grow_policy} chooses each tree's splits from all rows on one "
                              "machine; a --dask fit grows leaf-wise trees: drop --grow-policy or --dask")
         parse_address(args.dask)
-
-
-def check_seed_option(seed) -> None:
-    """``--seed`` as LightGBM takes a seed, checked before any data is read."""
-    if not 0 <= seed < 2 ** 31:
-        raise ValueError(f"--seed must be an integer in [0, 2**31); got {seed}")
 
 
 def cmd_train(args) -> int:

@@ -14,6 +14,7 @@ import json
 
 import numpy as np
 
+from ._checks import check_lightgbm_seed
 from ._cli_help import HelpFormatter
 from ._io import atomic_write, check_writable
 
@@ -36,11 +37,11 @@ def _check_options(args):
         raise ValueError(f"--early-stopping must be >= 1; got {args.early_stopping}")
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be >= 1; got {args.threads}")
-    from ._cli_train import check_pair_target, check_seed_option, lambda_target, objective_and_target, only_for_lambda
+    from ._cli_train import check_pair_target, lambda_target, objective_and_target, only_for_lambda
     from .learners import GBRanker, LambdaMART
     from .objectives import LambdaObjective
 
-    check_seed_option(args.seed)
+    check_lightgbm_seed(args.seed, "--seed")
     if args.metric is not None:
         get_metric(args.metric, preset=args.preset)
     objective, target = objective_and_target(args.objective, args.target, args.metric, args.preset)

@@ -202,13 +202,13 @@ def _cmd_metrics(args) -> int:
 
 
 def _cmd_demo(args) -> int:
+    from ._checks import check_lightgbm_seed
     from .demo import MIN_DEMO_QUERIES, run_demo
 
     if args.queries < MIN_DEMO_QUERIES:
         raise CLIError(f"--queries must be >= {MIN_DEMO_QUERIES} (60/20/20 % of the queries train, validate and "
                        f"test); got {args.queries}")
-    if not 0 <= args.seed < 2 ** 31:
-        raise CLIError(f"--seed must be an integer in [0, 2**31); got {args.seed}")
+    check_lightgbm_seed(args.seed, "--seed")
     run_demo(n_queries=args.queries, seed=args.seed)
     return 0
 

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ._checks import is_integer
+from ._checks import check_lightgbm_seed, is_integer
 from .data import make_ltr
 from .metrics import evaluate_many
 from .objectives.target_choice import STOCHASTIC_MRR_MIN_DOCS
@@ -94,8 +94,7 @@ def run_demo(n_queries: int = 300, seed: int = 0, console=None, n_estimators: in
     if not is_integer(n_queries) or n_queries < MIN_DEMO_QUERIES:
         raise ValueError(f"n_queries must be an integer >= {MIN_DEMO_QUERIES} (60/20/20 % of the queries train, "
                          f"validate and test); got {n_queries!r}")
-    if not (is_integer(seed) and 0 <= seed < 2 ** 31):
-        raise ValueError(f"seed must be an integer in [0, 2**31); got {seed!r}")
+    check_lightgbm_seed(seed, "seed")
     # a pipe gets rich's 80 columns by default, too narrow for a dozen columns
     console = console or Console(width=None if sys.stdout.isatty() else 140)
     data = make_ltr(n_queries, n_features=30, n_informative=8, relevance="nonlinear", random_state=seed)

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from .._checks import is_integer, is_real
+from .._checks import check_lightgbm_seed, is_integer, is_real
 from ._boosting import BoostResult, thread_count, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
@@ -189,14 +189,14 @@ def auto_or_int(est, name: str, minimum: int) -> None:
     value = getattr(est, name)
     if isinstance(value, str) and value == "auto":
         return
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+    if not is_integer(value) or value < minimum:
         raise ValueError(f"{name} must be 'auto' or an integer >= {minimum}; got {value!r}")
 
 
 def positive_int(est, name: str, minimum: int = 1) -> None:
     """Raise ValueError unless ``est.<name>`` is an integer >= ``minimum``."""
     value = getattr(est, name)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+    if not is_integer(value) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
 
 
@@ -407,8 +407,7 @@ class GBDTBase(BaseEstimator):
             if not (is_real(value) and 0 < value <= 1):
                 raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
         if not (isinstance(self.lambda_l2, str) and self.lambda_l2 == "auto"):
-            if isinstance(self.lambda_l2, (bool, np.bool_)) or not isinstance(self.lambda_l2, (int, float, np.number)) \
-                    or not self.lambda_l2 >= 0 or not np.isfinite(self.lambda_l2):
+            if not (is_real(self.lambda_l2) and np.isfinite(self.lambda_l2) and self.lambda_l2 >= 0):
                 raise ValueError(f"lambda_l2 must be 'auto' or a finite number >= 0; got {self.lambda_l2!r}")
         for name in ("min_sum_hessian_in_leaf", "path_smooth"):
             value = getattr(self, name)
@@ -423,8 +422,7 @@ class GBDTBase(BaseEstimator):
             raise ValueError(f"lgb_params must not set {owned[0]}: LightGBM grows the trees and metricrank's "
                              "objective gives the gradients (choose it with the estimator's objective, metric or "
                              "target)")
-        if self.random_state is not None and not (is_integer(self.random_state) and 0 <= self.random_state < 2 ** 31):
-            raise ValueError(f"random_state must be None or an integer in [0, 2**31); got {self.random_state!r}")
+        check_lightgbm_seed(self.random_state, "random_state", allow_none=True)
         if self.lgb_params and {"num_class", "num_classes"} & set(self.lgb_params):
             raise ValueError("lgb_params must not set num_class: the objective is a ranking score (n_models sets "
                              "how many models train side by side)")
