@@ -265,6 +265,23 @@ def test_bad_names_list_allowed_values(param, value, allowed, split):
         RankNet(**{param: value}).fit(split[0])
 
 
+@pytest.mark.parametrize("param, value, message", [
+    ("learning_rate", True, "learning_rate must be a positive finite number"),
+    ("weight_decay", True, "weight_decay must be a finite number >= 0"),
+    ("dropout", False, r"dropout must be in \[0, 1\)"),
+    ("max_epochs", True, "max_epochs must be an integer >= 1"),
+    ("hidden_layer_sizes", (True, 4), "hidden_layer_sizes must be a tuple of positive integers"),
+    ("random_state", True, r"random_state must be None, an integer in \[0, 2\*\*32\) or a numpy RandomState"),
+    ("verbose", -1, r"verbose must be a bool or an integer >= 0 \(0 or False: silent, otherwise a progress bar\)"),
+    ("verbose", None, "verbose must be a bool or an integer >= 0"),
+    ("verbose", "yes", "verbose must be a bool or an integer >= 0"),
+])
+def test_a_bool_is_no_number_and_verbose_is_checked(param, value, message, split):
+    # (each was taken: True as 1, False as 0, and any verbose by its truth value)
+    with pytest.raises(ValueError, match=message):
+        RankNet(**{param: value}).fit(split[0])
+
+
 def test_bad_metric_lists_targets(split):
     with pytest.raises(ValueError, match="valid targets are NDCG, DCG, MAP"):
         LambdaRank(metric="Fancy").fit(split[0])

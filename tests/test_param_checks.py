@@ -1,12 +1,13 @@
 """The boosted rankers check each parameter's type before its range, so a wrong type raises a ValueError naming
-the parameter rather than a TypeError from deep inside NumPy or LightGBM, and a bool is no number."""
+the parameter rather than a TypeError from deep inside NumPy or LightGBM, and a bool is no number. The boosted rankers
+first, then the linear ones (structural SVMs, the LP ranker)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from metricrank import GBRanker, LambdaMART, make_ltr
+from metricrank import SVMMAP, GBRanker, LambdaMART, LPRanker, SVMAcc, SVMROCArea, SVMROCAreaMultiClass, make_ltr
 from metricrank.learners import MARTClassifier, ThresholdBinner
 
 
@@ -28,9 +29,9 @@ BAD = [
     ("lgb_params", "x", "lgb_params must be a dict of LightGBM parameters or None"),
     ("lgb_params", {"objective": "lambdarank"}, "lgb_params must not set objective"),
     ("lgb_params", {"application": "lambdarank"}, "lgb_params must not set application"),
-    ("verbose", "x", "verbose must be an integer >= 0"),
-    ("verbose", 2.5, "verbose must be an integer >= 0"),
-    ("verbose", -1, "verbose must be an integer >= 0"),
+    ("verbose", "x", r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
+    ("verbose", 2.5, r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
+    ("verbose", -1, r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
     ("feature_fraction", "a", r"feature_fraction must be in \(0, 1\]"),
     ("bagging_fraction", float("nan"), r"bagging_fraction must be in \(0, 1\]"),
     ("preset", "sklearn", "preset must be None or one of catboost, lightgbm, xgboost, trec_eval; got 'sklearn'"),
@@ -80,3 +81,63 @@ def test_threshold_binner_refuses_a_dtype_that_holds_no_indicator(data, dtype):
 @pytest.mark.parametrize("dtype", [bool, np.int8, np.float32])
 def test_threshold_binner_takes_a_numeric_dtype(data, dtype):
     assert ThresholdBinner(n_thresholds=3, dtype=dtype).fit(data[0]).transform(data[0]).dtype == np.dtype(dtype)
+
+
+# The linear rankers: ``float()`` takes "1.5" and True, so the old checks let a string or a bool through as a number,
+# and any verbose (None, -1, "x") was read as its truth value.
+SVM_BAD = [
+    ("C", "1.5", "C must be a finite number > 0"),
+    ("C", True, "C must be a finite number > 0"),
+    ("epsilon", "0.01", "epsilon must be a finite number > 0"),
+    ("epsilon", True, "epsilon must be a finite number > 0"),
+    ("max_iter", True, "max_iter must be an integer >= 1"),
+    ("verbose", -1, r"verbose must be a bool or an integer >= 0 \(0 or False: silent"),
+    ("verbose", "x", "verbose must be a bool or an integer >= 0"),
+    ("verbose", None, "verbose must be a bool or an integer >= 0"),
+    ("verbose", 1.5, "verbose must be a bool or an integer >= 0"),
+]
+
+
+@pytest.mark.parametrize("estimator", [SVMMAP, SVMROCArea, SVMROCAreaMultiClass])
+@pytest.mark.parametrize("name, value, message", SVM_BAD)
+def test_structural_svm_parameters_name_themselves(data, estimator, name, value, message):
+    X, y, qid = data
+    with pytest.raises(ValueError, match=message):
+        estimator(**{name: value}).fit(X, y, qid=qid)
+
+
+@pytest.mark.parametrize("estimator", [SVMMAP, SVMROCArea, SVMAcc])
+@pytest.mark.parametrize("border", ["0.5", True])
+def test_a_border_must_be_a_number(data, estimator, border):
+    X, y, qid = data
+    with pytest.raises(ValueError, match="border must be a finite number"):
+        estimator(border=border).fit(X, y, qid=qid)
+
+
+@pytest.mark.parametrize("name, value", [("C", "1"), ("C", False), ("tol", True), ("tol", "1e-3")])
+def test_svm_acc_numbers_name_themselves(data, name, value):
+    X, y, qid = data
+    with pytest.raises(ValueError, match=f"{name} must be a finite number > 0"):
+        SVMAcc(**{name: value}).fit(X, y, qid=qid)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=3 keeps it short
+@pytest.mark.parametrize("estimator", [SVMMAP, SVMROCArea])
+@pytest.mark.parametrize("verbose, prints", [(False, False), (0, False), (True, True), (2, True), (np.int64(1), True)])
+def test_structural_svm_verbose_takes_a_bool_or_a_count(data, estimator, verbose, prints, capsys):
+    X, y, qid = data
+    estimator(verbose=verbose, max_iter=3).fit(X, y, qid=qid)
+    assert ("iter 1:" in capsys.readouterr().out) == prints
+
+
+@pytest.mark.parametrize("name, value", [("tol", False), ("C", True), ("chunk_size", True), ("epsilon", "1")])
+def test_lp_ranker_refuses_a_bool_or_a_string_as_a_number(data, name, value):
+    X, y, _ = data
+    with pytest.raises(ValueError, match=f"{name} must be"):
+        LPRanker(**{name: value}).fit(X[:30], (y[:30] > 1).astype(int))
+
+
+def test_lp_ranker_single_class_message_names_the_border(data):
+    X, y, _ = data
+    with pytest.raises(ValueError, match=r"single class \(0 positive of 30: one class; positive: label > border=9\)"):
+        LPRanker(border=9).fit(X[:30], y[:30])

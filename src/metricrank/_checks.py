@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_generator_seed", "check_lightgbm_seed", "is_integer", "is_real"]
+__all__ = ["check_generator_seed", "check_lightgbm_seed", "check_verbose", "is_integer", "is_real"]
 
 
 def is_integer(value) -> bool:
@@ -61,3 +61,16 @@ def check_lightgbm_seed(value, name: str, *, allow_none: bool = False) -> None:
     if not (is_integer(value) and 0 <= value < 2 ** 31):
         allowed = "None or an integer" if allow_none else "an integer"
         raise ValueError(f"{name} must be {allowed} in [0, 2**31); got {value!r}")
+
+
+def check_verbose(value, meaning: str) -> None:
+    """A ValueError unless ``verbose`` is a bool or an integer >= 0; ``meaning`` says what a number does.
+
+    >>> check_verbose(2, "print every verbose trees")
+    >>> check_verbose(-1, "0: silent, anything else: one line per iteration")
+    Traceback (most recent call last):
+    ...
+    ValueError: verbose must be a bool or an integer >= 0 (0: silent, anything else: one line per iteration); got -1
+    """
+    if not (isinstance(value, (bool, np.bool_)) or (is_integer(value) and value >= 0)):
+        raise ValueError(f"verbose must be a bool or an integer >= 0 ({meaning}); got {value!r}")

@@ -58,6 +58,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
+from .._checks import check_verbose, is_integer, is_real
 from ..data import RankingDataset
 from ._sklearn_compat import RankerContractMixin, border_spec
 
@@ -71,24 +72,24 @@ __all__ = [
 ]
 
 
+VERBOSE_MEANING = "0 or False: silent, otherwise one line per iteration"
+
+
 class StructSVMSolverError(RuntimeError):
     """The working-set QP solver did not return an optimal solution."""
 
 
 def check_positive(value, name: str) -> float:
-    """``float(value)`` if it is a finite number > 0, else a ValueError naming ``name``."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number > 0; got {value!r}") from None
-    if not np.isfinite(v) or v <= 0:
+    """``float(value)`` if it is a finite number > 0, else a ValueError naming ``name`` (a string or a bool is no
+    number, though ``float`` takes both)."""
+    if not (is_real(value) and np.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
-    return v
+    return float(value)
 
 
 def check_max_iter(value) -> int:
     """``int(value)`` if it is an integer >= 1, else a ValueError."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+    if not (is_integer(value) and value >= 1):
         raise ValueError(f"max_iter must be an integer >= 1; got {value!r}")
     return int(value)
 
@@ -107,13 +108,9 @@ def binary_relevance(y, border) -> np.ndarray:
     >>> binary_relevance([0, 1, 2, 0], 1.5).tolist()
     [0, 0, 1, 0]
     """
-    try:
-        b = float(border)
-    except (TypeError, ValueError):
-        raise ValueError(f"border must be a finite number; got {border!r}") from None
-    if not np.isfinite(b):
+    if not (is_real(border) and np.isfinite(border)):
         raise ValueError(f"border must be a finite number; got {border!r}")
-    return (np.asarray(y, dtype=np.float64) > b).astype(np.int8)
+    return (np.asarray(y, dtype=np.float64) > float(border)).astype(np.int8)
 
 
 def run_most_violated(driver, scores, rel, group_ptr):
@@ -463,6 +460,7 @@ class StructSVMBase(RankerContractMixin, BaseEstimator):
         C = check_positive(self.C, "C")
         epsilon = check_positive(self.epsilon, "epsilon")
         max_iter = check_max_iter(self.max_iter)
+        check_verbose(self.verbose, VERBOSE_MEANING)
         ds = self._training_data(X, y, qid, group)
         data = ds.X.data if sp.issparse(ds.X) else ds.X
         if not np.all(np.isfinite(data)):

@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 import lightgbm as lgb
 import numpy as np
 
-from .._checks import is_integer
+from .._checks import check_verbose
 from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.conventions import check_preset
@@ -222,9 +222,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         super()._check_params()
         positive_int(self, "max_query_size", 2)
         check_preset(self.preset)
-        if not (isinstance(self.verbose, (bool, np.bool_)) or (is_integer(self.verbose) and self.verbose >= 0)):
-            raise ValueError(f"verbose must be an integer >= 0 (print every verbose trees) or a bool; "
-                             f"got {self.verbose!r}")
+        check_verbose(self.verbose, "print every verbose trees")
 
     def _make_objective(self) -> Objective:
         if not isinstance(self.objective, str):

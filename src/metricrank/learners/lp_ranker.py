@@ -17,7 +17,6 @@ training set, or within each query when ``qid`` is given. Training points with
 
 from __future__ import annotations
 
-import numbers
 import time
 from dataclasses import dataclass, fields
 
@@ -25,7 +24,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from .._checks import check_generator_seed
+from .._checks import check_generator_seed, is_integer, is_real
 from ..data import RankingDataset
 from ._sklearn_compat import RankerContractMixin, border_spec
 from ._lp_chunking import LPSolveError, enumerate_pairs, solve_chunked, solve_pair_lp
@@ -110,7 +109,7 @@ class LPFitReport:
 def _check_real(name, value, *, low=0.0, low_open=True, allow_none=False):
     if value is None and allow_none:
         return None
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    ok = is_real(value) and np.isfinite(value)
     ok = ok and (value > low if low_open else value >= low)
     if not ok:
         bound = f"> {low}" if low_open else f">= {low}"
@@ -122,7 +121,7 @@ def _check_real(name, value, *, low=0.0, low_open=True, allow_none=False):
 def _check_int(name, value, *, low=1, allow_none=False):
     if value is None and allow_none:
         return None
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+    if not (is_integer(value) and value >= low):
         extra = " or None" if allow_none else ""
         raise ValueError(f"{name} must be an integer >= {low}{extra}; got {value!r}")
     return int(value)
@@ -290,7 +289,7 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         _check_int("chunk_size", self.chunk_size)
         _check_int("top_k", self.top_k, allow_none=True)
         _check_int("max_passes", self.max_passes)
-        if not (isinstance(self.tol, numbers.Real) and 0.0 <= self.tol < 1.0):
+        if not (is_real(self.tol) and 0.0 <= self.tol < 1.0):
             raise ValueError(f"tol must be a real number in [0, 1); got {self.tol!r}")
         _check_int("max_pairs", self.max_pairs, allow_none=True)
         _check_real("border", self.border, low=-np.inf, allow_none=True)
@@ -360,8 +359,9 @@ class LPRanker(RankerContractMixin, BaseEstimator):
             raise ValueError(f"y has {positive.shape[0]} labels but X has {X.shape[0]} rows")
         n_pos = int(positive.sum())
         if n_pos == 0 or n_pos == positive.size:
-            raise ValueError(
-                f"the training set has a single class ({n_pos} positive of {positive.size}: one class); "
+            rule = "" if self.border is None else f"; positive: label > border={self.border!r}"
+            raise ValueError(  # "one class" is what scikit-learn's estimator checks look for
+                f"the training set has a single class ({n_pos} positive of {positive.size}: one class{rule}); "
                 "the LP ranker needs both positives and negatives"
             )
         group_ptr = np.array([0, X.shape[0]], dtype=np.int64)

@@ -29,6 +29,7 @@ from numba import njit, prange
 from sklearn.base import BaseEstimator
 from sklearn.svm import SVC, LinearSVC
 
+from .._checks import is_integer
 from ..data import RankingDataset
 from ._sklearn_compat import RankerContractMixin, border_spec
 from ._struct_svm import binary_relevance, check_max_iter, check_positive
@@ -270,7 +271,7 @@ class SVMAcc(RankerContractMixin, BaseEstimator):
         if self.variant not in _VARIANTS:
             raise ValueError(f"variant must be one of {', '.join(_VARIANTS)}; got {self.variant!r}")
         k = self.n_thresholds
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 0:
+        if not (is_integer(k) and k >= 0):
             raise ValueError(f"n_thresholds must be an integer >= 0; got {k!r}")
         ds = self._training_data(X, y, qid, group)
         Xd = ds.X

@@ -251,8 +251,8 @@ class SVMMAP(StructSVMBase):
     border : float, default=0.0
         A document is relevant when its label is ``> border`` (graded labels
         are mapped, e.g. MQ2008's 1 and 2 both relevant).
-    verbose : bool, default=False
-        Print one line per iteration.
+    verbose : bool or int, default=False
+        Print one line per iteration (any value but 0 or False).
 
     Attributes
     ----------

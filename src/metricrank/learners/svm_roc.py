@@ -26,10 +26,12 @@ import numpy as np
 from numba import njit, prange
 from sklearn.base import BaseEstimator, clone
 
+from .._checks import check_verbose
 from ..data import RankingDataset
 from ..metrics import evaluate
 from ._sklearn_compat import RankerContractMixin
-from ._struct_svm import StructSVMBase, check_max_iter, check_positive, run_most_violated, usable_queries
+from ._struct_svm import (VERBOSE_MEANING, StructSVMBase, check_max_iter, check_positive, run_most_violated,
+                          usable_queries)
 
 __all__ = ["SVMROCArea", "SVMROCAreaMultiClass", "roc_loss", "roc_most_violated"]
 
@@ -136,7 +138,8 @@ class SVMROCArea(StructSVMBase):
         Maximum number of cutting-plane iterations.
     border : float, default=0.0
         ``label > border`` is relevant.
-    verbose : bool, default=False
+    verbose : bool or int, default=False
+        Print one line per iteration (any value but 0 or False).
 
     Attributes
     ----------
@@ -220,6 +223,7 @@ class SVMROCAreaMultiClass(RankerContractMixin, BaseEstimator):
         check_positive(self.C, "C")
         check_positive(self.epsilon, "epsilon")
         check_max_iter(self.max_iter)
+        check_verbose(self.verbose, VERBOSE_MEANING)
         ds = self._training_data(X, y, qid, group)
         y = ds.y
         if np.any(y < 0) or np.any(y != np.round(y)):

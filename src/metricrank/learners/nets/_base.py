@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
+from ..._checks import check_verbose, is_integer, is_real
 from ...data import RankingDataset
 from ...metrics.conventions import check_preset
 from ...metrics.evaluate import evaluate_many
@@ -88,13 +89,13 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         sizes = self.hidden_layer_sizes
-        if isinstance(sizes, numbers.Integral):
+        if is_integer(sizes):
             sizes = (sizes,)
         try:
             sizes = tuple(sizes)
         except TypeError:
             sizes = None
-        if sizes is None or any(isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 1 for s in sizes):
+        if sizes is None or not all(is_integer(s) and s >= 1 for s in sizes):
             raise ValueError(f"hidden_layer_sizes must be a tuple of positive integers (() = linear model); "
                              f"got {self.hidden_layer_sizes!r}")
         self._sizes = tuple(int(s) for s in sizes)
@@ -102,26 +103,27 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}; got {self.activation!r}")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; got {self.optimizer!r}")
-        if not (isinstance(self.dropout, numbers.Real) and 0 <= self.dropout < 1):
+        if not (is_real(self.dropout) and 0 <= self.dropout < 1):
             raise ValueError(f"dropout must be in [0, 1); got {self.dropout!r}")
         for name in ("learning_rate", "sigma"):
             value = getattr(self, name)
-            if not (isinstance(value, numbers.Real) and np.isfinite(value) and value > 0):
+            if not (is_real(value) and np.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive finite number; got {value!r}")
-        if not (isinstance(self.weight_decay, numbers.Real) and np.isfinite(self.weight_decay)
-                and self.weight_decay >= 0):
+        if not (is_real(self.weight_decay) and np.isfinite(self.weight_decay) and self.weight_decay >= 0):
             raise ValueError(f"weight_decay must be a finite number >= 0; got {self.weight_decay!r}")
         for name in ("max_epochs", "batch_queries"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            if not (is_integer(value) and value >= 1):
                 raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
-        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)
-                                        or self.n_jobs < 1):
+        if not (self.n_jobs is None or (is_integer(self.n_jobs) and self.n_jobs >= 1)):
             raise ValueError(f"n_jobs must be a positive integer or None (leave torch's setting); got {self.n_jobs!r}")
         if not isinstance(self.standardize, (bool, np.bool_)):
             raise ValueError(f"standardize must be True or False; got {self.standardize!r}")
         check_preset(self.preset)
+        check_verbose(self.verbose, "0 or False: silent, otherwise a progress bar")
         try:
+            if isinstance(self.random_state, (bool, np.bool_)):
+                raise ValueError("a bool is no seed")
             check_random_state(self.random_state)
         except ValueError as err:
             raise ValueError(f"random_state must be None, an integer in [0, 2**32) or a numpy RandomState; "

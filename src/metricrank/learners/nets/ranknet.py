@@ -41,8 +41,8 @@ _COMMON_PARAMS = """
     random_state : int, RandomState or None, default None
         Seeds the initial weights, dropout and the query order; on the CPU two fits with
         the same integer give identical models. The caller's torch generator is left as it was.
-    verbose : bool, default False
-        Show a rich progress bar with the evaluation of every epoch."""
+    verbose : bool or int, default False
+        Show a rich progress bar with the evaluation of every epoch (any value but 0 or False)."""
 
 _ATTRIBUTES = """
     Attributes
