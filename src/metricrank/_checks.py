@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_generator_seed", "check_lightgbm_seed", "check_verbose", "is_integer", "is_real"]
+__all__ = ["check_flag", "check_generator_seed", "check_lightgbm_seed", "check_verbose", "is_integer", "is_real"]
 
 
 def is_integer(value) -> bool:
@@ -29,6 +29,20 @@ def is_real(value) -> bool:
     (True, True, True, False, False)
     """
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def check_flag(value, name: str) -> None:
+    """A ValueError naming ``name`` unless ``value`` is True or False (numpy's bools too): the string ``"False"``
+    is true to ``if``, so a flag taken by its truth value can silently mean the opposite.
+
+    >>> check_flag(np.bool_(True), "dense")
+    >>> check_flag("False", "higher_is_better")
+    Traceback (most recent call last):
+    ...
+    ValueError: higher_is_better must be True or False; got 'False'
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
 
 
 def check_generator_seed(value, name: str = "random_state") -> None:

@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from ._checks import is_integer
+from ._checks import check_flag, is_integer
 from ._groups import group_ptr_from_qid
 from ._io import check_writable
 from .learners._boosting import StoppingRule
@@ -859,9 +859,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     X, y, qid = _as_arrays(X, y, qid)
     if selection not in ("significant", "best"):
         raise ValueError(f"selection must be 'significant' or 'best'; got {selection!r}")
-    if not isinstance(refit, (bool, np.bool_)):
-        raise ValueError(f"refit must be True or False; got {refit!r}")
-    if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)) or n_trials < 1:
+    check_flag(refit, "refit")
+    if not (is_integer(n_trials) and n_trials >= 1):
         raise ValueError(f"n_trials must be a positive integer; got {n_trials!r}")
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._checks import is_integer, is_real
 from .._groups import resolve_groups
 from ..metrics import get_metric
 from ..metrics.evaluate import _as_float_vector, make_input, with_scores
@@ -98,9 +99,9 @@ def combine_rankers(score_list, y, *, qid=None, group_ptr=None, metric="NDCG:top
         raise ValueError("score_list must hold at least one score vector")
     y = _as_float_vector(y, "y")
     X = np.column_stack([_as_float_vector(s, f"score_list[{k}]", y.shape[0]) for k, s in enumerate(score_list)])
-    if int(epochs) != epochs or epochs < 0:
+    if not (is_integer(epochs) and epochs >= 0):
         raise ValueError(f"epochs must be a non-negative integer; got {epochs!r}")
-    if not np.isfinite(learning_rate) or learning_rate <= 0:
+    if not (is_real(learning_rate) and np.isfinite(learning_rate) and learning_rate > 0):
         raise ValueError(f"learning_rate must be a positive number; got {learning_rate!r}")
     m = get_metric(metric, preset)
     objective = LambdaObjective(m, sigma=sigma, norm=False, preset=preset)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .._checks import check_flag
+
 __all__ = ["ComparisonResult", "compare_per_query"]
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
@@ -115,6 +117,7 @@ def compare_per_query(a, b, *, higher_is_better: bool = True, alternative: str =
                 f"(first at query {int(np.flatnonzero(bad)[0])}); drop or fill the queries the "
                 "metric could not score before comparing"
             )
+    check_flag(higher_is_better, "higher_is_better")
     if alternative not in _ALTERNATIVES:
         raise ValueError(f"alternative must be one of {', '.join(_ALTERNATIVES)}; got {alternative!r}")
     d = a - b if higher_is_better else b - a

@@ -20,6 +20,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
+from .._checks import check_flag
 from ..learners._frames import FeatureSchema
 from ..learners._inputs import check_num_iteration
 from ..learners.gbranker import GBRanker
@@ -238,8 +239,7 @@ max_query_size, random_state, importance_type, lgb_params
         """
         twin = self._twin()
         twin._check_params()  # GBRanker's own messages, before any data is read
-        if not isinstance(self.repartition_by_query, (bool, np.bool_)):
-            raise ValueError(f"repartition_by_query must be True or False; got {self.repartition_by_query!r}")
+        check_flag(self.repartition_by_query, "repartition_by_query")
         objective = twin._make_objective()
         check_distributable(objective, pairs)
         specs = [objective.eval_spec] if eval_metrics is None else (

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
+from .._checks import check_flag, is_integer
 from .._groups import NonContiguousQueryError, group_ptr_from_qid, group_ptr_from_sizes
 from .dataset import RankingDataset
 from .._io import atomic_write, compression_of, open_read
@@ -282,7 +283,9 @@ def load_letor(
         For a malformed line, a feature index beyond ``n_features``, an
         index 0 with ``zero_based=False``, a non-finite label, a mix of rows
         with and without ``qid``, query sizes that do not match the rows, or
-        a file without data rows. Messages name the file and the line.
+        a file without data rows. Messages name the file and the line. Also
+        for a bad option (a non-floating ``dtype``, a flag that is not a bool),
+        before the file is read.
 
     Examples
     --------
@@ -301,8 +304,17 @@ def load_letor(
     path = os.fspath(path)
     if zero_based not in (True, False, "auto"):
         raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
-    if n_features is not None and (int(n_features) != n_features or n_features < 0):
-        raise ValueError(f"n_features must be a non-negative integer, got {n_features!r}")
+    if not (n_features is None or (is_integer(n_features) and n_features >= 0)):
+        raise ValueError(f"n_features must be None or a non-negative integer, got {n_features!r}")
+    try:
+        floating = np.dtype(dtype).kind == "f"
+    except TypeError:
+        floating = False
+    if not floating:  # an integer dtype would truncate the feature values
+        raise ValueError(f"dtype must be a floating-point dtype such as numpy.float32 or numpy.float64, got {dtype!r}")
+    if dense is not None:
+        check_flag(dense, "dense")
+    check_flag(stable_sort, "stable_sort")
 
     scan = _scan(path)
     n_rows = scan.lines.shape[0]
@@ -473,7 +485,9 @@ def save_letor(
     ------
     ValueError
         If ``qid`` is not integer, or a doc id is empty or contains
-        whitespace (it could not be read back).
+        whitespace (it could not be read back); for a bad option (a flag that
+        is not a bool, ``chunk_rows < 1``, a ``comment`` that is not a string),
+        before anything is written.
 
     Examples
     --------
@@ -489,6 +503,12 @@ def save_letor(
     >>> load_letor(p, n_features=2).X.tolist()
     [[0.5, 0.0], [0.0, 2.0]]
     """
+    for name, flag in (("zero_based", zero_based), ("write_qid", write_qid), ("write_doc_ids", write_doc_ids)):
+        check_flag(flag, name)
+    if not (is_integer(chunk_rows) and chunk_rows >= 1):
+        raise ValueError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
+    if not (comment is None or isinstance(comment, str)):
+        raise ValueError(f"comment must be a string or None, got {comment!r}")
     ds = _as_dataset(data)
     n = ds.n_docs
     qid = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._checks import is_integer
+from .._checks import check_flag, check_generator_seed, is_integer, is_real
 from .dataset import RankingDataset
 
 __all__ = ["make_ltr", "default_label_probs"]
@@ -128,23 +128,28 @@ def make_ltr(
             raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if not is_integer(n_informative) or not 0 <= n_informative <= n_features:
         raise ValueError(f"n_informative must be an integer in 0..n_features, got {n_informative!r}")
-    if not (np.isfinite(noise) and noise >= 0):
+    if not (is_real(noise) and np.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be finite and >= 0, got {noise!r}")
     if relevance not in ("linear", "nonlinear"):
         raise ValueError(f"relevance must be 'linear' or 'nonlinear', got {relevance!r}")
-    if not (np.isfinite(query_effect) and query_effect >= 0):
+    if not (is_real(query_effect) and np.isfinite(query_effect) and query_effect >= 0):
         raise ValueError(f"query_effect must be finite and >= 0, got {query_effect!r}")
     if query_effect and relevance != "nonlinear":
         raise ValueError(f"query_effect shifts the latent relevance of relevance='nonlinear'; "
                          f"with relevance={relevance!r} it must be 0, got {query_effect!r}")
+    check_flag(sparse, "sparse")
     if label_probs is None:
         probs = default_label_probs(n_labels)
     else:
-        probs = np.asarray(label_probs, dtype=np.float64)
+        try:
+            probs = np.asarray(label_probs, dtype=np.float64)
+        except (TypeError, ValueError):
+            probs = np.full(n_labels, np.nan)  # not numbers: refused just below
         if probs.shape != (n_labels,) or np.any(probs < 0) or not np.isfinite(probs).all() or probs.sum() <= 0:
             raise ValueError(f"label_probs must be {n_labels} non-negative numbers with a positive sum")
         probs = probs / probs.sum()
 
+    check_generator_seed(random_state)
     rng = np.random.default_rng(random_state)
     sizes = rng.integers(lo, hi + 1, size=n_queries, dtype=np.int64)
     group_ptr = np.zeros(n_queries + 1, dtype=np.int64)

@@ -55,7 +55,7 @@ def preset_defaults(preset: str | None, metric_name: str, param_names) -> dict:
     """Defaults a preset gives to one metric's parameters."""
     if preset is None:
         return {}
-    if preset not in PRESETS:
+    if not isinstance(preset, str) or preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
     table = PRESETS[preset]
     out = {k: v for k, v in table.get("*", {}).items() if k in param_names}

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._arrays import float64_array
+from .._checks import check_flag
 from .._groups import check_pairs, resolve_groups
 from ._base import MetricInput
 from .registry import Metric, get_metric
@@ -142,11 +143,21 @@ def evaluate_many(y_true, y_score, metrics, *, preset=None, **arrays) -> list[Ev
 
     Parameters
     ----------
-    metrics : iterable of str or Metric
+    metrics : str, Metric, or an iterable of them
+        A single spec is one metric (a string is not read letter by letter).
     preset : str, optional
     **arrays
         Keyword arrays of :func:`make_input` (``qid``, ``group_ptr``, ``weights``...).
+
+    Examples
+    --------
+    >>> [r.value for r in evaluate_many([1, 0, 0, 1], [0.3, 0.2, 0.9, 0.8], ["MRR", "MAP"], qid=[1, 1, 2, 2])]
+    [0.75, 0.75]
+    >>> [r.spec for r in evaluate_many([1, 0], [0.3, 0.2], "MRR")]
+    ['MRR']
     """
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
     inp = make_input(y_true, y_score, **arrays)
     results = []
     for spec in metrics:
@@ -202,6 +213,7 @@ def evaluate(y_true, y_score, *, qid=None, group_ptr=None, metric="NDCG:top=10",
     >>> round(evaluate([1, 0, 0, 1], [0.3, 0.2, 0.9, 0.8], qid=[1, 1, 2, 2], metric="MRR"), 4)
     0.75
     """
+    check_flag(per_query, "per_query")
     (result,) = evaluate_many(
         y_true, y_score, [metric], preset=preset, qid=qid, group_ptr=group_ptr, group=group,
         weights=weights, group_weights=group_weights, pairs=pairs, pair_weights=pair_weights,

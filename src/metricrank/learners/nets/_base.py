@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
-from ..._checks import check_verbose, is_integer, is_real
+from ..._checks import check_flag, check_verbose, is_integer, is_real
 from ...data import RankingDataset
 from ...metrics.conventions import check_preset
 from ...metrics.evaluate import evaluate_many
@@ -117,8 +117,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
                 raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
         if not (self.n_jobs is None or (is_integer(self.n_jobs) and self.n_jobs >= 1)):
             raise ValueError(f"n_jobs must be a positive integer or None (leave torch's setting); got {self.n_jobs!r}")
-        if not isinstance(self.standardize, (bool, np.bool_)):
-            raise ValueError(f"standardize must be True or False; got {self.standardize!r}")
+        check_flag(self.standardize, "standardize")
         check_preset(self.preset)
         check_verbose(self.verbose, "0 or False: silent, otherwise a progress bar")
         try:

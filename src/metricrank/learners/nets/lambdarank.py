@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..._checks import check_flag
 from ...objectives.lambda_objective import LambdaObjective, resolve_target
 from ._base import NetRanker, _check_torch_installed
 from ._lambdas import LabelLambdas
@@ -69,8 +70,7 @@ class LambdaRank(NetRanker):
 
     def _check_params(self) -> None:
         super()._check_params()
-        if not isinstance(self.norm, bool):
-            raise ValueError(f"norm must be True or False; got {self.norm!r}")
+        check_flag(self.norm, "norm")
 
     def _lambdas(self, ds):
         objective = LambdaObjective(self.metric, sigma=self.sigma, truncation=self.truncation, norm=self.norm,
