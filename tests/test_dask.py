@@ -365,6 +365,9 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
         DaskGBRanker(num_leaves=1).fit(one_partition(train), train.y, qid=train.qid)
     with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, early_stopping_rounds=3)
+    with pytest.raises(ValueError, match="early_stopping_rounds must be None or an integer >= 1; got 'x'"):
+        DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, eval_set=[(one_partition(train), train.y)],
+                           eval_qid=[train.qid], early_stopping_rounds="x")
 
 
 def two_sparse_partitions():

@@ -691,6 +691,9 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
     ({"storage": "not a url"}, "storage must be a database URL such as sqlite:///search.db; got 'not a url'"),
     ({"storage": "sqlite:////no/such/dir/s.db"}, "storage /no/such/dir/s.db: directory /no/such/dir does not exist"),
     ({"storage": "sqlite:///:memory:"}, r"name a database file \(sqlite:///search.db\), not memory"),
+    ({"early_stopping_rounds": "x"}, "early_stopping_rounds must be None or an integer >= 1; got 'x'"),
+    ({"early_stopping_rounds": True}, "early_stopping_rounds must be None or an integer >= 1; got True"),
+    ({"refit": "yes"}, "refit must be True or False; got 'yes'"),
 ])
 def test_tune_checks_n_jobs_and_storage(data, bad, message):
     X, y, qid = data

@@ -141,3 +141,25 @@ def test_lp_ranker_single_class_message_names_the_border(data):
     X, y, _ = data
     with pytest.raises(ValueError, match=r"single class \(0 positive of 30: one class; positive: label > border=9\)"):
         LPRanker(border=9).fit(X[:30], y[:30])
+
+
+@pytest.mark.parametrize("estimator", [GBRanker, LambdaMART])
+@pytest.mark.parametrize("rounds", ["x", True, 2.5, 0])
+def test_early_stopping_rounds_is_checked_before_any_work(data, estimator, rounds, monkeypatch):
+    # ("x" raised int()'s message, True and 2.0 were taken; the check came after the capacity check's fits)
+    X, y, qid = data
+    monkeypatch.setattr(estimator, "_resolve_grow_policy", _no_work)
+    with pytest.raises(ValueError, match=f"early_stopping_rounds must be None or an integer >= 1; got {rounds!r}"):
+        estimator(n_estimators=2).fit(X, y, qid=qid, eval_set=[(X, y, qid)], early_stopping_rounds=rounds)
+
+
+@pytest.mark.parametrize("estimator", [GBRanker, LambdaMART])
+def test_early_stopping_without_an_eval_set_fails_before_any_work(data, estimator, monkeypatch):
+    X, y, qid = data
+    monkeypatch.setattr(estimator, "_resolve_grow_policy", _no_work)
+    with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
+        estimator(n_estimators=2).fit(X, y, qid=qid, early_stopping_rounds=3)
+
+
+def _no_work(*args, **kwargs):
+    raise AssertionError("the grow policy (and the capacity check's fits) came before the parameter check")

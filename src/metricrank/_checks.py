@@ -10,7 +10,10 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_flag", "check_generator_seed", "check_lightgbm_seed", "check_verbose", "is_integer", "is_real"]
+__all__ = [
+    "check_early_stopping_rounds", "check_flag", "check_generator_seed", "check_lightgbm_seed", "check_verbose",
+    "is_integer", "is_real",
+]
 
 
 def is_integer(value) -> bool:
@@ -29,6 +32,19 @@ def is_real(value) -> bool:
     (True, True, True, False, False)
     """
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def check_early_stopping_rounds(value) -> None:
+    """A ValueError unless ``early_stopping_rounds`` is None or an integer >= 1 (checked before any fitting).
+
+    >>> check_early_stopping_rounds(None)
+    >>> check_early_stopping_rounds(2.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: early_stopping_rounds must be None or an integer >= 1; got 2.0
+    """
+    if not (value is None or (is_integer(value) and value >= 1)):
+        raise ValueError(f"early_stopping_rounds must be None or an integer >= 1; got {value!r}")
 
 
 def check_flag(value, name: str) -> None:

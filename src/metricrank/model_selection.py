@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from ._checks import check_flag, is_integer
+from ._checks import check_early_stopping_rounds, check_flag, is_integer
 from ._groups import group_ptr_from_qid
 from ._io import check_writable
 from .learners._boosting import StoppingRule
@@ -868,9 +868,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         raise ValueError(f"n_jobs must be a positive integer or -1 (Optuna: a trial per core); got {n_jobs!r}")
     if isinstance(storage, str):
         check_storage(storage)
-    if early_stopping_rounds is not None and (int(early_stopping_rounds) != early_stopping_rounds
-                                              or early_stopping_rounds < 1):
-        raise ValueError(f"early_stopping_rounds must be a positive integer or None; got {early_stopping_rounds!r}")
+    check_early_stopping_rounds(early_stopping_rounds)
     estimator = clone(estimator)
     if random_state is not None and "random_state" in estimator.get_params() and estimator.random_state is None:
         estimator.set_params(random_state=random_state)

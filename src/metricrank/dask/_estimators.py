@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from .._checks import check_flag
+from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import FeatureSchema
 from ..learners._inputs import check_num_iteration
 from ..learners.gbranker import GBRanker
@@ -240,18 +240,15 @@ max_query_size, random_state, importance_type, lgb_params
         twin = self._twin()
         twin._check_params()  # GBRanker's own messages, before any data is read
         check_flag(self.repartition_by_query, "repartition_by_query")
+        check_early_stopping_rounds(early_stopping_rounds)
         objective = twin._make_objective()
         check_distributable(objective, pairs)
         specs = [objective.eval_spec] if eval_metrics is None else (
             [eval_metrics] if isinstance(eval_metrics, str) else list(eval_metrics))
         for spec in specs:
             get_metric(spec, preset=self.preset)
-        if early_stopping_rounds is not None:
-            if not eval_set:
-                raise ValueError("early_stopping_rounds needs an eval_set")
-            if (isinstance(early_stopping_rounds, bool) or int(early_stopping_rounds) != early_stopping_rounds
-                    or early_stopping_rounds < 1):
-                raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
+        if early_stopping_rounds is not None and not eval_set:
+            raise ValueError("early_stopping_rounds needs an eval_set")
         client = self._client()
 
         qid_column = qid if isinstance(qid, str) else "qid"

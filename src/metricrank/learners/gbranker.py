@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 import lightgbm as lgb
 import numpy as np
 
-from .._checks import check_verbose
+from .._checks import check_early_stopping_rounds, check_verbose
 from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.conventions import check_preset
@@ -325,6 +325,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         self
         """
         self._check_params()
+        check_early_stopping_rounds(early_stopping_rounds)
         objective = self._make_objective()
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X, categorical_feature)
@@ -334,6 +335,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if eval_set is not None:
             eval_set = [_eval_entry(entry, schema, f"eval_set[{i}]")
                         for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
+        if early_stopping_rounds is not None and not eval_set:  # before the capacity check's fits
+            raise ValueError("early_stopping_rounds needs an eval_set")
         ds = as_dataset(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
                         pairs=pairs, pair_weight=pair_weight)
         if ds.n_docs < 2:
@@ -365,11 +368,6 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         # "auto" reads the data and the judged metric: leaf-wise where categorical features are
         self._resolve_grow_policy(ds, eval_metrics[0], categorical=bool(schema.categorical), init_score=init_score,
                                   objective=objective)
-        if early_stopping_rounds is not None and not evals:
-            raise ValueError("early_stopping_rounds needs an eval_set")
-        if early_stopping_rounds is not None and (int(early_stopping_rounds) != early_stopping_rounds
-                                                  or early_stopping_rounds < 1):
-            raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
 
         n_models = self._resolve_n_models(ds.n_docs, objective)
         if n_models > 1 and objective.pairwise_leaves:

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
-from ..._checks import check_flag, check_verbose, is_integer, is_real
+from ..._checks import check_early_stopping_rounds, check_flag, check_verbose, is_integer, is_real
 from ...data import RankingDataset
 from ...metrics.conventions import check_preset
 from ...metrics.evaluate import evaluate_many
@@ -191,6 +191,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
     def _fit(self, X, y, *, qid, group, sample_weight, group_weight, pairs, pair_weight, eval_set, eval_qid,
              eval_group, eval_names, eval_metrics, early_stopping_rounds):
         self._check_params()
+        check_early_stopping_rounds(early_stopping_rounds)
         torch = require_torch()
         device = self._torch_device()
         ds = self._dataset(X, y, qid, group, sample_weight, group_weight, pairs, pair_weight)
@@ -206,10 +207,6 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
             eval_metrics = [eval_metrics]
         if early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set")
-        if early_stopping_rounds is not None and (isinstance(early_stopping_rounds, bool) or
-                                                  int(early_stopping_rounds) != early_stopping_rounds
-                                                  or early_stopping_rounds < 1):
-            raise ValueError(f"early_stopping_rounds must be a positive integer; got {early_stopping_rounds!r}")
 
         if self.standardize:
             mean, scale = Xd.mean(axis=0), Xd.std(axis=0)
