@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import is_integer
 from .._groups import first_reappearance, group_ptr_from_qid, query_runs
 
 __all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "partition_by_query",
@@ -221,7 +222,7 @@ def _query_aligned_cuts(group_ptr: np.ndarray, npartitions: int) -> np.ndarray:
 
 
 def _check_npartitions(npartitions) -> int:
-    if isinstance(npartitions, bool) or not isinstance(npartitions, (int, np.integer)) or npartitions < 1:
+    if not (is_integer(npartitions) and npartitions >= 1):
         raise ValueError(f"npartitions must be an integer >= 1; got {npartitions!r}")
     return int(npartitions)
 

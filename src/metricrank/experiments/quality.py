@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import numbers
 import os
 import time
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from typing import Callable
 
 import numpy as np
 
+from .._checks import is_integer
 from .._io import atomic_write, save_figure
 from ..analysis import compare_per_query
 from ..data import RankingDataset, load_letor, make_ltr
@@ -353,7 +353,7 @@ def check_random_states(random_states) -> tuple[int, ...]:
     iterable = isinstance(random_states, Iterable) and not isinstance(random_states, (str, bytes))
     states = tuple(random_states) if iterable else ()
     if (not states or len(set(states)) != len(states)
-            or any(isinstance(r, bool) or not isinstance(r, numbers.Integral) or not 0 <= r < 2**31 for r in states)):
+            or not all(is_integer(r) and 0 <= r < 2**31 for r in states)):
         raise ValueError(f"random_states must be distinct integers in [0, 2**31), at least one; got {random_states!r}")
     return tuple(int(r) for r in states)
 

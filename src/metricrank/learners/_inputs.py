@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._checks import is_integer
 from ..data import OneQueryWarning, RankingDataset
 
 __all__ = ["as_dataset", "check_features", "check_num_iteration", "eval_datasets"]
@@ -15,8 +15,7 @@ __all__ = ["as_dataset", "check_features", "check_num_iteration", "eval_datasets
 
 def check_num_iteration(num_iteration):
     """``num_iteration`` of ``predict``: None or an integer (not a bool); else a TypeError naming it."""
-    if num_iteration is not None and (not isinstance(num_iteration, numbers.Integral)
-                                      or isinstance(num_iteration, bool)):
+    if not (num_iteration is None or is_integer(num_iteration)):
         raise TypeError(f"num_iteration must be an integer (0 or less: every iteration); got {num_iteration!r}")
     return num_iteration
 

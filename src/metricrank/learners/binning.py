@@ -24,6 +24,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._checks import is_integer
+
 __all__ = ["ThresholdBinner"]
 
 _STRATEGIES = ("quantile", "uniform")
@@ -91,7 +93,7 @@ class ThresholdBinner(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Choose the thresholds of every feature from ``X``."""
         k = self.n_thresholds
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+        if not (is_integer(k) and k >= 1):
             raise ValueError(f"n_thresholds must be an integer >= 1; got {k!r}")
         try:
             kind = np.dtype(self.dtype).kind
