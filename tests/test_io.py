@@ -25,6 +25,28 @@ def test_regular_file_replaced_atomically(tmp_path):
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
 
 
+def test_a_missing_directory_is_named_not_the_temporary_file(tmp_path):
+    # (mkstemp's FileNotFoundError named '.out.txt.<random>.tmp', a file the caller never asked for)
+    target = tmp_path / "no" / "out.txt"
+    with pytest.raises(FileNotFoundError, match=f"cannot write {target}: directory {target.parent} does not exist"):
+        with atomic_write(target) as fh:
+            fh.write(b"x")
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes to any directory")
+def test_an_unwritable_directory_is_named(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(PermissionError, match=f"cannot write {locked / 'out.txt'}: directory {locked} is not"):
+            with atomic_write(locked / "out.txt") as fh:
+                fh.write(b"x")
+    finally:
+        locked.chmod(0o700)
+
+
 def test_symlink_is_kept_and_its_target_replaced(tmp_path):
     target = tmp_path / "target.txt"
     target.write_text("old")

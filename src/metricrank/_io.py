@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bz2
 import contextlib
+import errno
 import gzip
 import os
 import stat
@@ -161,7 +162,12 @@ def atomic_write(path) -> Iterator[IO[bytes]]:
         raise IsADirectoryError(f"{path} is a directory, not a file")
     directory = os.path.dirname(os.path.abspath(path))
     base = os.path.basename(path)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=".tmp")
+    except FileNotFoundError:  # mkstemp's message names its own temporary file, not the caller's
+        raise FileNotFoundError(errno.ENOENT, f"cannot write {path}: directory {directory} does not exist") from None
+    except PermissionError:
+        raise PermissionError(errno.EACCES, f"cannot write {path}: directory {directory} is not writable") from None
     try:
         with os.fdopen(fd, "wb") as raw:
             with _compressed(raw, path) as stream:
