@@ -186,6 +186,10 @@ def test_subset_queries_errors():
         ds.subset_queries([3])
     with pytest.raises(ValueError, match="boolean mask"):
         ds.subset_queries([True, False])
+    # (1.5 was truncated to query 1, "a" raised int()'s message)
+    for indices, dtype in (([1.5], "float64"), (["a"], "<U1")):
+        with pytest.raises(ValueError, match=f"query indices must be integers or a boolean mask; got dtype {dtype}"):
+            ds.subset_queries(indices)
 
 
 @settings(max_examples=40, deadline=None)

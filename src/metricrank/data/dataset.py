@@ -308,6 +308,8 @@ class RankingDataset:
             if idx.shape != (self.n_queries,):
                 raise ValueError(f"boolean mask must have shape ({self.n_queries},), got {idx.shape}")
             idx = np.flatnonzero(idx)
+        if idx.size and not np.issubdtype(idx.dtype, np.integer):  # as NumPy indexing: 1.5 is no position
+            raise ValueError(f"query indices must be integers or a boolean mask; got dtype {idx.dtype}")
         idx = idx.astype(np.int64, copy=False).ravel()
         if idx.size and (idx.min() < -self.n_queries or idx.max() >= self.n_queries):
             raise IndexError(f"query index out of range for {self.n_queries} queries")
