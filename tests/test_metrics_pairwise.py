@@ -128,7 +128,7 @@ def test_explicit_pairs_are_used_as_given_whatever_the_labels(name, seed):
 
 @pytest.mark.parametrize("name", ["PairLogit", "PairAccuracy"])
 @pytest.mark.parametrize("seed", range(5))
-def test_generated_and_explicit_pair_weights_match_catboost_pool(name, seed):
+def test_generated_and_explicit_pair_weights_match_catboost_pool(name, seed, tmp_path):
     """Generated pairs weigh the query's first object weight (= group weight in a
     CatBoost pool); explicit pairs weigh pairs_weight only, never group weights."""
     from catboost import CatBoost, Pool
@@ -142,7 +142,7 @@ def test_generated_and_explicit_pair_weights_match_catboost_pool(name, seed):
     w = rng.integers(1, 9, n) / 4.0
     gwq = rng.integers(1, 9, 10) / 2.0
     model = CatBoost({"iterations": 3, "loss_function": "YetiRank", "verbose": 0,
-                      "thread_count": 1, "random_seed": seed})
+                      "thread_count": 1, "random_seed": seed, "train_dir": str(tmp_path)})  # no catboost_info/ here
     model.fit(Pool(X, y, group_id=g))
     a = model.predict(Pool(X, y, group_id=g))
 
