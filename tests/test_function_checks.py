@@ -11,6 +11,7 @@ import pytest
 
 from metricrank import compare_per_query, evaluate, evaluate_many, load_letor, make_ltr, save_letor
 from metricrank.analysis import combine_rankers
+from metricrank.data import load_pairs, load_query_file
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +123,13 @@ def test_evaluate_many_reads_one_spec_as_one_metric(ranked):
     (result,) = evaluate_many(y, s, "MAP", qid=qid)
     assert result.spec == "MAP"
     assert result.value == evaluate(y, s, qid=qid, metric="MAP")
+
+
+@pytest.mark.parametrize("n_rows", ["x", 2.5, -1, True])
+def test_sidecar_readers_check_n_rows(tmp_path, n_rows):
+    # (load_pairs raised "'>=' not supported" and load_query_file compared the sizes' sum with "x")
+    (tmp_path / "q").write_text("3\n4\n")
+    (tmp_path / "pairs").write_text("0\t1\n")
+    for load, path in ((load_query_file, tmp_path / "q"), (load_pairs, tmp_path / "pairs")):
+        with pytest.raises(ValueError, match=f"n_rows must be None or an integer >= 0; got {n_rows!r}"):
+            load(path, n_rows=n_rows)

@@ -694,11 +694,23 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
     ({"early_stopping_rounds": "x"}, "early_stopping_rounds must be None or an integer >= 1; got 'x'"),
     ({"early_stopping_rounds": True}, "early_stopping_rounds must be None or an integer >= 1; got True"),
     ({"refit": "yes"}, "refit must be True or False; got 'yes'"),
+    # each below raised a TypeError or NumPy's, Optuna's or str.split's message, or ran
+    ({"timeout": "x"}, "timeout must be None or a positive number of seconds; got 'x'"),
+    ({"random_state": -1}, r"random_state must be None or an integer in \[0, 2\*\*31\); got -1"),
+    ({"random_state": "x"}, r"random_state must be None or an integer in \[0, 2\*\*31\); got 'x'"),
+    ({"show_progress": "no"}, "show_progress must be True or False; got 'no'"),
+    ({"start_from_estimator": "no"}, "start_from_estimator must be True or False; got 'no'"),
+    ({"study_name": 5}, "study_name must be a string or None; got 5"),
+    ({"param_space": "x"}, "param_space must be a dict"),
+    ({"cv": "x"}, r"cv must be a number of folds >= 2, a splitter with split\(X, y, groups\) or an iterable"),
+    ({"cv": 1.5}, "cv must be a number of folds >= 2"),
+    ({"cv": True}, "cv must be a number of folds >= 2"),
+    ({"cv": [(1, 2, 3)]}, r"cv's fold 0 must be a pair \(train rows, test rows\); got \(1, 2, 3\)"),
 ])
 def test_tune_checks_n_jobs_and_storage(data, bad, message):
     X, y, qid = data
     with pytest.raises(ValueError, match=message):
-        tune(small(), X, y, qid=qid, n_trials=2, show_progress=False, **bad)
+        tune(small(), X, y, qid=qid, n_trials=2, **({"show_progress": False} | bad))
 
 
 def test_the_first_trial_waits_as_many_trees_as_its_best_took_before_it_stops():

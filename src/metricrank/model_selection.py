@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from ._checks import check_early_stopping_rounds, check_flag, is_integer
+from ._checks import check_early_stopping_rounds, check_flag, check_lightgbm_seed, is_integer, is_real
 from ._groups import group_ptr_from_qid
 from ._io import check_writable
 from .learners._boosting import StoppingRule
@@ -425,18 +426,26 @@ def query_folds(qid, cv=3, random_state=None) -> list[tuple[np.ndarray, np.ndarr
 
     qid = np.asarray(qid)
     n = qid.shape[0]
-    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
+    text = isinstance(cv, (str, bytes))  # a string has a split method and is iterable, but is no cv
+    if is_integer(cv):
         n_queries = np.unique(qid).size
         if not 2 <= cv <= n_queries:
             raise ValueError(f"cv must be between 2 and the number of queries ({n_queries}); got {cv}")
         splitter = GroupKFold(n_splits=int(cv), shuffle=random_state is not None, random_state=random_state)
         splits = splitter.split(np.zeros((n, 1)), None, groups=qid)
-    elif hasattr(cv, "split"):
+    elif hasattr(cv, "split") and not text:
         splits = cv.split(np.zeros((n, 1)), None, groups=qid)
-    else:
+    elif isinstance(cv, Iterable) and not text:
         splits = cv
+    else:
+        raise ValueError(f"cv must be a number of folds >= 2, a splitter with split(X, y, groups) or an iterable of "
+                         f"(train rows, test rows); got {cv!r}")
     folds = []
-    for k, (train, test) in enumerate(splits):
+    for k, split in enumerate(splits):
+        try:
+            train, test = split
+        except (TypeError, ValueError):
+            raise ValueError(f"cv's fold {k} must be a pair (train rows, test rows); got {split!r}") from None
         train, test = np.sort(np.asarray(train, dtype=np.int64)), np.sort(np.asarray(test, dtype=np.int64))
         shared = np.intersect1d(qid[train], qid[test])
         if shared.size:
@@ -793,7 +802,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         BENCHMARKS.md, "Stop 80").
     timeout : float, optional
         Stop starting trials after this many seconds.
-    random_state : int, optional
+    random_state : int in [0, 2**31), optional
         Seeds the folds' shuffle, Optuna's TPE sampler and, when the estimator's own
         ``random_state`` is None, the estimator: the search is then deterministic
         (with ``n_jobs=1``).
@@ -862,8 +871,16 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     check_flag(refit, "refit")
     if not (is_integer(n_trials) and n_trials >= 1):
         raise ValueError(f"n_trials must be a positive integer; got {n_trials!r}")
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
+    if not (timeout is None or (is_real(timeout) and timeout > 0)):
+        raise ValueError(f"timeout must be None or a positive number of seconds; got {timeout!r}")
+    check_lightgbm_seed(random_state, "random_state", allow_none=True)  # the estimator's, the folds' and TPE's seed
+    check_flag(show_progress, "show_progress")
+    check_flag(start_from_estimator, "start_from_estimator")
+    if not (study_name is None or isinstance(study_name, str)):
+        raise ValueError(f"study_name must be a string or None; got {study_name!r}")
+    if not (param_space is None or isinstance(param_space, dict)):
+        raise ValueError(f"param_space must be a dict (parameter: Optuna distribution or list of choices) or None; "
+                         f"got {param_space!r}")
     if not is_integer(n_jobs) or not (n_jobs >= 1 or n_jobs == -1):
         raise ValueError(f"n_jobs must be a positive integer or -1 (Optuna: a trial per core); got {n_jobs!r}")
     if isinstance(storage, str):

@@ -22,6 +22,7 @@ from typing import Iterator
 
 import numpy as np
 
+from .._checks import is_integer
 from .._groups import as_pair_array, group_ptr_from_sizes
 from .._io import atomic_write, open_read
 
@@ -77,6 +78,11 @@ def _fmt_float(v: float) -> str:
 # ---------------------------------------------------------------------------
 
 
+def _check_n_rows(n_rows) -> None:
+    if not (n_rows is None or (is_integer(n_rows) and n_rows >= 0)):
+        raise ValueError(f"n_rows must be None or an integer >= 0; got {n_rows!r}")
+
+
 def load_query_file(path, *, n_rows=None) -> np.ndarray:
     """Read a LightGBM ``.query`` / ``.group`` file of query sizes.
 
@@ -108,6 +114,7 @@ def load_query_file(path, *, n_rows=None) -> np.ndarray:
     >>> load_query_file(p).tolist()
     [2, 3]
     """
+    _check_n_rows(n_rows)
     sizes = []
     for lineno, fields in _iter_data_lines(path):
         if len(fields) != 1:
@@ -201,6 +208,7 @@ def load_pairs(path, *, n_rows=None, group_ptr=None):
     >>> pairs.tolist(), w.tolist()
     ([[0, 1], [2, 1]], [1.0, 0.5])
     """
+    _check_n_rows(n_rows)
     ptr = None
     if group_ptr is not None:
         ptr = np.asarray(group_ptr, dtype=np.int64)
