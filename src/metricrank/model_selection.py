@@ -31,8 +31,8 @@ Examples
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
