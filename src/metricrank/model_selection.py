@@ -862,6 +862,18 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     Returns
     -------
     TuneResult
+
+    Examples
+    --------
+    >>> from metricrank import LambdaMART, make_ltr, tune
+    >>> ds = make_ltr(30, docs_per_query=(5, 10), n_features=5, n_informative=3, random_state=0)
+    >>> result = tune(LambdaMART(metric="NDCG:top=5", n_estimators=20), ds.X, ds.y, qid=ds.qid,
+    ...               n_trials=3, random_state=0, show_progress=False)
+    >>> result.summary()["n_completed"], result.summary()["folds"]
+    (3, 3)
+    >>> result.best_params_["n_estimators"] <= 20   # the trees the kept trial's folds stopped at
+    True
+    >>> scores = result.best_estimator_.predict(ds.X)   # refitted on every row with best_params_
     """
     optuna = _optuna()
     start = time.perf_counter()

@@ -234,7 +234,17 @@ def get_params_vector(model) -> np.ndarray:
 
 
 def set_params_vector(model, theta):
-    """A copy of ``model`` carrying the parameter vector ``theta``; ``model`` is left unchanged."""
+    """A copy of ``model`` carrying the parameter vector ``theta``; ``model`` is left unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> m = LinearRegression().fit(np.eye(3), [1.0, 2.0, 3.0])   # θ = coef_ = (-1, 0, 1), intercept 2
+    >>> moved = set_params_vector(m, get_params_vector(m) + [1.0, 0.0, 0.0])
+    >>> moved.predict(np.eye(3)).round(6).tolist(), m.predict(np.eye(3)).round(6).tolist()
+    ([2.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    """
     adapter = adapter_for(model)
     theta = np.asarray(theta, dtype=np.float64).ravel()
     if theta.shape != adapter.get().shape:

@@ -696,7 +696,20 @@ def _base_from_state(entry, default_cls):
 
 
 def load_ranker(path: str | os.PathLike):
-    """Load a GBRanker or LambdaMART model file, whichever it holds."""
+    """Load a GBRanker or LambdaMART model file, whichever it holds.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from metricrank import LambdaMART, make_ltr
+    >>> ds = make_ltr(20, n_features=5, n_informative=3, random_state=0)
+    >>> model = LambdaMART(n_estimators=5).fit(ds)
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.json")
+    >>> model.save(path)
+    >>> loaded = load_ranker(path)
+    >>> type(loaded).__name__, bool((loaded.predict(ds.X) == model.predict(ds.X)).all())
+    ('LambdaMART', True)
+    """
     from . import model_classes
 
     name, state = read_model_file(path)

@@ -87,7 +87,14 @@ def _fmt(v) -> str:
 
 
 def available_metrics() -> list[str]:
-    """Canonical names of every registered metric (aliases: :data:`ALIASES`)."""
+    """Canonical names of every registered metric (aliases: :data:`ALIASES`).
+
+    Examples
+    --------
+    >>> names = available_metrics()
+    >>> "NDCG" in names and "MAUC" in names, names == sorted(names)
+    (True, True)
+    """
     return sorted(REGISTRY)
 
 
@@ -104,6 +111,14 @@ def parse_spec(spec: str) -> tuple[MetricDef, dict]:
 
     The text is split by :func:`metricrank._spec.split_spec`, the one parser that
     objective specs use too.
+
+    Examples
+    --------
+    >>> definition, params = parse_spec("NDCG:top=5;type=Exp")
+    >>> definition.name, params
+    ('NDCG', {'top': 5, 'type': 'Exp'})
+    >>> parse_spec("ndcg@5")[1]   # the name@k shorthand
+    {'top': 5}
     """
     name, k, raw = split_spec(spec, what="metric")
     if k is not None:

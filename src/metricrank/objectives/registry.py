@@ -35,7 +35,14 @@ def _load() -> None:
 
 
 def available_objectives() -> list[str]:
-    """Canonical names of every objective (``lambda:<metric>`` and ``RankNet`` included)."""
+    """Canonical names of every objective (``lambda:<metric>`` and ``RankNet`` included).
+
+    Examples
+    --------
+    >>> names = available_objectives()
+    >>> "YetiRank" in names and "QuerySoftMax" in names, names[-2:]
+    (True, ['RankNet', 'lambda:<metric>'])
+    """
     _load()
     return sorted(OBJECTIVES) + ["RankNet", "lambda:<metric>"]
 
@@ -107,7 +114,13 @@ def _default_text(value) -> str:
 
 
 def describe_objectives() -> list[tuple[str, str, str]]:
-    """``(name, "param=default, ...", description)`` of every objective, λ targets last."""
+    """``(name, "param=default, ...", description)`` of every objective, λ targets last.
+
+    Examples
+    --------
+    >>> [params for name, params, _ in describe_objectives() if name == "YetiRank"]
+    ['decay=0.99, permutations=10, use_weights=true']
+    """
     _load()
     rows = []
     for name in sorted(OBJECTIVES):
