@@ -246,6 +246,14 @@ def default_param_space(n_train_docs: int | None = None, grow_policy: str = "lea
     by default "auto", 0 on symmetric trees as CatBoost's YetiRank (a penalty leaves unsplit the
     nodes whose gain it makes non-positive) unless the mean hessian is small
     (:func:`~metricrank.learners._gbdt.symmetric_lambda_l2`).
+
+    Examples
+    --------
+    >>> space = default_param_space(10_000)
+    >>> space["num_leaves"].low, space["num_leaves"].high, space["num_leaves"].log
+    (4, 128, True)
+    >>> sorted(default_param_space(100_000, "symmetric_then_leafwise"))
+    ['learning_rate', 'max_depth', 'min_data_in_leaf', 'min_sum_hessian_in_leaf']
     """
     optuna = _optuna()
     d = optuna.distributions

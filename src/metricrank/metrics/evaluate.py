@@ -107,6 +107,12 @@ def make_input(y_true, y_score, *, qid=None, group_ptr=None, group=None, weights
 
     ``y_true`` may be a :class:`~metricrank.data.RankingDataset`, whose groups,
     weights, pairs and doc ids are then used unless given explicitly.
+
+    Examples
+    --------
+    >>> inp = make_input([2, 0, 1, 1, 0], [0.9, 0.8, 0.1, 0.3, 0.2], qid=[7, 7, 7, 9, 9])
+    >>> inp.group_ptr.tolist(), inp.y.tolist()
+    ([0, 3, 5], [2.0, 0.0, 1.0, 1.0, 0.0])
     """
     if hasattr(y_true, "group_ptr") and hasattr(y_true, "y"):
         ds = y_true
