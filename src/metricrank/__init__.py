@@ -10,20 +10,43 @@ Examples
 1.0
 """
 
+import importlib
+
 from . import _numba_cache
 
 _numba_cache.install()  # before any kernel is defined: see _numba_cache
 
-from .analysis import compare_per_query
-from .data import RankingDataset, load_letor, make_ltr, save_letor
-from .learners import SVMMAP, GBRanker, LambdaMART, LPRanker, SVMAcc, SVMROCArea, SVMROCAreaMultiClass, ThresholdBinner
-from .metrics import available_metrics, evaluate, evaluate_many, get_metric
-from .model_selection import make_scorer, tune
+# The public names load on first use (PEP 562), so ``metricrank --help`` and ``--version`` do not import
+# scikit-learn, LightGBM and SciPy; ``from metricrank import LambdaMART`` works as before.
+_EXPORTS = {
+    "compare_per_query": "analysis",
+    "RankingDataset": "data", "load_letor": "data", "make_ltr": "data", "save_letor": "data",
+    "GBRanker": "learners", "LambdaMART": "learners", "LPRanker": "learners", "SVMAcc": "learners",
+    "SVMMAP": "learners", "SVMROCArea": "learners", "SVMROCAreaMultiClass": "learners",
+    "ThresholdBinner": "learners",
+    "available_metrics": "metrics", "evaluate": "metrics", "evaluate_many": "metrics", "get_metric": "metrics",
+    "make_scorer": "model_selection", "tune": "model_selection",
+}
+
+
+_SUBPACKAGES = ("analysis", "dask", "data", "experiments", "learners", "metrics", "model_selection", "objectives")
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    elif name in _SUBPACKAGES:  # ``metricrank.learners`` works after a bare ``import metricrank``, as before
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS) | set(_SUBPACKAGES))
+
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "GBRanker", "LPRanker", "LambdaMART", "RankingDataset", "SVMAcc", "SVMMAP", "SVMROCArea", "SVMROCAreaMultiClass",
-    "ThresholdBinner", "__version__", "available_metrics", "compare_per_query", "evaluate", "evaluate_many",
-    "get_metric", "load_letor", "make_ltr", "make_scorer", "save_letor", "tune",
-]
+__all__ = ["__version__", *sorted(_EXPORTS)]
