@@ -151,6 +151,10 @@ def test_version(capsys):
     import metricrank
 
     assert capsys.readouterr().out.strip() == f"metricrank {metricrank.__version__}"
+    # the installed package's metadata reads the same one place (pyproject's version is dynamic)
+    from importlib.metadata import version
+
+    assert version("metricrank") == metricrank.__version__
 
 
 def test_top_level_help_names_every_command_and_no_docstring_markup(capsys):
