@@ -41,3 +41,11 @@ def test_subpackages_and_unknown_names():
     assert metricrank.learners is importlib.import_module("metricrank.learners")
     with pytest.raises(AttributeError, match="module 'metricrank' has no attribute 'LambdaMARTT'"):
         metricrank.LambdaMARTT  # noqa: B018
+
+
+@pytest.mark.parametrize("module", sorted({*metricrank._EXPORTS.values(), *metricrank._SUBPACKAGES,
+                                           "learners.nets", "cli"}))
+def test_each_module_imports_first_in_a_fresh_interpreter(module):
+    # (with the lazy package, `from metricrank import tune` imported model_selection before the learners, which
+    # import its RankerScoreMixin: a circular ImportError that an in-process test, learners loaded, cannot see)
+    subprocess.run([sys.executable, "-c", f"import metricrank.{module}"], check=True, capture_output=True)

@@ -17,6 +17,7 @@ from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, cross_val_score
 
 from metricrank import LambdaMART, evaluate, make_ltr, save_letor
+from metricrank.data import OneQueryWarning
 from metricrank.learners._gbdt import EXTRA_TREES_MAX_DOCS, auto_num_leaves
 from metricrank.model_selection import (RankerScoreMixin, _values_in_space, default_param_space, improvement_pvalue,
                                         make_scorer, tune)
@@ -161,8 +162,9 @@ def test_score_is_the_objective_metric(data):
         -evaluate(y, model.predict(X), qid=qid, metric="QueryRMSE"))
     sizes = np.unique(qid, return_counts=True)[1][np.argsort(np.unique(qid, return_index=True)[1])]
     assert model.score(X, y, group=sizes) == pytest.approx(model.score(X, y, qid=qid))
-    # without query ids every row is one query, as in fit() and evaluate()
-    assert model.score(X, y) == pytest.approx(evaluate(y, model.predict(X), metric=spec))
+    # without query ids every row is one query, as in fit() and evaluate(), and a warning says so
+    with pytest.warns(OneQueryWarning, match="scored as one query"):
+        assert model.score(X, y) == pytest.approx(evaluate(y, model.predict(X), metric=spec))
     # labels that do not match X's rows are named as the labels, not as the scores the caller never passed
     with pytest.raises(ValueError, match=f"y has {len(y) - 1} labels but X has {len(y)} rows"):
         model.score(X, y[:-1], qid=qid)

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GroupKFold, cross_val_score
 
 from metricrank import evaluate, make_ltr
+from metricrank.data import OneQueryWarning
 from metricrank.learners.lp_ranker import LPRanker
 from metricrank.learners.svm_acc import SVMAcc
 from metricrank.learners.svm_map import SVMMAP
@@ -101,6 +102,20 @@ def test_the_border_changes_the_default_metric(data, fitted):
     s = fitted["LPRanker"].predict(X)
     assert evaluate(y, s, qid=qid, metric="ROCArea:border=1") != pytest.approx(
         evaluate(y, s, qid=qid, metric="ROCArea"))
+
+
+@pytest.mark.parametrize("name", ["SVMMAP", "LPRanker"])
+def test_score_without_queries_says_it_scores_one_query(name, data, fitted):
+    # (it did so silently: a search without metadata routing calls score(X, y), one query over the whole fold)
+    X, y, qid = data
+    model, spec = fitted[name], CASES[name][1]
+    with pytest.warns(OneQueryWarning, match=f"score: no qid or group given: all {len(y)} rows are scored as one"):
+        value = model.score(X, y)
+    assert value == pytest.approx(evaluate(y, model.predict(X), metric=spec), rel=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OneQueryWarning)
+        model.score(X, y, qid=qid)
+        model.score(X[:1], y[:1])  # a single row is one query whatever its id
 
 
 @pytest.mark.parametrize("name", ["SVMAcc-acc3", "SVMAcc-acc4"])

@@ -31,6 +31,7 @@ Examples
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,9 +43,11 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from ._checks import check_early_stopping_rounds, check_flag, check_lightgbm_seed, is_integer, is_real
 from ._groups import group_ptr_from_qid
 from ._io import check_writable
-from .learners._boosting import StoppingRule
-from .learners._frames import _as_pandas, take_columns
+from .data import OneQueryWarning
 from .metrics import evaluate, get_metric
+
+# The learners import RankerScoreMixin from here, so the functions below import what they use from the learners
+# themselves: importing this module before metricrank.learners (``from metricrank import tune``) must work.
 
 __all__ = ["RankerScoreMixin", "RankingScorer", "TuneResult", "default_param_space", "improvement_pvalue",
            "make_scorer", "selection_level", "tune"]
@@ -194,7 +197,8 @@ class RankerScoreMixin:
         qid : array-like of shape (n,), or str, optional
             Query id of every row (rows of a query contiguous), or the name of
             X's query column. Without qid and
-            group every row belongs to one query, as in ``fit`` and ``evaluate``;
+            group every row belongs to one query, as in ``fit`` and ``evaluate``,
+            and a :class:`~metricrank.data.OneQueryWarning` says so, as ``fit``'s does;
             a scikit-learn search passes qid through metadata routing (see
             :func:`make_scorer`, which requires it).
         group : array-like, optional
@@ -204,11 +208,18 @@ class RankerScoreMixin:
         sample_weight : array-like of shape (n,), optional
             Row weights, for the metrics that use them.
         """
+        from .learners._frames import take_columns
+
         X, y, qid = take_columns(X, y, qid)
         # predict checks X (and fittedness) first, with the estimator's own messages
         scores = self._score_predict(X, qid, group)
         if len(y) != len(scores):  # (evaluate would name the scores, which the caller did not pass)
             raise ValueError(f"y has {len(y)} labels but X has {len(scores)} rows")
+        if qid is None and group is None and len(y) > 1:
+            # a scikit-learn search without metadata routing calls score(X, y): one query over every row is
+            # rarely what was meant, so never silently (fit warns the same way)
+            warnings.warn(f"score: no qid or group given: all {len(y)} rows are scored as one query",
+                          OneQueryWarning, stacklevel=2)
         if metric is None:
             metric = self._score_metric(y)
         m = get_metric(metric, preset=getattr(self, "preset", None))
@@ -573,6 +584,8 @@ def _as_arrays(X, y, qid):
         raise ValueError(f"X, y and qid must have the same number of rows; got {X.shape[0]}, {y.shape[0]}, "
                          f"{qid.shape[0]}")
     group_ptr_from_qid(qid, source="qid")  # rows of a query contiguous
+    from .learners._frames import _as_pandas
+
     frame = _as_pandas(X)  # a polars frame becomes pandas, whose rows the folds take by position
     return (X if frame is None else frame), y, qid
 
@@ -657,6 +670,8 @@ class _GrowingPatience:
     """
 
     def __init__(self, rounds: int, higher_is_better: bool):
+        from .learners._boosting import StoppingRule
+
         self.rounds = int(rounds)
         self.rule = StoppingRule(None, higher_is_better)  # tracks the best tree; never stops by itself
 
