@@ -17,7 +17,7 @@ from . import _numba_cache
 _numba_cache.install()  # before any kernel is defined: see _numba_cache
 
 # The public names load on first use (PEP 562), so ``metricrank --help`` and ``--version`` do not import
-# scikit-learn, LightGBM and SciPy; ``from metricrank import LambdaMART`` works as before.
+# scikit-learn, LightGBM and SciPy's statistics; ``from metricrank import LambdaMART`` works as before.
 _EXPORTS = {
     "compare_per_query": "analysis",
     "RankingDataset": "data", "load_letor": "data", "make_ltr": "data", "save_letor": "data",
@@ -27,8 +27,6 @@ _EXPORTS = {
     "available_metrics": "metrics", "evaluate": "metrics", "evaluate_many": "metrics", "get_metric": "metrics",
     "make_scorer": "model_selection", "tune": "model_selection",
 }
-
-
 _SUBPACKAGES = ("analysis", "dask", "data", "experiments", "learners", "metrics", "model_selection", "objectives")
 
 
