@@ -282,7 +282,7 @@ def test_a_bool_is_no_number_and_verbose_is_checked(param, value, message, split
         RankNet(**{param: value}).fit(split[0])
 
 
-@pytest.mark.parametrize("rounds", ["x", True, 2.5, 0])
+@pytest.mark.parametrize("rounds", ["x", True, 2.0, 2.5, 0])
 def test_early_stopping_rounds_names_itself(rounds, split):
     # ("x" raised int()'s message and 2.0 was taken)
     with pytest.raises(ValueError, match=f"early_stopping_rounds must be None or an integer >= 1; got {rounds!r}"):

@@ -144,7 +144,7 @@ def test_lp_ranker_single_class_message_names_the_border(data):
 
 
 @pytest.mark.parametrize("estimator", [GBRanker, LambdaMART])
-@pytest.mark.parametrize("rounds", ["x", True, 2.5, 0])
+@pytest.mark.parametrize("rounds", ["x", True, 2.0, 2.5, 0])
 def test_early_stopping_rounds_is_checked_before_any_work(data, estimator, rounds, monkeypatch):
     # ("x" raised int()'s message, True and 2.0 were taken; the check came after the capacity check's fits)
     X, y, qid = data
