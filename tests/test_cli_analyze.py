@@ -69,6 +69,10 @@ def test_options_are_checked_first(files, capsys):
     ("optimality", "--seed", "-1", "argument --seed: expected an integer >= 0, got -1"),
     ("optimality", "--threads", "0", "argument --threads: expected an integer >= 1, got 0"),
     ("combine", "--threads", "-1", "argument --threads: expected an integer >= 1, got -1"),
+    ("optimality", "--directions", "two", "argument --directions: expected an integer >= 1, got 'two'"),
+    ("optimality", "--step", "0", "argument --step: expected a positive number, got 0"),
+    ("optimality", "--step", "inf", "argument --step: expected a positive number, got inf"),
+    ("optimality", "--step", "x", "argument --step: expected a positive number, got 'x'"),
 ])
 def test_counts_are_checked_as_options(files, capsys, command, option, value, message):
     # (they reached the library, which named its own parameter after the model and data were read)

@@ -11,8 +11,8 @@ import numbers
 import numpy as np
 
 __all__ = [
-    "check_early_stopping_rounds", "check_flag", "check_generator_seed", "check_lightgbm_seed", "check_verbose",
-    "is_integer", "is_real",
+    "check_early_stopping_rounds", "check_flag", "check_generator_seed", "check_lightgbm_seed",
+    "check_positive_finite", "check_verbose", "is_integer", "is_real",
 ]
 
 
@@ -91,6 +91,19 @@ def check_lightgbm_seed(value, name: str, *, allow_none: bool = False) -> None:
     if not (is_integer(value) and 0 <= value < 2 ** 31):
         allowed = "None or an integer" if allow_none else "an integer"
         raise ValueError(f"{name} must be {allowed} in [0, 2**31); got {value!r}")
+
+
+def check_positive_finite(value, name: str) -> None:
+    """A ValueError naming ``name`` unless ``value`` is a finite real number > 0 (not a bool or a string).
+
+    >>> check_positive_finite(0.5, "sigma")
+    >>> check_positive_finite(True, "sigma")
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma must be a positive finite number; got True
+    """
+    if not (is_real(value) and np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
 
 
 def check_verbose(value, meaning: str) -> None:

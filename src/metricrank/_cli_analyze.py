@@ -29,31 +29,28 @@ def _probability(name):
     return parse
 
 
-def _positive(text):
-    import argparse
+def _expected(convert, accept, what: str):
+    """An argparse type: ``convert(text)`` where ``accept`` takes it, else "expected <what>, got ..."."""
 
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (value > 0 and value != float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
-    return value
-
-
-def _integer_from(minimum):
     def parse(text):
         import argparse
 
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text}")
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not accept(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
         return value
 
     return parse
+
+
+_positive = _expected(float, lambda v: 0 < v < float("inf"), "a positive number")
+
+
+def _integer_from(minimum):
+    return _expected(int, lambda v: v >= minimum, f"an integer >= {minimum}")
 
 
 def _check_common(args, files) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import check_generator_seed, is_integer, is_real
+from .._checks import check_generator_seed, check_positive_finite, is_integer, is_real
 from .._io import save_figure
 from ..metrics import get_metric
 from ..metrics.evaluate import make_input, with_scores
@@ -176,8 +176,8 @@ def local_optimality(model, X, y=None, *, qid=None, group_ptr=None, metric="NDCG
         raise ValueError(f"n_directions must be a positive integer; got {n_directions!r}")
     else:
         n = int(n_directions)
-    if step is not None and not (is_real(step) and np.isfinite(step) and step > 0):
-        raise ValueError(f"step must be a positive finite number; got {step!r}")
+    if step is not None:
+        check_positive_finite(step, "step")
     if not (is_real(tol) and np.isfinite(tol) and tol >= 0):
         raise ValueError(f"tol must be a non-negative number; got {tol!r}")
     check_generator_seed(random_state)

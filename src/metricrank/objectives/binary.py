@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .._checks import is_real
+from .._checks import check_positive_finite
 
 __all__ = ["LogisticObjective", "binary_signs"]
 
@@ -52,8 +52,7 @@ class LogisticObjective:
     """
 
     def __init__(self, *, sigma: float = 1.0, balanced: bool = False):
-        if not is_real(sigma) or not np.isfinite(sigma) or sigma <= 0:
-            raise ValueError(f"sigma must be a positive finite number; got {sigma!r}")
+        check_positive_finite(sigma, "sigma")
         self.sigma = float(sigma)
         self.balanced = bool(balanced)
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import is_real
+from .._checks import check_positive_finite, is_real
 from ..metrics._ordering import TIE_POLICIES
 from ..metrics._positional import err_probabilities
 from ..metrics.registry import Metric, get_metric
@@ -282,8 +282,7 @@ class LambdaObjective(Objective):
     def __init__(self, metric: str = "NDCG", *, sigma: float = 1.0, truncation: int | None = None,
                  norm: bool | str = "auto", preset: str | None = None, exact: bool | str = "auto",
                  eval_metric: str | None = None):
-        if not is_real(sigma) or not np.isfinite(sigma) or sigma <= 0:
-            raise ValueError(f"sigma must be a positive finite number; got {sigma!r}")
+        check_positive_finite(sigma, "sigma")
         if truncation is not None and (not is_real(truncation) or not np.isfinite(truncation)
                                        or int(truncation) != truncation or truncation < 1):
             raise ValueError(f"truncation must be a positive integer or None (all pairs); got {truncation!r}")

@@ -17,7 +17,8 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
-from ..._checks import check_early_stopping_rounds, check_flag, check_verbose, is_integer, is_real
+from ..._checks import (check_early_stopping_rounds, check_flag, check_positive_finite, check_verbose, is_integer,
+                        is_real)
 from ...data import RankingDataset
 from ...metrics.conventions import check_preset
 from ...metrics.evaluate import evaluate_many
@@ -106,9 +107,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         if not (is_real(self.dropout) and 0 <= self.dropout < 1):
             raise ValueError(f"dropout must be in [0, 1); got {self.dropout!r}")
         for name in ("learning_rate", "sigma"):
-            value = getattr(self, name)
-            if not (is_real(value) and np.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+            check_positive_finite(getattr(self, name), name)
         if not (is_real(self.weight_decay) and np.isfinite(self.weight_decay) and self.weight_decay >= 0):
             raise ValueError(f"weight_decay must be a finite number >= 0; got {self.weight_decay!r}")
         for name in ("max_epochs", "batch_queries"):
