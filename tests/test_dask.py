@@ -196,6 +196,14 @@ def test_rows_of_a_query_must_be_contiguous_within_a_partition(client, data):
         DaskGBRanker(n_estimators=2).fit(one_partition(train)[order], train.y[order], qid=train.qid[order])
 
 
+def test_a_missing_query_id_is_named_with_its_partition(client, data):
+    train, _ = data
+    qid = train.qid.astype(np.float64)
+    qid[5] = np.nan
+    with pytest.raises(ValueError, match=r"qid of partition 0 must not be missing; row 5 is nan"):
+        DaskGBRanker(n_estimators=2).fit(one_partition(train), train.y, qid=qid)
+
+
 def test_partition_by_query_sorts_and_cuts_on_query_boundaries(client):
     rng = np.random.default_rng(0)
     qid = rng.permutation(np.repeat(np.arange(30), rng.integers(1, 9, 30)))  # rows of every query scattered

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
@@ -117,6 +118,29 @@ def test_validation_errors(kwargs, match):
 def test_non_contiguous_qid_is_rejected():
     with pytest.raises(NonContiguousQueryError, match=r"query id 1 reappears.*in mem\.txt"):
         RankingDataset(np.zeros((3, 1)), [0, 1, 0], qid=[1, 2, 1], source="mem.txt")
+
+
+@pytest.mark.parametrize("qid, row, shown", [
+    (np.array([5.0, 5.0, np.nan, 8.0]), 2, "nan"),        # a pandas column with a gap
+    (np.array([5.0, np.inf, 8.0, 8.0]), 1, "inf"),
+    (np.array([5, None, 8, 8], dtype=object), 1, "None"),
+    (pd.array([5, 5, 8, None], dtype="Int64"), 3, "nan"),  # read as float
+])
+def test_a_missing_query_id_is_named_not_taken_as_a_query(qid, row, shown):
+    # before: a lone NaN formed a query of its own, and two NaNs were reported as a reappearing query
+    with pytest.raises(ValueError, match=rf"qid in mem\.txt must not be missing; row {row} is {shown} "):
+        RankingDataset(np.zeros((4, 1)), [0, 1, 0, 1], qid=qid, source="mem.txt")
+
+
+def test_query_ids_of_any_finite_kind_are_accepted():
+    for qid in ([5.0, 5.0, 8.5, 8.5], ["a", "a", "b", "b"], np.array([5, 5, 8.5, 8.5], dtype=object)):
+        assert RankingDataset(np.zeros((4, 1)), [0, 1, 0, 1], qid=qid).group_ptr.tolist() == [0, 2, 4]
+
+
+def test_query_ids_mixing_strings_and_numbers_are_refused():
+    # before: NumPy's "'<' not supported between instances of 'str' and 'int'" from deep inside np.unique
+    with pytest.raises(ValueError, match=r"qid mixes strings and numbers \(row 2 is 'b', row 0 is 5\)"):
+        RankingDataset(np.zeros((4, 1)), [0, 1, 0, 1], qid=np.array([5, 5, "b", "b"], dtype=object))
 
 
 def test_valid_optional_fields_are_stored():

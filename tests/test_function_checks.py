@@ -133,3 +133,24 @@ def test_sidecar_readers_check_n_rows(tmp_path, n_rows):
     for load, path in ((load_query_file, tmp_path / "q"), (load_pairs, tmp_path / "pairs")):
         with pytest.raises(ValueError, match=f"n_rows must be None or an integer >= 0; got {n_rows!r}"):
             load(path, n_rows=n_rows)
+
+
+@pytest.mark.parametrize("entry", ["evaluate", "LambdaMART.fit", "eval_set", "SVMMAP.fit", "scorer"])
+def test_every_entry_point_refuses_a_missing_query_id(ranked, entry):
+    """A NaN query id (a pandas column with a gap) once formed a query of its own in every entry point."""
+    from metricrank import SVMMAP, LambdaMART, make_scorer
+    y, s, q = ranked
+    X = np.column_stack([s, s ** 2])
+    gap = q.astype(np.float64)
+    gap[7] = np.nan
+    calls = {
+        "evaluate": lambda: evaluate(y, s, metric="MAP", qid=gap),
+        "LambdaMART.fit": lambda: LambdaMART(n_estimators=2).fit(X, y, qid=gap),
+        "eval_set": lambda: LambdaMART(n_estimators=2, min_data_in_leaf=2).fit(
+            X, y, qid=q, eval_set=[(X, y, gap)]),
+        "SVMMAP.fit": lambda: SVMMAP().fit(X, y, qid=gap),
+        "scorer": lambda: make_scorer("MAP")(LambdaMART(n_estimators=2, min_data_in_leaf=2).fit(X, y, qid=q),
+                                             X, y, qid=gap),
+    }
+    with pytest.raises(ValueError, match=r"must not be missing; row 7 is nan"):
+        calls[entry]()

@@ -15,6 +15,7 @@ __all__ = [
     "NonContiguousQueryError",
     "as_pair_array",
     "check_group_ptr",
+    "check_query_ids",
     "check_pairs",
     "first_reappearance",
     "group_ptr_from_qid",
@@ -63,6 +64,44 @@ def group_ptr_from_sizes(sizes, *, n_rows=None) -> np.ndarray:
     if n_rows is not None and ptr[-1] != n_rows:
         raise ValueError(f"group sizes add up to {int(ptr[-1])} rows but the data has {n_rows} rows")
     return ptr
+
+
+def _is_missing(value) -> bool:
+    if value is None or isinstance(value, float) and not np.isfinite(value):
+        return True
+    try:
+        return bool(value != value)  # NaN-like objects: pandas.NA raises, NumPy's NaN scalars do not
+    except TypeError:
+        return True
+
+
+def check_query_ids(qid: np.ndarray, where: str = "") -> None:
+    """Refuse missing query ids (NaN, inf, None, pandas.NA), which would each form a query of their own,
+    and object ids mixing strings and numbers, which cannot be compared.
+
+    Examples
+    --------
+    >>> check_query_ids(np.array([1.0, float("nan")]))
+    Traceback (most recent call last):
+    ...
+    ValueError: qid must not be missing; row 1 is nan (NaN, inf and None are not query ids)
+    """
+    if qid.dtype.kind in "fc":
+        bad = np.flatnonzero(~np.isfinite(qid))
+    elif qid.dtype.kind == "O":
+        values = qid.tolist()
+        bad = np.flatnonzero([_is_missing(v) for v in values])
+        is_text = np.array([isinstance(v, (str, bytes)) for v in values])
+        if not bad.size and 0 < is_text.sum() < is_text.size:  # ids that neither sort nor compare
+            text, other = int(np.argmax(is_text)), int(np.argmin(is_text))
+            raise ValueError(f"qid{where} mixes strings and numbers (row {text} is {values[text]!r}, row {other} "
+                             f"is {values[other]!r}); give every query id the same type")
+    else:
+        return
+    if bad.size:
+        row = int(bad[0])
+        raise ValueError(f"qid{where} must not be missing; row {row} is {qid[row]} "
+                         "(NaN, inf and None are not query ids)")
 
 
 def query_runs(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -130,6 +169,7 @@ def group_ptr_from_qid(qid, *, stable_sort=False, source=None):
     n = qid.shape[0]
     if n == 0:
         return np.zeros(1, dtype=np.int64), None
+    check_query_ids(qid, f" in {source}" if source else "")
     bounds, run_ids = query_runs(qid)
     repeat = first_reappearance(bounds, run_ids)
     if repeat is None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import is_integer
-from .._groups import first_reappearance, group_ptr_from_qid, query_runs
+from .._groups import check_query_ids, first_reappearance, group_ptr_from_qid, query_runs
 
 __all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "partition_by_query",
            "scatter_by_query"]
@@ -157,6 +157,7 @@ def _summarise(qid, y, index: int, objective):
     qid = np.asarray(qid)
     if qid.size == 0:
         return qid[:0], np.zeros(0, dtype=np.int64)
+    check_query_ids(qid, f" of partition {index}")
     bounds, run_ids = query_runs(qid)
     repeat = first_reappearance(bounds, run_ids)
     if repeat is not None:
