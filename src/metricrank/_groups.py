@@ -75,32 +75,35 @@ def _is_missing(value) -> bool:
         return True
 
 
-def check_query_ids(qid: np.ndarray, where: str = "") -> None:
+def check_query_ids(bounds: np.ndarray, run_ids: np.ndarray, where: str = "") -> None:
     """Refuse missing query ids (NaN, inf, None, pandas.NA), which would each form a query of their own,
     and object ids mixing strings and numbers, which cannot be compared.
 
+    Reads the runs of :func:`query_runs` (every id a row has is the id of its run), so that
+    object ids cost a Python loop over the queries, not over the rows.
+
     Examples
     --------
-    >>> check_query_ids(np.array([1.0, float("nan")]))
+    >>> check_query_ids(*query_runs(np.array([1.0, 1.0, float("nan")])))
     Traceback (most recent call last):
     ...
-    ValueError: qid must not be missing; row 1 is nan (NaN, inf and None are not query ids)
+    ValueError: qid must not be missing; row 2 is nan (NaN, inf and None are not query ids)
     """
-    if qid.dtype.kind in "fc":
-        bad = np.flatnonzero(~np.isfinite(qid))
-    elif qid.dtype.kind == "O":
-        values = qid.tolist()
+    if run_ids.dtype.kind in "fc":
+        bad = np.flatnonzero(~np.isfinite(run_ids))
+    elif run_ids.dtype.kind == "O":
+        values = run_ids.tolist()
         bad = np.flatnonzero([_is_missing(v) for v in values])
         is_text = np.array([isinstance(v, (str, bytes)) for v in values])
         if not bad.size and 0 < is_text.sum() < is_text.size:  # ids that neither sort nor compare
             text, other = int(np.argmax(is_text)), int(np.argmin(is_text))
-            raise ValueError(f"qid{where} mixes strings and numbers (row {text} is {values[text]!r}, row {other} "
-                             f"is {values[other]!r}); give every query id the same type")
+            raise ValueError(f"qid{where} mixes strings and numbers (row {bounds[text]} is {values[text]!r}, "
+                             f"row {bounds[other]} is {values[other]!r}); give every query id the same type")
     else:
         return
     if bad.size:
-        row = int(bad[0])
-        raise ValueError(f"qid{where} must not be missing; row {row} is {qid[row]} "
+        run = int(bad[0])
+        raise ValueError(f"qid{where} must not be missing; row {bounds[run]} is {run_ids[run]} "
                          "(NaN, inf and None are not query ids)")
 
 
@@ -113,8 +116,19 @@ def query_runs(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> bounds.tolist(), ids.tolist()
     ([0, 2, 3], [7, 3, 7])
     """
-    bounds = np.concatenate(([0], np.flatnonzero(qid[1:] != qid[:-1]) + 1)).astype(np.int64)
+    try:
+        changed = qid[1:] != qid[:-1]
+    except TypeError:  # pandas.NA among object ids: its comparisons have no truth value
+        changed = np.array([_differ(a, b) for a, b in zip(qid[1:].tolist(), qid[:-1].tolist())], dtype=bool)
+    bounds = np.concatenate(([0], np.flatnonzero(changed) + 1)).astype(np.int64)
     return bounds, qid[bounds]
+
+
+def _differ(a, b) -> bool:
+    try:
+        return bool(a != b)
+    except TypeError:
+        return True
 
 
 def first_reappearance(bounds: np.ndarray, run_ids: np.ndarray):
@@ -169,8 +183,8 @@ def group_ptr_from_qid(qid, *, stable_sort=False, source=None):
     n = qid.shape[0]
     if n == 0:
         return np.zeros(1, dtype=np.int64), None
-    check_query_ids(qid, f" in {source}" if source else "")
     bounds, run_ids = query_runs(qid)
+    check_query_ids(bounds, run_ids, f" in {source}" if source else "")
     repeat = first_reappearance(bounds, run_ids)
     if repeat is None:
         return np.append(bounds, n).astype(np.int64), None

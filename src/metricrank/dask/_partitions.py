@@ -157,8 +157,8 @@ def _summarise(qid, y, index: int, objective):
     qid = np.asarray(qid)
     if qid.size == 0:
         return qid[:0], np.zeros(0, dtype=np.int64)
-    check_query_ids(qid, f" of partition {index}")
     bounds, run_ids = query_runs(qid)
+    check_query_ids(bounds, run_ids, f" of partition {index}")
     repeat = first_reappearance(bounds, run_ids)
     if repeat is not None:
         run, row = repeat
