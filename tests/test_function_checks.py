@@ -12,6 +12,7 @@ import pytest
 from metricrank import compare_per_query, evaluate, evaluate_many, load_letor, make_ltr, save_letor
 from metricrank.analysis import combine_rankers
 from metricrank.data import load_pairs, load_query_file
+from metricrank.model_selection import default_param_space, improvement_pvalue, selection_level
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +155,86 @@ def test_every_entry_point_refuses_a_missing_query_id(ranked, entry):
     }
     with pytest.raises(ValueError, match=r"must not be missing; row 7 is nan"):
         calls[entry]()
+
+
+def _label_entry_points(X, q):
+    from metricrank import SVMMAP, LambdaMART, RankingDataset
+    from metricrank.objectives import as_training_data
+    ptr = np.flatnonzero(np.r_[True, q[1:] != q[:-1], True])
+    return {
+        "evaluate": lambda y: evaluate(y, X[:, 0], metric="MAP", qid=q),
+        "LambdaMART.fit": lambda y: LambdaMART(n_estimators=2, min_data_in_leaf=2).fit(X, y, qid=q),
+        "SVMMAP.fit": lambda y: SVMMAP().fit(X, y, qid=q),
+        "RankingDataset": lambda y: RankingDataset(X, y, qid=q),
+        "as_training_data": lambda y: as_training_data(y, ptr),
+    }
+
+
+@pytest.mark.parametrize("entry", ["evaluate", "LambdaMART.fit", "SVMMAP.fit", "RankingDataset", "as_training_data"])
+@pytest.mark.parametrize("labels, message", [
+    (lambda y: y.astype(str), r"must be numeric, got dtype <U"),   # numerals as text: taken as numbers before
+    (lambda y: np.where(y > 0, "rel", "non"), r"must be numeric, got dtype <U3"),
+    (lambda y: np.array([*y[:-1], "2"], dtype=object), r"must be numeric; got dtype object holding '2' \(row 39\)"),
+    (lambda y: y + 0j, r"Complex data not supported in y"),   # the imaginary part was dropped before
+])
+def test_labels_must_be_numbers_at_every_entry_point(ranked, entry, labels, message):
+    y, s, q = ranked
+    call = _label_entry_points(np.column_stack([s, s ** 2]), q)[entry]
+    with pytest.raises(ValueError, match=message):
+        call(labels(y))
+
+
+@pytest.mark.parametrize("entry", ["evaluate", "LambdaMART.fit", "RankingDataset", "as_training_data"])
+def test_labels_held_as_objects_are_the_same_numbers(ranked, entry):
+    """A pandas object column of numbers: evaluate refused it while the learners took it."""
+    y, s, q = ranked
+    call = _label_entry_points(np.column_stack([s, s ** 2]), q)[entry]
+    as_numbers, as_objects = call(y), call(y.astype(object))
+    if entry == "LambdaMART.fit":
+        as_numbers, as_objects = as_numbers.predict(np.column_stack([s, s ** 2])), as_objects.predict(
+            np.column_stack([s, s ** 2]))
+    elif entry in ("RankingDataset", "as_training_data"):
+        as_numbers, as_objects = as_numbers.y, as_objects.y
+    np.testing.assert_array_equal(as_objects, as_numbers)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: default_param_space(0), r"n_train_docs must be None or an integer >= 1; got 0"),
+    (lambda: default_param_space(1e4), r"n_train_docs must be None or an integer >= 1; got 10000.0"),
+    (lambda: default_param_space(10_000, "symetric"), r"grow_policy must be one of 'auto', .*; got 'symetric'"),
+    (lambda: selection_level(-1), r"n_candidates must be an integer >= 0; got -1"),
+    (lambda: selection_level(3, alpha=5), r"alpha must be a number strictly between 0 and 1; got 5"),
+    (lambda: improvement_pvalue([0.9, 0.8, 0.7], [0.5]), r"same queries .*got shapes \(3,\) and \(1,\)"),
+    (lambda: improvement_pvalue([0.9, 0.8], [0.5, 0.4], higher_is_better="no"), r"higher_is_better must be True"),
+])
+def test_model_selection_helpers_check_their_arguments(call, message):
+    # before: a misspelt policy gave the leaf-wise space, and a reference of one value was broadcast against
+    # every query of the candidate (a p-value for a comparison nobody asked for)
+    pytest.importorskip("optuna", reason="default_param_space builds Optuna distributions")
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_improvement_pvalue_is_wilcoxons_on_the_paired_differences():
+    from scipy.stats import wilcoxon
+    a, b = np.array([0.9, 0.8, 0.7, 0.95, np.nan, 0.85]), np.array([0.5, 0.6, 0.75, 0.7, 0.1, 0.6])
+    keep = ~np.isnan(a)
+    assert improvement_pvalue(a, b) == wilcoxon(a[keep] - b[keep], alternative="greater").pvalue
+    assert improvement_pvalue(b, a, higher_is_better=False) == improvement_pvalue(a, b)
+
+
+def _adapter(**methods):
+    return type("Adapter", (), {name: staticmethod(lambda *a: None) for name in methods})
+
+
+@pytest.mark.parametrize("name, adapter, message", [
+    ("", _adapter(matches=1, get=1, scorer=1, perturbed=1), r"name must be a non-empty string"),
+    ("x", lambda model: None, r"adapter must be a class"),
+    ("x", _adapter(matches=1, get=1), r"adapter Adapter lacks scorer, perturbed"),
+])
+def test_register_adapter_refuses_what_could_not_work_later(name, adapter, message):
+    from metricrank.analysis import ADAPTERS, register_adapter
+    before = dict(ADAPTERS)
+    with pytest.raises(ValueError, match=message):
+        register_adapter(name, adapter)
+    assert ADAPTERS == before

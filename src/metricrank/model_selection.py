@@ -40,6 +40,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from ._arrays import numeric_array
 from ._checks import check_early_stopping_rounds, check_flag, check_lightgbm_seed, is_integer, is_real
 from ._groups import group_ptr_from_qid
 from ._io import check_writable
@@ -258,6 +259,20 @@ def default_param_space(n_train_docs: int | None = None, grow_policy: str = "lea
     nodes whose gain it makes non-positive) unless the mean hessian is small
     (:func:`~metricrank.learners._gbdt.symmetric_lambda_l2`).
 
+    Parameters
+    ----------
+    n_train_docs : int, optional
+        Documents in the smallest training fold; sets the bound of ``min_data_in_leaf``
+        (200 when not given).
+    grow_policy : {"leafwise", "symmetric", "symmetric_then_leafwise", "mixed", "auto"}, default="leafwise"
+        The trees the trials grow: the two symmetric policies get the depth space, the
+        others the leaf-wise one (:func:`tune` resolves "auto" on the training folds first).
+
+    Returns
+    -------
+    dict
+        Parameter name to Optuna distribution, the form ``tune(param_space=...)`` takes.
+
     Examples
     --------
     >>> space = default_param_space(10_000)
@@ -266,10 +281,15 @@ def default_param_space(n_train_docs: int | None = None, grow_policy: str = "lea
     >>> sorted(default_param_space(100_000, "symmetric_then_leafwise"))
     ['learning_rate', 'max_depth', 'min_data_in_leaf', 'min_sum_hessian_in_leaf']
     """
+    from .learners._gbdt import GROW_POLICIES, SYMMETRIC_POLICIES
+
+    if n_train_docs is not None and not (is_integer(n_train_docs) and n_train_docs >= 1):
+        raise ValueError(f"n_train_docs must be None or an integer >= 1; got {n_train_docs!r}")
+    if not (isinstance(grow_policy, str) and grow_policy in GROW_POLICIES):
+        raise ValueError(f"grow_policy must be one of {', '.join(map(repr, GROW_POLICIES))}; got {grow_policy!r}")
     optuna = _optuna()
     d = optuna.distributions
     hi = 200 if n_train_docs is None else int(min(200, max(5, n_train_docs // 20)))
-    from .learners._gbdt import SYMMETRIC_POLICIES
 
     if grow_policy in SYMMETRIC_POLICIES:
         from .learners._symmetric import MAX_DEPTH
@@ -353,11 +373,26 @@ def selection_level(n_candidates: int, alpha: float = SELECTION_ALPHA) -> float:
     division, on MQ2008 and LightGBM's example the kept trials scored below the first on new
     queries (BENCHMARKS.md, "Quality suite").
 
+    Parameters
+    ----------
+    n_candidates : int >= 0
+        Completed trials the best was chosen among (0 counts as 1).
+    alpha : float in (0, 1), default=0.05
+        The level for one comparison chosen in advance.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> selection_level(1), selection_level(19)
     (0.05, 0.002631578947368421)
     """
+    if not (is_integer(n_candidates) and n_candidates >= 0):
+        raise ValueError(f"n_candidates must be an integer >= 0; got {n_candidates!r}")
+    if not (is_real(alpha) and 0.0 < alpha < 1.0):
+        raise ValueError(f"alpha must be a number strictly between 0 and 1; got {alpha!r}")
     return alpha / max(int(n_candidates), 1)
 
 
@@ -367,6 +402,25 @@ def improvement_pvalue(candidate, reference, higher_is_better=True) -> float:
     Queries where either value is NaN (a metric undefined there) are left out; 1.0 when
     no query differs.
 
+    Parameters
+    ----------
+    candidate, reference : array-like of shape (n_queries,)
+        Per-query values of the two systems on the same queries, in the same order
+        (``evaluate(..., per_query=True)``).
+    higher_is_better : bool, default=True
+        False for losses: then ``candidate`` beats ``reference`` where it is lower.
+
+    Returns
+    -------
+    float
+        The p-value of SciPy's ``wilcoxon(..., alternative="greater")`` on the differences
+        (zero differences dropped).
+
+    Raises
+    ------
+    ValueError
+        The two are not one-dimensional arrays of one length, or the flag is not a bool.
+
     Examples
     --------
     >>> round(improvement_pvalue([0.9, 0.8, 0.7, 0.95, 0.85, 0.9], [0.5, 0.6, 0.4, 0.7, 0.6, 0.5]), 4)
@@ -374,7 +428,12 @@ def improvement_pvalue(candidate, reference, higher_is_better=True) -> float:
     """
     from scipy.stats import wilcoxon
 
-    a, b = np.asarray(candidate, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    check_flag(higher_is_better, "higher_is_better")
+    a = numeric_array(candidate, "candidate").astype(np.float64)
+    b = numeric_array(reference, "reference").astype(np.float64)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"candidate and reference must be per-query values of the same queries (one-dimensional, "
+                         f"one length); got shapes {a.shape} and {b.shape}")
     keep = np.isfinite(a) & np.isfinite(b)
     diff = (a - b)[keep] if higher_is_better else (b - a)[keep]
     if not np.any(diff != 0):

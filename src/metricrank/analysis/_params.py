@@ -45,6 +45,8 @@ import copy
 
 import numpy as np
 
+from .._checks import check_flag
+
 __all__ = ["ADAPTERS", "adapter_for", "get_params_vector", "register_adapter", "set_params_vector"]
 
 
@@ -198,8 +200,60 @@ class TorchAdapter:
 ADAPTERS: dict[str, type] = {"booster": BoosterAdapter, "linear": LinearAdapter, "torch": TorchAdapter}
 
 
+_ADAPTER_METHODS = ("matches", "get", "scorer", "perturbed")
+
+
 def register_adapter(name: str, adapter: type, *, first: bool = True) -> None:
-    """Add an adapter class (tried before the built-in ones unless ``first=False``)."""
+    """Add an adapter class (tried before the built-in ones unless ``first=False``).
+
+    Parameters
+    ----------
+    name : str
+        The adapter's key in :data:`ADAPTERS`; an adapter of the same name is replaced.
+    adapter : type
+        A class with ``matches`` (a classmethod), ``get``, ``scorer`` and ``perturbed``, as
+        the module docstring describes; ``__init__`` takes the model.
+    first : bool, default=True
+        Try it before every other adapter (so it can claim models a built-in one would
+        match), else after them.
+
+    Returns
+    -------
+    None
+        :data:`ADAPTERS` is changed in place.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a non-empty string, ``adapter`` is not a class, or it lacks one of
+        the four methods (named).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Weights:                       # a ranker scoring X @ w
+    ...     def __init__(self, w): self.w = np.asarray(w, dtype=float)
+    >>> class WeightsAdapter:
+    ...     @classmethod
+    ...     def matches(cls, model): return isinstance(model, Weights)
+    ...     def __init__(self, model): self.model = model
+    ...     def get(self): return self.model.w.copy()
+    ...     def scorer(self, X): return lambda theta: np.asarray(X) @ theta
+    ...     def perturbed(self, theta): return Weights(theta)
+    >>> register_adapter("weights", WeightsAdapter)
+    >>> list(ADAPTERS)[0], get_params_vector(Weights([1, 2])).tolist()
+    ('weights', [1.0, 2.0])
+    >>> del ADAPTERS["weights"]
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty string; got {name!r}")
+    if not isinstance(adapter, type):
+        raise ValueError(f"adapter must be a class (it is instantiated with the model); got {adapter!r}")
+    missing = [m for m in _ADAPTER_METHODS if not callable(getattr(adapter, m, None))]
+    if missing:
+        raise ValueError(f"adapter {adapter.__name__} lacks {', '.join(missing)}; an adapter needs "
+                         f"{', '.join(_ADAPTER_METHODS)} (see {__name__})")
+    check_flag(first, "first")
     if first:
         items = [(name, adapter)] + [(k, v) for k, v in ADAPTERS.items() if k != name]
         ADAPTERS.clear()
@@ -222,6 +276,23 @@ def adapter_for(model):
 def get_params_vector(model) -> np.ndarray:
     """The model's parameter vector θ (a copy).
 
+    Parameters
+    ----------
+    model : estimator
+        A fitted model that one of :data:`ADAPTERS` handles: LightGBM-based (``booster_``),
+        linear (``coef_``) or a torch module (``module_``).
+
+    Returns
+    -------
+    ndarray of float64
+        θ as the first matching adapter reads it (module docstring); changing it leaves
+        the model unchanged.
+
+    Raises
+    ------
+    ValueError
+        No adapter handles the model.
+
     Examples
     --------
     >>> import numpy as np
@@ -235,6 +306,23 @@ def get_params_vector(model) -> np.ndarray:
 
 def set_params_vector(model, theta):
     """A copy of ``model`` carrying the parameter vector ``theta``; ``model`` is left unchanged.
+
+    Parameters
+    ----------
+    model : estimator
+        As in :func:`get_params_vector`.
+    theta : array-like of float
+        The new θ, as long as :func:`get_params_vector` returns.
+
+    Returns
+    -------
+    estimator
+        A copy of ``model`` whose parameters are ``theta``.
+
+    Raises
+    ------
+    ValueError
+        No adapter handles the model, or ``theta`` has the wrong length.
 
     Examples
     --------

@@ -34,6 +34,20 @@ DEFAULT_RELATIVE_STEP = 0.01  # the move's length as a fraction of ||θ||
 def n_directions_for(delta: float, p0: float) -> int:
     """Number of random directions: ``⌈log δ / log(1 - p0)⌉``.
 
+    If a fraction ``p0`` of directions improved the metric, that many draws would all miss
+    them with probability at most ``δ`` (Burges' Monte-Carlo test).
+
+    Parameters
+    ----------
+    delta : float in (0, 1)
+        The chance, accepted, of missing improving directions that exist.
+    p0 : float in (0, 1)
+        The smallest fraction of improving directions the test should detect.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> n_directions_for(0.01, 0.01)

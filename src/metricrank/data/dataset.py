@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._arrays import float64_array
+from .._arrays import float64_array, numeric_array
 from .._groups import check_group_ptr, check_pairs, group_ptr_from_qid, group_ptr_from_sizes
 
 __all__ = ["RankingDataset"]
@@ -132,7 +132,7 @@ class RankingDataset:
             raise ValueError(f"X must be two-dimensional, got shape {X.shape}{where}")
         n = X.shape[0]
         # --- y -------------------------------------------------------------
-        y = float64_array(y)
+        y = float64_array(numeric_array(y, "y (labels)"))
         if y.ndim != 1 or y.shape[0] != n:
             raise ValueError(f"y must have shape ({n},) to match X, got {y.shape}{where}")
         finite = np.isfinite(y)

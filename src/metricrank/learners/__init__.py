@@ -22,7 +22,13 @@ _NETS = ("RankNet", "LambdaRank")
 
 
 def model_classes() -> dict:
-    """The boosting estimators a model file may name, by class name."""
+    """The boosting estimators a model file may name, by class name.
+
+    Examples
+    --------
+    >>> sorted(model_classes())
+    ['GBRanker', 'LambdaMART']
+    """
     return {"GBRanker": GBRanker, "LambdaMART": LambdaMART}
 
 

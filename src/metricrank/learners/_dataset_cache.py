@@ -155,6 +155,16 @@ def checkout_datasets(X, label, init_score, params: dict, *, feature_name=None, 
 
 
 def clear_dataset_cache() -> None:
-    """Forget every kept Dataset (frees their memory)."""
+    """Forget every kept Dataset (frees their memory).
+
+    Examples
+    --------
+    >>> from metricrank import LambdaMART, make_ltr
+    >>> ds = make_ltr(20, n_features=5, n_informative=3, random_state=0)
+    >>> model = LambdaMART(n_estimators=2).fit(ds)   # keeps the Dataset LightGBM built
+    >>> clear_dataset_cache()
+    >>> len(_entries)
+    0
+    """
     with _lock:
         _entries.clear()

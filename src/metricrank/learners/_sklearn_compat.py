@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._arrays import numeric_array
 from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ._persistence import read_model_file, write_model_file
@@ -174,6 +175,7 @@ class RankerContractMixin(RankerScoreMixin):
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         if qid is not None and group is not None:
             raise ValueError("pass at most one of qid and group")
+        y = numeric_array(y, "y (labels)")  # before scikit-learn's y_numeric, which reads text as numbers
         X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse, dtype=np.float64,
                              y_numeric=True)
         return RankingDataset(X, y, qid=qid, group=group)

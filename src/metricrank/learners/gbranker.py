@@ -698,6 +698,22 @@ def _base_from_state(entry, default_cls):
 def load_ranker(path: str | os.PathLike):
     """Load a GBRanker or LambdaMART model file, whichever it holds.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by ``save`` (``.gz`` and ``.bz2`` are read compressed).
+
+    Returns
+    -------
+    GBRanker or LambdaMART
+        The fitted model, of the class the file names.
+
+    Raises
+    ------
+    ValueError
+        The file is not a model file, fails its checksum, was written by a newer format
+        version, or holds another kind of model (a structural SVM's, say).
+
     Examples
     --------
     >>> import os, tempfile

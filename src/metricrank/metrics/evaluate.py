@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._arrays import float64_array
+from .._arrays import float64_array, numeric_array
 from .._checks import check_flag
 from .._groups import check_pairs, resolve_groups
 from ._base import MetricInput
@@ -45,9 +45,7 @@ def _as_float_vector(values, name: str, n: int | None = None) -> np.ndarray:
         arr = arr.ravel()
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}")
-    arr = float64_array(arr)
+    arr = float64_array(numeric_array(arr, name))
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} entries but there are {n} rows")
     bad = ~np.isfinite(arr)
@@ -108,6 +106,23 @@ def make_input(y_true, y_score, *, qid=None, group_ptr=None, group=None, weights
     ``y_true`` may be a :class:`~metricrank.data.RankingDataset`, whose groups,
     weights, pairs and doc ids are then used unless given explicitly.
 
+    Parameters
+    ----------
+    y_true, y_score, qid, group_ptr, group, weights, group_weights, pairs, pair_weights, doc_ids
+        As in :func:`evaluate`.
+
+    Returns
+    -------
+    MetricInput
+        Labels and scores as float64, the query offsets, the weights (ones where none were
+        given), the pairs and the tie-break key, each checked once.
+
+    Raises
+    ------
+    ValueError
+        Naming the array: empty, non-numeric or non-finite labels or scores, lengths that
+        differ, scattered or missing query ids, negative weights, pairs across queries.
+
     Examples
     --------
     >>> inp = make_input([2, 0, 1, 1, 0], [0.9, 0.8, 0.1, 0.3, 0.2], qid=[7, 7, 7, 9, 9])
@@ -154,6 +169,12 @@ def evaluate_many(y_true, y_score, metrics, *, preset=None, **arrays) -> list[Ev
     preset : str, optional
     **arrays
         Keyword arrays of :func:`make_input` (``qid``, ``group_ptr``, ``weights``...).
+
+    Returns
+    -------
+    list of EvaluationResult
+        One per spec, in order: the spec as resolved, the value, the per-query values (NaN
+        where a query is not counted), the number of queries counted and the direction.
 
     Examples
     --------

@@ -112,6 +112,25 @@ def parse_spec(spec: str) -> tuple[MetricDef, dict]:
     The text is split by :func:`metricrank._spec.split_spec`, the one parser that
     objective specs use too.
 
+    Parameters
+    ----------
+    spec : str
+        ``"Name"``, ``"Name:param=value;param=value"`` or the ``"name@k"`` shorthand; names
+        and aliases are matched without regard to case.
+
+    Returns
+    -------
+    definition : MetricDef
+        The metric's registered definition (its parameters and their defaults).
+    params : dict
+        The parameters the spec writes, parsed to their types; defaults are not filled in.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric or parameter, a value outside the parameter's domain, or a
+        parameter written twice.
+
     Examples
     --------
     >>> definition, params = parse_spec("NDCG:top=5;type=Exp")
@@ -145,6 +164,12 @@ def get_metric(spec, preset: str | None = None) -> Metric:
     spec : str or Metric
     preset : {"catboost", "lightgbm", "xgboost", "trec_eval"}, optional
         Convention defaults for parameters the spec does not set.
+
+    Returns
+    -------
+    Metric
+        The metric with every parameter filled in (written, else the preset's, else its
+        default); :func:`~metricrank.metrics.evaluate` takes it as ``metric=``.
 
     Examples
     --------

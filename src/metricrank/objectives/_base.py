@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._arrays import float64_array
+from .._arrays import float64_array, numeric_array
 from .._groups import check_group_ptr, check_pairs
 from ..metrics._base import Param
 
@@ -80,14 +80,38 @@ def as_training_data(y, group_ptr, *, weights=None, group_weights=None, pairs=No
                      pair_weights=None) -> TrainingData:
     """Validate labels, offsets, weights and pairs once; see :class:`TrainingData`.
 
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Relevance labels (numbers, finite).
+    group_ptr : array-like of int of shape (n_queries + 1,)
+        Query offsets: query ``q`` is rows ``group_ptr[q]:group_ptr[q + 1]``.
+    weights : array-like of shape (n,), optional
+        Row weights, non-negative.
+    group_weights : array-like of shape (n_queries,) or (n,), optional
+        One weight per query, or per row and constant within each query.
+    pairs : array-like of shape (n_pairs, 2), optional
+        Explicit ``(winner, loser)`` rows, both of one query.
+    pair_weights : array-like of shape (n_pairs,), optional
+
+    Returns
+    -------
+    TrainingData
+
     Raises
     ------
     ValueError
         Naming the argument: non-finite labels, offsets that do not cover every
         row, weights of the wrong length or negative, pairs out of range or
         crossing queries (the error names the pair).
+
+    Examples
+    --------
+    >>> data = as_training_data([2, 0, 1, 1, 0], [0, 3, 5], group_weights=[1.0, 2.0])
+    >>> data.n_queries, data.weight.tolist(), data.has_group_weight
+    (2, [1.0, 1.0, 1.0, 1.0, 1.0], True)
     """
-    y = float64_array(y)
+    y = float64_array(numeric_array(y, "y (labels)"))
     if y.ndim != 1:
         raise ValueError(f"y must be one-dimensional; got shape {y.shape}")
     if not np.all(np.isfinite(y)):

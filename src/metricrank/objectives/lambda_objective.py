@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._arrays import float64_array, numeric_array
 from .._checks import check_positive_finite, is_real
 from ..metrics._ordering import TIE_POLICIES
 from ..metrics._positional import err_probabilities
@@ -159,6 +160,11 @@ def resolve_target(spec: str | Metric, preset: str | None = None) -> LambdaTarge
     preset : str, optional
         Metric convention preset (see :mod:`metricrank.metrics.conventions`).
 
+    Returns
+    -------
+    LambdaTarget
+        The metric resolved, with the kernel code and parameters the λ kernels read.
+
     Raises
     ------
     ValueError
@@ -217,6 +223,24 @@ def resolve_target(spec: str | Metric, preset: str | None = None) -> LambdaTarge
 def swap_delta_matrix(spec: str | LambdaTarget, ranked_labels) -> np.ndarray:
     """|ΔZ_ij| of every pair of one query whose labels are given in ranked order.
 
+    Parameters
+    ----------
+    spec : str or LambdaTarget
+        A λ target: a metric spec of :data:`LAMBDA_TARGETS` (``"NDCG:top=10"``, ``"MAP"``...).
+    ranked_labels : array-like of shape (n,)
+        The query's labels, best-ranked document first.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        Entry ``[i, j]``: the absolute change of the metric when the documents at ranks
+        ``i`` and ``j`` swap (the brute-force oracle the λ kernels are tested against).
+
+    Raises
+    ------
+    ValueError
+        An unknown target, or labels outside the metric's domain.
+
     Examples
     --------
     >>> import numpy as np
@@ -225,7 +249,7 @@ def swap_delta_matrix(spec: str | LambdaTarget, ranked_labels) -> np.ndarray:
     True
     """
     target = spec if isinstance(spec, LambdaTarget) else resolve_target(spec)
-    lab = np.ascontiguousarray(ranked_labels, dtype=np.float64)
+    lab = float64_array(numeric_array(ranked_labels, "ranked_labels"))
     target.check_labels(lab)
     return sd.delta_matrix(target.code, target.transform_labels(lab), target.params)
 

@@ -58,6 +58,12 @@ def get_objective(spec, *, preset: str | None = None) -> Objective:
     preset : str, optional
         Metric convention preset for a λ target (see :mod:`metricrank.metrics.conventions`).
 
+    Returns
+    -------
+    Objective
+        The objective with every parameter filled in; ``gradient_hessian(y, raw, group_ptr)``
+        gives the gradients and hessians at the scores ``raw``.
+
     Raises
     ------
     ValueError
