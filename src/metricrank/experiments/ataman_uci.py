@@ -56,6 +56,16 @@ def best_threshold(scores, y) -> float:
     Cuts are placed midway between consecutive distinct scores (plus one above
     the maximum and one below the minimum); the first best cut from the top wins.
 
+    Parameters
+    ----------
+    scores : array-like of shape (n,)
+    y : array-like of shape (n,)
+        Binary labels (1 positive).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> best_threshold([0.9, 0.8, 0.3, 0.1], [1, 1, 0, 0])
@@ -156,6 +166,12 @@ def run(data_dir=None, out_dir="reports/ataman_uci", datasets=None, n_folds=10, 
     -------
     str
         The Markdown report.
+
+    Examples
+    --------
+    Reads the UCI sets and takes about six minutes; ``metricrank experiment ataman`` runs it from the command line.
+
+    >>> report = run(datasets=["sonar"], n_folds=3, progress=False)  # doctest: +SKIP
     """
     names = list(datasets) if datasets is not None else list(UCI_DATASETS)
     grid = [(m, c) for m in gamma_multipliers for c in C_values]

@@ -105,9 +105,35 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/burges_mq2008", fol
         progress: bool = True) -> str:
     """Run the experiment, write ``report.md`` and the PNGs to ``out_dir``; return the Markdown.
 
-    ``optimality_folds`` (default: all ``folds``) are the folds whose trained models get the
-    local-optimality test; ``n_directions`` overrides the 459 directions of δ = p0 = 0.01;
-    ``net_epochs`` overrides the nets' default ``max_epochs`` (for quick runs).
+    Parameters
+    ----------
+    data_dir : path, optional
+        The shared data directory (with ``MQ2008/Fold1..5``).
+    out_dir : path, default="reports/burges_mq2008"
+    folds : sequence of int, default=(1, 2, 3, 4, 5)
+    optimality_folds : sequence of int, optional
+        The folds whose trained models get the local-optimality test (default: all ``folds``).
+    n_directions : int, optional
+        Directions of the test (default: the 459 of δ = p0 = 0.01).
+    n_estimators : int, default=300
+        LambdaMART's tree budget, early stopping on the validation fold.
+    early_stopping_rounds : int, default=30
+    net_epochs : int, optional
+        The nets' ``max_epochs`` (default: theirs); fewer for quick runs.
+    n_jobs : int, default=1
+    random_state : int, default=0
+    progress : bool, default=True
+
+    Returns
+    -------
+    str
+        The Markdown report.
+
+    Examples
+    --------
+    Reads MQ2008 and takes minutes; ``metricrank experiment burges`` runs it from the command line.
+
+    >>> report = run(folds=(1,), n_directions=20, net_epochs=5, progress=False)  # doctest: +SKIP
     """
     optimality_folds = tuple(folds if optimality_folds is None else optimality_folds)
     out = Path(out_dir)

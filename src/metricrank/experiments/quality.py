@@ -102,7 +102,35 @@ SUITE = ("mq2008", "lgb-example", "synthetic-noisy-40k", "synthetic-50k", "synth
 
 
 def load_suite(names=SUITE, data_dir=None, folds: int | None = None) -> list[Split]:
-    """The suite's splits. ``folds`` caps the folds/seeds per data set (None: all)."""
+    """The suite's splits. ``folds`` caps the folds/seeds per data set (None: all).
+
+    Parameters
+    ----------
+    names : iterable of str, default=SUITE
+        Data sets: "mq2008" (5 folds), "lgb-example" (LightGBM's ranking example, 3 validation
+        splits by query), "synthetic-noisy-40k", "synthetic-50k", "synthetic-250k" and
+        "synthetic-1m" (3 draws each of :func:`metricrank.make_ltr`'s nonlinear relevance).
+    data_dir : path, optional
+        The shared data directory (the real sets); see
+        :func:`metricrank.experiments._datasets.shared_data_dir`.
+    folds : int, optional
+        At most this many folds or draws of each data set.
+
+    Returns
+    -------
+    list of Split
+
+    Raises
+    ------
+    ValueError
+        An unknown data set name.
+
+    Examples
+    --------
+    >>> splits = load_suite(["synthetic-noisy-40k"], folds=1)
+    >>> [(s.dataset, s.fold, s.train.n_queries, s.vali.n_queries, s.test.n_queries) for s in splits]
+    [('synthetic-noisy-40k', 1, 1000, 250, 250)]
+    """
     out = []
     for name in names:
         if name == "mq2008":
@@ -217,7 +245,31 @@ def _fit_record(model) -> dict:
 
 
 def lambdamart(metric: str, **params):
-    """A metricrank system: ``LambdaMART(metric, **params)`` at the suite's rate and budget."""
+    """A metricrank system: ``LambdaMART(metric, **params)`` at the suite's rate and budget.
+
+    Parameters
+    ----------
+    metric : str
+        The judged metric, passed as ``LambdaMART(metric=...)``.
+    **params
+        Other ``LambdaMART`` parameters; the rate, tree budget, threads and random state are
+        the run's.
+
+    Returns
+    -------
+    callable
+        ``fit(split, metrics, lr, trees, threads, seed)``, as :func:`run_system` calls it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metricrank import make_ltr
+    >>> data = make_ltr(60, docs_per_query=(5, 15), n_features=8, relevance="nonlinear", random_state=0)
+    >>> split = Split("tiny", 1, *(data.subset_queries(q) for q in np.split(np.arange(60), [40, 50])))
+    >>> out = run_system(lambdamart("MAP", num_leaves=4), split, ["MAP"], lr=0.3, trees=5, threads=1)
+    >>> sorted(out["MAP"]), 1 <= out["MAP"]["trees"] <= 5
+    (['per_query', 'test', 'trees', 'vali'], True)
+    """
     from ..learners import LambdaMART
 
     return _metricrank(lambda lr, trees, threads, seed: LambdaMART(
@@ -225,7 +277,26 @@ def lambdamart(metric: str, **params):
 
 
 def gbranker(objective: str, **params):
-    """A metricrank system: ``GBRanker(objective, **params)``."""
+    """A metricrank system: ``GBRanker(objective, **params)``.
+
+    Parameters
+    ----------
+    objective : str
+        An objective spec (:func:`metricrank.objectives.available_objectives`).
+    **params
+        Other ``GBRanker`` parameters, as :func:`lambdamart` takes them.
+
+    Returns
+    -------
+    callable
+        ``fit(split, metrics, lr, trees, threads, seed)``, as :func:`run_system` calls it.
+
+    Examples
+    --------
+    >>> fit = gbranker("QuerySoftMax", num_leaves=8)
+    >>> callable(fit)
+    True
+    """
     from ..learners import GBRanker
 
     return _metricrank(lambda lr, trees, threads, seed: GBRanker(
@@ -249,6 +320,26 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None, storage=None):
     named by :func:`study_name`, so that a run stopped part-way resumes its searches (see
     :func:`metricrank.tune`); the entry's ``seconds`` then add the finished trials of earlier runs
     (those a stopped run left unfinished are not known).
+
+    Parameters
+    ----------
+    metric : str
+        The judged metric (of the search and of the model).
+    n_trials : int, default=20
+    cv : int, optional
+        Query-grouped folds of the training and validation queries; None: the validation queries.
+    storage : str or optuna storage, optional
+
+    Returns
+    -------
+    callable
+        ``fit(split, metrics, lr, trees, threads, seed)``, as :func:`run_system` calls it.
+
+    Examples
+    --------
+    >>> fit = tuned("NDCG:top=10;type=Exp", n_trials=20, cv=3)   # a search runs when the system is fitted
+    >>> callable(fit)
+    True
     """
     from ..learners import LambdaMART
     from ..model_selection import trial_seconds
@@ -274,7 +365,33 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None, storage=None):
 
 def study_name(metric: str, cv: int | None, split: Split, lr: float, trees: int, seed: int) -> str:
     """The name of :func:`tuned`'s study of one split in a storage: the search's metric, folds, split, rate,
-    budget and random state (one study per search)."""
+    budget and random state (one study per search).
+
+    Parameters
+    ----------
+    metric : str
+        The judged metric the search scores by.
+    cv : int or None
+        Query-grouped folds, or None for the split's validation queries.
+    split : Split
+    lr : float
+        The suite's learning rate.
+    trees : int
+        The suite's tree budget.
+    seed : int
+        The random state.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from metricrank import make_ltr
+    >>> part = make_ltr(4, random_state=0)
+    >>> study_name("MAP", 3, Split("mq2008", 2, part, part, part), 0.1, 300, 0)
+    'tuned MAP|3-fold CV|mq2008|2|0.1|300|0'
+    """
     folds = "vali" if cv is None else f"{cv}-fold CV"
     return f"tuned {metric}|{folds}|{split.dataset}|{split.fold}|{lr}|{trees}|{seed}"
 
@@ -320,6 +437,36 @@ def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: in
 
     ``seconds`` covers the fit and the per-tree validation evaluation that every system pays alike, and for a
     search resumed from a storage its finished trials of earlier runs.
+
+    Parameters
+    ----------
+    fit : callable
+        A system: :func:`lambdamart`, :func:`gbranker`, :func:`tuned` or an entry of :data:`ANCHORS`.
+    split : Split
+    metrics : iterable of str
+        Judged metrics; each chooses its own tree count on the validation queries.
+    lr : float
+        Learning rate.
+    trees : int
+        Tree budget.
+    threads : int
+        Threads of the fit and of the per-tree evaluation.
+    seed : int, default=0
+        The system's random state.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metricrank import make_ltr
+    >>> data = make_ltr(60, docs_per_query=(5, 15), n_features=8, relevance="nonlinear", random_state=0)
+    >>> split = Split("tiny", 1, *(data.subset_queries(q) for q in np.split(np.arange(60), [40, 50])))
+    >>> out = run_system(ANCHORS["LightGBM lambdarank"], split, ["MAP", "MRR"], lr=0.3, trees=5, threads=1)
+    >>> [len(out[m]["per_query"]) for m in ("MAP", "MRR")]
+    [10, 10]
     """
     from ..learners._boosting import numba_threads
 
@@ -399,6 +546,53 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
     before the paired test: a single draw of a system's randomness (or of the best anchor's) can move a
     small test set's MRR by 0.02 (BENCHMARKS.md, "Stop 38: the two real sets over five random states of
     every system").
+
+    Parameters
+    ----------
+    data_dir : path, optional
+        The shared data directory (MQ2008, LightGBM's example).
+    out_dir : path, default="reports/quality"
+        Where ``report.md``, a plot per data set and ``results.json`` go. ``results.json`` is a
+        cache: an entry already there (system, split, rate, budget, state) is not fitted again,
+        so an interrupted run goes on where it stopped.
+    datasets : iterable of str, optional
+        Names of :func:`load_suite` (default: :data:`SUITE`).
+    lr : float, default=0.1
+        The learning rate of every system.
+    trees : int, default=300
+        The tree budget of every system; each chooses its tree count on validation.
+    threads : int, default=2
+    folds : int, optional
+        At most this many folds or draws of each data set.
+    metricrank_systems : dict, optional
+        ``{name: (judged metrics, fit)}``; the default systems above when not given.
+    anchors : iterable of str, optional
+        Names of :data:`ANCHORS` (default: all seven).
+    progress : bool, default=True
+        One line per fit.
+    splits : list of Split, optional
+        Instead of ``datasets``: the splits to run.
+    random_states : iterable of int, default=(0,)
+    tune_storage : str or optuna storage, optional
+        Only with the default systems (see above).
+
+    Returns
+    -------
+    str
+        The Markdown report.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from metricrank import make_ltr
+    >>> data = make_ltr(60, docs_per_query=(5, 15), n_features=8, relevance="nonlinear", random_state=0)
+    >>> split = Split("tiny", 1, *(data.subset_queries(q) for q in np.split(np.arange(60), [40, 50])))
+    >>> systems = {"LambdaMART(MAP)": (("MAP",), lambdamart("MAP", num_leaves=4))}
+    >>> report = run(out_dir=tempfile.mkdtemp(), splits=[split], lr=0.3, trees=5, threads=1,
+    ...              metricrank_systems=systems, anchors=["LightGBM lambdarank"], progress=False)
+    >>> "LambdaMART(MAP)" in report and "LightGBM lambdarank (best anchor)" in report
+    True
     """
     random_states = check_random_states(random_states)
     if tune_storage is not None and metricrank_systems is not None:

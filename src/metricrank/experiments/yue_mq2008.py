@@ -115,6 +115,17 @@ def run(data_dir=None, out_dir="reports/yue_mq2008", folds=(1, 2, 3, 4, 5), C_gr
         One line per fit on stderr.
     methods : iterable of str, default=METHODS
         Must include ``"SVM-MAP"`` (the reference of the W/L columns).
+
+    Returns
+    -------
+    str
+        The Markdown report.
+
+    Examples
+    --------
+    Reads MQ2008 and takes about ten minutes; ``metricrank experiment yue`` runs it from the command line.
+
+    >>> report = run(folds=(1,), C_grid=(1,), methods=("SVM-MAP", "SVM-ROCArea"))  # doctest: +SKIP
     """
     methods = tuple(methods)
     if "SVM-MAP" not in methods:
