@@ -238,3 +238,14 @@ def test_register_adapter_refuses_what_could_not_work_later(name, adapter, messa
     with pytest.raises(ValueError, match=message):
         register_adapter(name, adapter)
     assert ADAPTERS == before
+
+
+@pytest.mark.parametrize("keyword", ["sample_weight", "group_weight"])
+def test_weights_must_be_numbers_as_in_evaluate(ranked, keyword):
+    """Weights given as text were read as numbers by the learners and refused by evaluate."""
+    from metricrank import LambdaMART
+    y, s, q = ranked
+    n = len(y) if keyword == "sample_weight" else len(np.unique(q))
+    with pytest.raises(ValueError, match=rf"{keyword} must be numeric, got dtype <U"):
+        LambdaMART(n_estimators=2, min_data_in_leaf=2).fit(np.column_stack([s, s ** 2]), y, qid=q,
+                                                           **{keyword: np.ones(n).astype(str)})

@@ -18,7 +18,7 @@ def _where(source) -> str:
 def _per_row_float(name, values, n, source, *, finite_nonneg=True):
     if values is None:
         return None
-    arr = np.ascontiguousarray(values, dtype=np.float64)
+    arr = np.ascontiguousarray(numeric_array(values, name), dtype=np.float64)
     if arr.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), got {arr.shape}{_where(source)}")
     if finite_nonneg:

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._arrays import numeric_array
 from .._checks import is_integer
 from ..data import OneQueryWarning, RankingDataset
 
@@ -86,7 +87,7 @@ def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_wei
     X = check_features(X, what=what)
     y = np.asarray(y)
     if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        sample_weight = numeric_array(sample_weight, "sample_weight").astype(np.float64)
         if sample_weight.size and not np.any(sample_weight):
             raise ValueError(f"{what}: sample weights are all zero; nothing would be learnt")
     if qid is None and group is None and y.shape[0] > 1:
