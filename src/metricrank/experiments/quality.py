@@ -262,13 +262,9 @@ def lambdamart(metric: str, **params):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from metricrank import make_ltr
-    >>> data = make_ltr(60, docs_per_query=(5, 15), n_features=8, relevance="nonlinear", random_state=0)
-    >>> split = Split("tiny", 1, *(data.subset_queries(q) for q in np.split(np.arange(60), [40, 50])))
-    >>> out = run_system(lambdamart("MAP", num_leaves=4), split, ["MAP"], lr=0.3, trees=5, threads=1)
-    >>> sorted(out["MAP"]), 1 <= out["MAP"]["trees"] <= 5
-    (['per_query', 'test', 'trees', 'vali'], True)
+    >>> fit = lambdamart("MAP", num_leaves=4)   # run_system fits it on a split
+    >>> callable(fit)
+    True
     """
     from ..learners import LambdaMART
 
@@ -464,9 +460,9 @@ def run_system(fit, split: Split, metrics, *, lr: float, trees: int, threads: in
     >>> from metricrank import make_ltr
     >>> data = make_ltr(60, docs_per_query=(5, 15), n_features=8, relevance="nonlinear", random_state=0)
     >>> split = Split("tiny", 1, *(data.subset_queries(q) for q in np.split(np.arange(60), [40, 50])))
-    >>> out = run_system(ANCHORS["LightGBM lambdarank"], split, ["MAP", "MRR"], lr=0.3, trees=5, threads=1)
-    >>> [len(out[m]["per_query"]) for m in ("MAP", "MRR")]
-    [10, 10]
+    >>> out = run_system(lambdamart("MAP", num_leaves=4), split, ["MAP", "MRR"], lr=0.3, trees=5, threads=1)
+    >>> sorted(out["MAP"]), [len(out[m]["per_query"]) for m in ("MAP", "MRR")]   # 10 test queries
+    (['per_query', 'test', 'trees', 'vali'], [10, 10])
     """
     from ..learners._boosting import numba_threads
 
