@@ -67,12 +67,14 @@ def group_ptr_from_sizes(sizes, *, n_rows=None) -> np.ndarray:
 
 
 def _is_missing(value) -> bool:
-    if value is None or isinstance(value, float) and not np.isfinite(value):
+    if value is None or isinstance(value, (float, np.floating)) and not np.isfinite(value):
         return True
     try:
-        return bool(value != value)  # NaN-like objects: pandas.NA raises, NumPy's NaN scalars do not
+        return bool(value != value)  # other NaN-like objects (Decimal's); pandas.NA raises TypeError
     except TypeError:
         return True
+    except ValueError:  # an array as an id: not missing (and not an id either; later checks say so)
+        return False
 
 
 def check_query_ids(bounds: np.ndarray, run_ids: np.ndarray, where: str = "") -> None:
