@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -125,6 +126,8 @@ def test_non_contiguous_qid_is_rejected():
     (np.array([5.0, np.inf, 8.0, 8.0]), 1, "inf"),
     (np.array([5, None, 8, 8], dtype=object), 1, "None"),
     (np.array([5, pd.NA, pd.NA, 8], dtype=object), 1, "<NA>"),  # NumPy's comparison raised pandas' TypeError
+    (np.array([5, np.float32("inf"), 8, 8], dtype=object), 1, "inf"),
+    (np.array([5, 5, Decimal("NaN"), 8], dtype=object), 2, "NaN"),
     (pd.array([5, 5, 8, None], dtype="Int64"), 3, "nan"),  # read as float
 ])
 def test_a_missing_query_id_is_named_not_taken_as_a_query(qid, row, shown):
