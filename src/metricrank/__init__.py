@@ -22,6 +22,7 @@ _EXPORTS = {
     "compare_per_query": "analysis",
     "RankingDataset": "data", "load_letor": "data", "make_ltr": "data", "save_letor": "data",
     "GBRanker": "learners", "LambdaMART": "learners", "LPRanker": "learners", "SVMAcc": "learners",
+    "LambdaRank": "learners", "RankNet": "learners",  # the nets' classes: torch loads when one is built
     "SVMMAP": "learners", "SVMROCArea": "learners", "SVMROCAreaMultiClass": "learners",
     "ThresholdBinner": "learners",
     "available_metrics": "metrics", "evaluate": "metrics", "evaluate_many": "metrics", "get_metric": "metrics",
