@@ -1,6 +1,7 @@
 """The public functions check their options before any work: a wrong type or range raises a ValueError naming the
 option, and a flag is a bool (the string "False" is true to ``if``, so a flag read by its truth value could silently
-mean the opposite)."""
+mean the opposite). Every entry point checks its data alike: a missing query id, labels or weights given as text
+or complex numbers raise a ValueError naming the row or the array."""
 
 from __future__ import annotations
 
