@@ -250,3 +250,13 @@ def test_weights_must_be_numbers_as_in_evaluate(ranked, keyword):
     with pytest.raises(ValueError, match=rf"{keyword} must be numeric, got dtype <U"):
         LambdaMART(n_estimators=2, min_data_in_leaf=2).fit(np.column_stack([s, s ** 2]), y, qid=q,
                                                            **{keyword: np.ones(n).astype(str)})
+
+
+@pytest.mark.parametrize("labels, message", [
+    (["2", "0", "1"], r"ranked_labels must be numeric, got dtype <U1"),   # read as numbers before
+    (np.array([2, 0, 1]) + 0j, r"Complex data not supported in ranked_labels"),
+])
+def test_swap_delta_matrix_takes_labels_as_numbers_only(labels, message):
+    from metricrank.objectives import swap_delta_matrix
+    with pytest.raises(ValueError, match=message):
+        swap_delta_matrix("NDCG:top=10", labels)

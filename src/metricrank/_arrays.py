@@ -32,8 +32,8 @@ def float64_array(values) -> np.ndarray:
 def numeric_array(values, name: str) -> np.ndarray:
     """``values`` as a NumPy array of numbers: objects holding numbers (a pandas object column) are converted.
 
-    Text is refused, naming ``name``, even where it spells a number: labels and scores are
-    numbers, and a column read as text usually means a file was read with the wrong separator.
+    Text is refused, naming ``name``, even where it spells a number: labels, scores and weights
+    are numbers, and a column read as text usually means a file was read with the wrong separator.
 
     Examples
     --------
