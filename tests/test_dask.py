@@ -204,6 +204,24 @@ def test_a_missing_query_id_is_named_with_its_partition(client, data):
         DaskGBRanker(n_estimators=2).fit(one_partition(train), train.y, qid=qid)
 
 
+def test_labels_and_weights_must_be_numbers_as_in_memory(client, data):
+    # text refused from the dtype, before any partition is computed; an object array block by block
+    train, _ = data
+    X, qid = one_partition(train), da.from_array(train.qid)
+    with pytest.raises(ValueError, match=r"^y must be numeric, got dtype <U"):
+        DaskGBRanker(n_estimators=2).fit(X, da.from_array(train.y.astype(str)), qid=qid)
+    with pytest.raises(ValueError, match=r"^sample_weight must be numeric, got dtype <U1"):
+        DaskGBRanker(n_estimators=2).fit(X, train.y, qid=qid, sample_weight=np.full(train.n_docs, "1"))
+    labels = train.y.astype(object)
+    labels[7] = "2"
+    with pytest.raises(ValueError, match=r"y of partition 0 must be numeric; got dtype object holding '2' \(row 7\)"):
+        DaskGBRanker(n_estimators=2).fit(X, da.from_array(labels, chunks=(train.n_docs,)), qid=qid)
+    labels[7] = train.y[7]  # numbers held as objects (a pandas object column): converted, as in memory
+    model = DaskGBRanker(n_estimators=2).fit(X, da.from_array(labels, chunks=(train.n_docs,)), qid=qid)
+    reference = DaskGBRanker(n_estimators=2).fit(X, train.y, qid=qid)
+    np.testing.assert_array_equal(model.predict(X).compute(), reference.predict(X).compute())
+
+
 def test_partition_by_query_sorts_and_cuts_on_query_boundaries(client):
     rng = np.random.default_rng(0)
     qid = rng.permutation(np.repeat(np.arange(30), rng.integers(1, 9, 30)))  # rows of every query scattered

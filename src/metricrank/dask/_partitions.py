@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._arrays import numeric_array
 from .._checks import is_integer
 from .._groups import check_query_ids, first_reappearance, group_ptr_from_qid, query_runs
 
@@ -94,6 +95,24 @@ def _vector(values, row_chunks: tuple, name: str, n_rows: int):
     return values.rechunk((row_chunks,))
 
 
+def _numeric_vector(values, name: str):
+    """``values`` (a 1-D dask array or None) with numbers only, as the in-memory rankers take them.
+
+    The dtype is read on the client, so text (a label column read as strings) is refused before any
+    work; an object array is checked block by block, when the partitions are computed.
+    """
+    if values is None or values.dtype.kind in "fiub":
+        return values
+    if values.dtype.kind == "O":
+        return values.map_blocks(_numeric_block, name, dtype=np.float64)
+    return numeric_array(np.empty(0, dtype=values.dtype), name)  # raises: text or complex, named
+
+
+def _numeric_block(block, name: str, block_info=None):
+    where = f"{name} of partition {block_info[0]['chunk-location'][0]}" if block_info else name
+    return numeric_array(block, where).astype(np.float64)
+
+
 def _wrong_length(name: str, got: int, n_rows: int):
     raise ValueError(f"{name} has {got} entries but X has {n_rows} rows")
 
@@ -144,9 +163,9 @@ def as_dask_inputs(X, y, qid, sample_weight=None):
     n = int(sum(rows))
     # one column block: LightGBM's Dask interface wants whole rows in each partition
     X = X.rechunk((rows, X.shape[1])) if len(X.chunks[1]) > 1 or rows != X.chunks[0] else X
-    y = _vector(y, rows, "y", n)
+    y = _numeric_vector(_vector(y, rows, "y", n), "y")
     qid = _vector(qid, rows, "qid", n)
-    sample_weight = _vector(sample_weight, rows, "sample_weight", n)
+    sample_weight = _numeric_vector(_vector(sample_weight, rows, "sample_weight", n), "sample_weight")
     if n and X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
     return X, y, qid, sample_weight, names
