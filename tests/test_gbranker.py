@@ -311,14 +311,17 @@ def test_pairlogit_query_size_bound_follows_the_pairs_it_builds():
     GBRanker("YetiRank", n_estimators=2, max_query_size=2000).fit(X, y, group=[3000])  # O(n log n) per query
 
 
-def test_fit_without_groups_says_all_rows_are_one_query_and_unsplittable_data_says_why():
+def test_fit_without_groups_says_all_rows_are_one_query_and_unsplittable_data_says_why(capfd):
     import warnings
 
     from metricrank.data import OneQueryWarning
 
     ds = make_ltr(6, docs_per_query=(3, 6), n_features=6, random_state=0)
+    capfd.readouterr()
     with pytest.raises(ValueError, match="no feature of the training data can be split.*min_data_in_leaf"):
         GBRanker("QueryRMSE", n_estimators=2).fit(ds)  # 27 rows, 20 per leaf: nothing splits
+    # refused before LightGBM's first tree, whose C++ check prints "[LightGBM] [Fatal] ..." on stderr
+    assert "LightGBM" not in capfd.readouterr().err
     with pytest.warns(OneQueryWarning, match=f"training data: no qid or group given: all {ds.n_docs} rows"):
         GBRanker("QueryRMSE", n_estimators=2, min_data_in_leaf=3).fit(ds.X, ds.y)
     with pytest.warns(OneQueryWarning, match="eval_set\\[0\\]: no qid or group given"):

@@ -148,11 +148,23 @@ def model_mean(raw) -> np.ndarray:
     return raw.mean(axis=1) if raw.ndim == 2 else raw
 
 
+_NO_FEATURE = ("no feature of the training data can be split: every feature is constant or no split of it leaves "
+               "min_data_in_leaf rows on both sides (lower min_data_in_leaf for small data)")
+
+
 def _raise_if_no_feature(err: Exception) -> None:
     if "num_features()" in str(err):
-        raise ValueError("no feature of the training data can be split: every feature is constant or no split "
-                         "of it leaves min_data_in_leaf rows on both sides (lower min_data_in_leaf for small "
-                         "data)") from None
+        raise ValueError(_NO_FEATURE) from None
+
+
+def _check_some_feature_splits(train: lgb.Dataset) -> None:
+    """Refuse a built Dataset in which LightGBM kept no feature (it gives the features it cannot split no bins).
+
+    Checked before the first tree, whose C++ check would print "[LightGBM] [Fatal]" on stderr before the
+    exception that :func:`_raise_if_no_feature` translates.
+    """
+    if all(train.feature_num_bin(i) == 0 for i in range(train.num_feature())):
+        raise ValueError(_NO_FEATURE)
 
 
 def _improved(value: float, best: float, higher_is_better: bool) -> bool:
@@ -264,6 +276,7 @@ def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence
         except lgb.basic.LightGBMError as err:
             _raise_if_no_feature(err)
             raise
+        _check_some_feature_splits(lane.train)
         for es, dataset in zip(eval_sets, lane.eval_datasets):
             booster.add_valid(dataset, es.name)
         boosters.append(booster)
