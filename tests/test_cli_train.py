@@ -172,7 +172,8 @@ def test_objectives_lists_every_objective_with_defaults(capsys):
     assert main(["objectives"]) == 0
     out = capsys.readouterr().out
     for name in ("PairLogit", "PairLogitPairwise", "YetiRank", "YetiRankPairwise", "StochasticFilter",
-                 "StochasticRank", "QueryRMSE", "QuerySoftMax", "QueryCrossEntropy", "lambda:<metric>", "RankNet"):
+                 "StochasticRank", "QueryRMSE", "QuerySoftMax", "QueryCrossEntropy", "LambdaMart", "lambda:<metric>",
+                 "RankNet"):
         assert name in out
     assert "permutations=10" in out and "decay=0.99" in out and "alpha=0.95" in out
     assert "-E[metric(a + sigma z)]" in out  # square brackets are text, not rich markup

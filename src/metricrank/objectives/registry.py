@@ -18,7 +18,7 @@ from ._base import Objective, ObjectiveDef
 __all__ = ["OBJECTIVES", "available_objectives", "describe_objectives", "get_objective"]
 
 # Modules that define ``DEFINITIONS``: a tuple of ObjectiveDef.
-_MODULES = ("pairlogit", "yetirank", "stochastic_filter", "stochastic_rank", "query_losses")
+_MODULES = ("pairlogit", "yetirank", "stochastic_filter", "stochastic_rank", "query_losses", "catboost_lambdamart")
 
 OBJECTIVES: dict[str, ObjectiveDef] = {}
 _BY_LOWER: dict[str, str] = {}
