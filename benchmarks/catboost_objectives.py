@@ -30,12 +30,21 @@ REPORTED = ["NDCG:top=10", "MAP", "PFound"]
 
 
 def judged(objective: str) -> str:
-    return "FilteredDCG" if objective.startswith("StochasticFilter") else "NDCG:top=10"
+    """NDCG@10; FilteredDCG for StochasticFilter; for LambdaMart:metric=M (M not DCG/NDCG), M."""
+    if objective.startswith("StochasticFilter"):
+        return "FilteredDCG"
+    for metric in ("MAP", "MRR", "ERR"):
+        if objective.startswith("LambdaMart") and f"metric={metric}" in objective:
+            return "ERR:top=10" if metric == "ERR" else metric
+    return "NDCG:top=10"
 
 
 def labels_for(objective: str, y: np.ndarray) -> np.ndarray:
-    """QueryCrossEntropy needs targets in [0, 1]: MQ2008's 0, 1, 2 become 0, 0.5, 1 for both libraries."""
-    return y / 2.0 if objective.startswith("QueryCrossEntropy") else y
+    """QueryCrossEntropy and LambdaMart:metric=ERR need targets in [0, 1]: MQ2008's 0, 1, 2 become 0, 0.5, 1
+    for both libraries."""
+    to_unit = objective.startswith("QueryCrossEntropy") or (objective.startswith("LambdaMart")
+                                                            and "metric=ERR" in objective)
+    return y / 2.0 if to_unit else y
 
 
 def best_count(values: list[float]) -> int:
@@ -117,9 +126,11 @@ def main() -> None:
                 r["trees"].append(k)
                 for m in dict.fromkeys(REPORTED + [spec]):
                     # PFound reads labels as probabilities: MQ2008's grades 0, 1, 2 as 0, 0.5, 1
-                    y = test.y / 2.0 if m == "PFound" else test.y
+                    # (and the judged metric reads the labels the objective trained on)
+                    y = test.y / 2.0 if m == "PFound" else labels_for(objective, test.y) if m == spec else test.y
                     r[m].append(evaluate(y, scores, qid=test.qid, metric=m))
-                r["per_query"].append(evaluate(test, scores, metric=spec, per_query=True))
+                r["per_query"].append(evaluate(labels_for(objective, test.y), scores, qid=test.qid, metric=spec,
+                                               per_query=True))
         mr, cb = res["metricrank"], res["catboost"]
         if not cb["seconds"]:
             print(f"{objective}: metricrank {np.median(mr['seconds']):.2f}s; NDCG@10/MAP/PFound "

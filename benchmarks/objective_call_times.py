@@ -15,7 +15,8 @@ import metricrank
 from metricrank.objectives import as_training_data, get_objective
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008" / "Fold1" / "train.txt.gz"
-SPECS = ["YetiRank", "QuerySoftMax", "PairLogit", "lambda:NDCG:top=10;type=Exp"]
+SPECS = ["YetiRank", "QuerySoftMax", "PairLogit", "lambda:NDCG:top=10;type=Exp", "LambdaMart", "LambdaMart:metric=MAP",
+         "LambdaMart:metric=MRR"]
 
 
 def main() -> None:
