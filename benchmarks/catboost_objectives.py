@@ -30,19 +30,20 @@ REPORTED = ["NDCG:top=10", "MAP", "PFound"]
 
 
 def judged(objective: str) -> str:
-    """NDCG@10; FilteredDCG for StochasticFilter; for LambdaMart:metric=M (M not DCG/NDCG), M."""
+    """NDCG@10; FilteredDCG for StochasticFilter; for LambdaMart or StochasticRank with metric=M (MAP, MRR or
+    ERR), M (ERR at 10)."""
     if objective.startswith("StochasticFilter"):
         return "FilteredDCG"
     for metric in ("MAP", "MRR", "ERR"):
-        if objective.startswith("LambdaMart") and f"metric={metric}" in objective:
+        if objective.startswith(("LambdaMart", "StochasticRank")) and f"metric={metric}" in objective:
             return "ERR:top=10" if metric == "ERR" else metric
     return "NDCG:top=10"
 
 
 def labels_for(objective: str, y: np.ndarray) -> np.ndarray:
-    """QueryCrossEntropy and LambdaMart:metric=ERR need targets in [0, 1]: MQ2008's 0, 1, 2 become 0, 0.5, 1
-    for both libraries."""
-    to_unit = objective.startswith("QueryCrossEntropy") or (objective.startswith("LambdaMart")
+    """QueryCrossEntropy and the ERR objectives need targets in [0, 1]: MQ2008's 0, 1, 2 become 0, 0.5, 1 for
+    both libraries."""
+    to_unit = objective.startswith("QueryCrossEntropy") or (objective.startswith(("LambdaMart", "StochasticRank"))
                                                             and "metric=ERR" in objective)
     return y / 2.0 if to_unit else y
 

@@ -174,6 +174,10 @@ RANK_CASES = [
      [2.0, 2.0, 1.0], [0.1, 0.1, -0.2]),
     ("StochasticRank:metric=PFound;lambda=0", [0.9, 0.1, 0.5], [0.2, 0.0, 0.4]),
     ("StochasticRank:metric=PFound;decay=0.7;top=2;lambda=0;sigma=1.5", [0.3, 1.0, 0.0], [0.5, -0.5, 0.0]),
+    ("StochasticRank:metric=ERR;lambda=0", [0.9, 0.2, 0.5], [0.1, 0.3, -0.2]),
+    ("StochasticRank:metric=ERR;top=2;lambda=0;sigma=0.6;mu=0.5", [0.0, 1.0, 0.4], [0.4, -0.1, 0.2]),
+    ("StochasticRank:metric=MRR;lambda=0", [2.0, 0.0, 1.0], [-0.3, 0.2, 0.0]),  # two relevant
+    ("StochasticRank:metric=MRR;top=1;lambda=0;sigma=1.3", [0.0, 1.0, 0.0], [0.3, -0.2, 0.1]),
 ]
 
 
@@ -198,6 +202,8 @@ def test_rank_mean_estimate_is_gradient_of_smoothed_metric(spec, y, a):
     ("StochasticRank:metric=DCG;denominator=Position;top=3", "DCG:top=3;denominator=Position"),
     ("StochasticRank:metric=PFound", "PFound"),
     ("StochasticRank:metric=PFound;decay=0.5;top=4", "PFound:top=4;decay=0.5"),
+    ("StochasticRank:metric=ERR;top=5", "ERR:top=5"),
+    ("StochasticRank:metric=MRR", "MRR:border=0"),  # relevant means label > 0, as CatBoost's loss reads it
 ])
 def test_rank_eval_spec_is_the_catalogue_metric(spec, eval_spec):
     assert srank(spec).eval_spec == eval_spec
@@ -255,6 +261,8 @@ def test_rank_unsupported_metric_names_valid_ones():
     ("StochasticRank:metric=DCG;mu=-1", ">= 0"),
     ("StochasticRank:metric=DCG;top=0", "top"),
     ("StochasticRank:metric=PFound;decay=1.5", r"decay must be in \[0, 1\]"),
+    ("StochasticRank:metric=ERR;type=Exp", "metric=ERR has no parameter 'type'"),
+    ("StochasticRank:metric=MRR;decay=0.5", "metric=MRR has no parameter 'decay'"),
     ("StochasticFilter:num_estimations=0", "num_estimations must be an integer >= 1"),
     ("StochasticFilter:sigma=-1", "positive"),
     ("StochasticFilter:top=3", "no parameter 'top'"),
@@ -267,6 +275,9 @@ def test_bad_parameters(spec, match):
 def test_pfound_labels_checked():
     with pytest.raises(ValueError, match="PFound"):
         srank("StochasticRank:metric=PFound").gradient_hessian([2.0, 0.0], [0.0, 1.0], [0, 2])
+    with pytest.raises(ValueError, match="StochasticRank:metric=ERR needs labels"):
+        srank("StochasticRank:metric=ERR").gradient_hessian([2.0, 0.0], [0.0, 1.0], [0, 2])
+    srank("StochasticRank:metric=MRR").gradient_hessian([2.0, 0.0], [0.0, 1.0], [0, 2])  # graded: label > 0
 
 
 def test_registry_defaults():

@@ -217,8 +217,8 @@ class _BoundLambdaMart(BoundObjective):
 class CatBoostLambdaMart(Objective):
     """CatBoost's ``LambdaMart`` loss (see the module docstring); metricrank's exact λ is ``lambda:<metric>``.
 
-    Parameters (spec ``LambdaMart:metric=M;...``)
-    -----------------------------------------------
+    Parameters (spec)
+    -----------------
     metric : {"NDCG", "DCG", "MRR", "ERR", "MAP"}, default "NDCG"
     sigma : float > 0, default 1.0
         Scale of the score difference in the pair probability.

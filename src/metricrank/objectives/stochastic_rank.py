@@ -5,8 +5,9 @@ For a query with scores ``a`` and labels ``y`` the smoothed metric is::
     M_sigma(a) = E_z[ M(a - sigma * mu * y + sigma * z) ],   z ~ N(0, I)
 
 with ``M`` the catalogue metric of the same spec (``DCG``, ``NDCG`` or
-``PFound`` with their ``top``, ``type``, ``denominator`` / ``decay``), and the
-loss is ``-M_sigma``. ``mu >= 0`` is CatBoost's tie penalty: the scores are
+``PFound`` with their ``top``, ``type``, ``denominator`` / ``decay``; ``ERR``
+of probability labels; ``MRR`` with relevant meaning label > 0, i.e.
+``MRR:border=0``; each with ``top``), and the loss is ``-M_sigma``. ``mu >= 0`` is CatBoost's tie penalty: the scores are
 shifted *down* by ``sigma * mu * y`` before the noise, so that equal scores
 are valued as if the more relevant document were ranked lower (the
 pessimistic tie order of the catalogue metrics); ``mu = 0`` smooths ``M``
@@ -27,7 +28,10 @@ that one coordinate exactly::
 where ``s'_0 > s'_1 > ...`` are the noisy scores of the other documents and
 ``M_r`` is the metric with ``i`` inserted at position ``r`` among them
 (``M_r - M_{r+1}`` is the metric change of swapping ``i`` with the ``r``-th
-other document, O(1) for DCG/NDCG and PFound). It is an unbiased estimate of
+other document, O(1) for every metric: for ERR it is
+``look_r (R_i - R_j) (1/(r+1) - 1/(r+2))``, ``look_r`` the product of
+``1 - R`` over the documents above, and ``1/(r+2)`` dropped at ``r + 1 = top``;
+MRR is ERR of the indicators ``label > 0``). It is an unbiased estimate of
 the gradient of ``M_sigma``, averaged over ``num_estimations`` samples.
 
 CatBoost then post-processes the estimate per query ("SFA"):
@@ -55,7 +59,9 @@ Deviations from CatBoost's code
   ``a~_i + sigma * (sum(z) - z_i) / (n - 1)`` for every ``sigma``.
 * NDCG of a query whose ideal DCG is not positive is the constant 1 in the
   catalogue, so its gradient here is 0 (CatBoost falls back to DCG's).
-* PFound needs labels in [0, 1], as the catalogue metric does.
+* PFound and ERR need labels in [0, 1], as the catalogue metrics do.
+* MRR honours ``top`` (the reciprocal rank is 0 beyond it, as ``MRR:top=k``);
+  CatBoost's MRR ignores it.
 
 Randomness: :meth:`StochasticRank.bind` creates a ``numpy`` Generator from
 ``random_state``; each call draws its ``num_estimations x n_rows`` standard
@@ -78,9 +84,9 @@ from .stochastic_filter import check_num_estimations, parse_num_estimations, par
 __all__ = ["DEFINITIONS", "STOCHASTIC_RANK_METRICS", "BoundStochasticRank", "StochasticRank"]
 
 #: Metrics StochasticRank optimises.
-STOCHASTIC_RANK_METRICS = ("DCG", "NDCG", "PFound")
+STOCHASTIC_RANK_METRICS = ("DCG", "NDCG", "PFound", "ERR", "MRR")
 
-_DCG, _NDCG, _PFOUND = 0, 1, 2
+_DCG, _NDCG, _PFOUND, _ERR, _MRR = 0, 1, 2, 3, 4
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _ALL = np.iinfo(np.int64).max
 
@@ -102,9 +108,12 @@ def _srank_grad(raw, y, ptr, normals, code, top, exp_gain, log_position, decay, 
         # Per-document value (gain or PFound relevance) and position weights w[0..n] (w[r] = 0 for r >= t).
         val = np.empty(n)
         w = np.zeros(n + 1)
-        if code == 2:
+        if code == 2 or code == 3:  # PFound and ERR: labels are probabilities
             for i in range(n):
                 val[i] = y[s + i]
+        elif code == 4:  # MRR is ERR of the relevance indicators: 1/(r + 1) at the first one, else 0
+            for i in range(n):
+                val[i] = 1.0 if y[s + i] > 0 else 0.0
         else:
             for i in range(n):
                 val[i] = 2.0 ** y[s + i] - 1.0 if exp_gain else y[s + i]
@@ -142,6 +151,10 @@ def _srank_grad(raw, y, ptr, normals, code, top, exp_gain, log_position, decay, 
                         c = 1.0 - (decay if r + 1 < t else 0.0)
                         dm = look * (val[i] - val[j]) * c
                         look *= (1.0 - val[j]) * decay
+                    elif code >= 3:  # i at r, then at r + 1 (uncounted beyond top); later terms are unchanged
+                        c = 1.0 / (r + 1.0) - (1.0 / (r + 2.0) if r + 1 < t else 0.0)
+                        dm = look * (val[i] - val[j]) * c
+                        look *= 1.0 - val[j]
                     else:
                         dm = (val[i] - val[j]) * (w[r] - w[r + 1])
                     if dm != 0.0:
@@ -180,7 +193,7 @@ class BoundStochasticRank(BoundObjective):
         self.y = data.y
         self.group_ptr = data.group_ptr
         self.rng = rng
-        self.code = {"DCG": _DCG, "NDCG": _NDCG, "PFound": _PFOUND}[p["metric"]]
+        self.code = {"DCG": _DCG, "NDCG": _NDCG, "PFound": _PFOUND, "ERR": _ERR, "MRR": _MRR}[p["metric"]]
         self.top = _ALL if p["top"] == -1 else int(p["top"])
         self.exp_gain = p.get("type") == "Exp"
         self.log_position = p.get("denominator", "LogPosition") == "LogPosition"
@@ -203,14 +216,14 @@ class BoundStochasticRank(BoundObjective):
 
 
 class StochasticRank(Objective):
-    """Minus a Gaussian-smoothed DCG, NDCG or PFound, by the conditional Monte-Carlo gradient.
+    """Minus a Gaussian-smoothed DCG, NDCG, PFound, ERR or MRR, by the conditional Monte-Carlo gradient.
 
     Parameters (spec)
     -----------------
-    metric : {"DCG", "NDCG", "PFound"}
-        Obligatory.
+    metric : {"DCG", "NDCG", "PFound", "ERR", "MRR"}
+        Obligatory. ERR and PFound read labels as probabilities in [0, 1]; MRR counts label > 0 as relevant.
     top : int, default -1
-        Cutoff of the metric (-1: every document); all three metrics.
+        Cutoff of the metric (-1: every document); every metric.
     type : {"Base", "Exp"}, default "Base"; denominator : {"LogPosition", "Position"}, default "LogPosition"
         DCG and NDCG only.
     decay : float in [0, 1], default 0.85
@@ -247,10 +260,12 @@ class StochasticRank(Objective):
         parts = []
         if p["top"] != -1:
             parts.append(f"top={p['top']}")
-        if p["metric"] == "PFound":
+        if p["metric"] == "MRR":
+            parts.append("border=0")  # relevant: label > 0, as in the loss (the catalogue's MRR says 0.5)
+        elif p["metric"] == "PFound":
             if p["decay"] != 0.85:
                 parts.append(f"decay={p['decay']:g}")
-        else:
+        elif p["metric"] != "ERR":
             if p["type"] != "Base":
                 parts.append(f"type={p['type']}")
             if p["denominator"] != "LogPosition":
@@ -258,8 +273,9 @@ class StochasticRank(Objective):
         return p["metric"] + (":" + ";".join(parts) if parts else "")
 
     def check_labels(self, y: np.ndarray) -> None:
-        if self.params["metric"] == "PFound":
-            check_finite_labels_in(0.0, 1.0, "StochasticRank:metric=PFound", "labels (probabilities)")(
+        metric = self.params["metric"]
+        if metric in ("PFound", "ERR"):
+            check_finite_labels_in(0.0, 1.0, f"StochasticRank:metric={metric}", "labels (probabilities)")(
                 y, self.params)
 
     def bind(self, data: TrainingData, random_state=None) -> BoundStochasticRank:
@@ -292,7 +308,7 @@ def _make(spec: str, params: dict) -> StochasticRank:
     if metric not in STOCHASTIC_RANK_METRICS:
         raise ValueError(f"StochasticRank optimises {', '.join(STOCHASTIC_RANK_METRICS)}; got {metric!r}")
     params = dict(params)
-    wrong = _PFOUND_ONLY if metric != "PFound" else _DCG_ONLY
+    wrong = {"PFound": _DCG_ONLY, "DCG": _PFOUND_ONLY, "NDCG": _PFOUND_ONLY}.get(metric, _DCG_ONLY + _PFOUND_ONLY)
     for key in wrong:
         if params.get(key) is not None:
             owners = "PFound" if key in _PFOUND_ONLY else "DCG and NDCG"
@@ -303,7 +319,7 @@ def _make(spec: str, params: dict) -> StochasticRank:
         params["decay"] = 0.85 if params.get("decay") is None else float(params["decay"])
         if not 0.0 <= params["decay"] <= 1.0:
             raise ValueError(f"StochasticRank: decay must be in [0, 1], got {params['decay']!r}")
-    else:
+    elif metric in ("DCG", "NDCG"):
         for key, default in (("type", "Base"), ("denominator", "LogPosition")):
             value = default if params.get(key) is None else params[key]
             if value not in _CHOICES[key]:
@@ -334,7 +350,7 @@ DEFINITIONS = (
     ObjectiveDef(
         "StochasticRank",
         (Param("metric", REQUIRED, _parse_metric, STOCHASTIC_RANK_METRICS,
-               "metric to optimise: DCG, NDCG or PFound"),
+               "metric to optimise: DCG, NDCG, PFound, ERR or MRR"),
          Param("top", -1, parse_top, None, "cutoff of the metric; -1 counts all documents"),
          Param("type", None, parse_choice, None, "DCG/NDCG gain: Base = label, Exp = 2^label - 1 (default Base)"),
          Param("denominator", None, parse_choice, None,
@@ -346,6 +362,6 @@ DEFINITIONS = (
          Param("lambda", 1.0, _parse_nonnegative, None, "scale-free projection strength; 0 = plain gradient"),
          Param("nu", 0.01, parse_positive, None, "added to the score norm in the scale-free projection")),
         _make,
-        "-E[metric(a + sigma z)] for DCG, NDCG or PFound; conditional Monte-Carlo gradient (CatBoost)",
+        "-E[metric(a + sigma z)] for DCG, NDCG, PFound, ERR or MRR; conditional Monte-Carlo gradient (CatBoost)",
     ),
 )
