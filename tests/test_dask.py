@@ -47,7 +47,7 @@ def one_partition(ds):
 # (a) one partition: the single-machine model, bit for bit -----------------------------------------
 
 
-@pytest.mark.parametrize("objective", ["lambda:NDCG:top=10", "PairLogit", "QuerySoftMax"])
+@pytest.mark.parametrize("objective", ["lambda:NDCG:top=10", "PairLogit", "QuerySoftMax", "LambdaMart:metric=MAP"])
 def test_one_partition_equals_the_single_machine_model(client, data, objective):
     # One partition means one LightGBM machine (serial learner), the same rows and
     # hence the same bins, and the same gradients: the trees must be identical, so
