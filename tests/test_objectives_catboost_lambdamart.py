@@ -107,7 +107,7 @@ def test_spec_parameters_and_the_metric_that_judges_it():
 
 @pytest.mark.parametrize("spec,message", [
     ("LambdaMart:metric=PFound", "LambdaMart optimises DCG, NDCG, MRR, ERR, MAP; got 'PFound'"),
-    ("LambdaMart:sigma=0", "sigma must be a positive number, got '0'"),
+    ("LambdaMart:sigma=0", "bad value for sigma: expected a positive number, got '0'"),
     ("LambdaMart:norm=maybe", "expected true or false, got 'maybe'"),
     ("LambdaMart:type=Linear", "type=Linear is not allowed; choose one of Base, Exp"),
     ("LambdaMart:denominator=Log", "denominator=Log is not allowed; choose one of LogPosition, Position"),

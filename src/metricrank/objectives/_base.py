@@ -29,7 +29,8 @@ from .._arrays import float64_array, numeric_array
 from .._groups import check_group_ptr, check_pairs
 from ..metrics._base import Param
 
-__all__ = ["BoundObjective", "Objective", "ObjectiveDef", "TrainingData", "as_generator", "as_training_data"]
+__all__ = ["BoundObjective", "Objective", "ObjectiveDef", "TrainingData", "as_generator", "as_training_data",
+           "metric_name_parser"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,25 @@ def as_training_data(y, group_ptr, *, weights=None, group_weights=None, pairs=No
     elif pair_weights is not None:
         raise ValueError("pair_weights given without pairs")
     return TrainingData(y, ptr, w, gw, pairs, pw, weights is not None, group_weights is not None)
+
+
+def metric_name_parser(objective: str, names: tuple) -> Callable[[str], str]:
+    """Parser of an objective's ``metric`` parameter: one of ``names`` in any case, written canonically.
+
+    Examples
+    --------
+    >>> metric_name_parser("StochasticRank", ("DCG", "NDCG"))("ndcg")
+    'NDCG'
+    """
+    by_lower = {name.lower(): name for name in names}
+
+    def parse(text: str) -> str:
+        name = by_lower.get(str(text).strip().lower())
+        if name is None:
+            raise ValueError(f"{objective} optimises {', '.join(names)}; got {text!r}")
+        return name
+
+    return parse
 
 
 def as_generator(random_state) -> np.random.Generator:

@@ -36,8 +36,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..metrics._base import Param, parse_bool, parse_choice, parse_float, parse_top
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
+from ..metrics._base import Param, parse_bool, parse_choice, parse_top
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, metric_name_parser
+from .stochastic_filter import parse_positive
 
 __all__ = ["DEFINITIONS", "LAMBDAMART_METRICS", "CatBoostLambdaMart", "catboost_lambdamart_grad_hess"]
 
@@ -265,21 +266,6 @@ class CatBoostLambdaMart(Objective):
         return _BoundLambdaMart(self, data)
 
 
-def _parse_metric(text: str) -> str:
-    by_lower = {m.lower(): m for m in LAMBDAMART_METRICS}
-    name = by_lower.get(str(text).strip().lower())
-    if name is None:
-        raise ValueError(f"LambdaMart optimises {', '.join(LAMBDAMART_METRICS)}; got {text!r}")
-    return name
-
-
-def _parse_sigma(text: str) -> float:
-    value = parse_float(text)
-    if value <= 0:
-        raise ValueError(f"sigma must be a positive number, got {text!r}")
-    return value
-
-
 def _make(spec: str, params: dict) -> CatBoostLambdaMart:
     params = dict(params)
     metric = params["metric"]
@@ -300,8 +286,9 @@ def _make(spec: str, params: dict) -> CatBoostLambdaMart:
 DEFINITIONS = (
     ObjectiveDef(
         "LambdaMart",
-        (Param("metric", "NDCG", _parse_metric, LAMBDAMART_METRICS, "metric whose λ-gradients are followed"),
-         Param("sigma", 1.0, _parse_sigma, None, "scale of the score difference in the pair probability"),
+        (Param("metric", "NDCG", metric_name_parser("LambdaMart", LAMBDAMART_METRICS), LAMBDAMART_METRICS,
+               "metric whose λ-gradients are followed"),
+         Param("sigma", 1.0, parse_positive, None, "scale of the score difference in the pair probability"),
          Param("norm", True, parse_bool, (True, False), "normalise pair weights and queries as CatBoost does"),
          Param("top", None, parse_top, None, "DCG/NDCG cutoff; -1 counts all documents (default -1)"),
          Param("type", None, parse_choice, None, "DCG/NDCG gain: Base = label, Exp = 2^label - 1 (default Base)"),

@@ -7,11 +7,11 @@ For a query with scores ``a`` and labels ``y`` the smoothed metric is::
 with ``M`` the catalogue metric of the same spec (``DCG``, ``NDCG`` or
 ``PFound`` with their ``top``, ``type``, ``denominator`` / ``decay``; ``ERR``
 of probability labels; ``MRR`` with relevant meaning label > 0, i.e.
-``MRR:border=0``; each with ``top``), and the loss is ``-M_sigma``. ``mu >= 0`` is CatBoost's tie penalty: the scores are
-shifted *down* by ``sigma * mu * y`` before the noise, so that equal scores
-are valued as if the more relevant document were ranked lower (the
-pessimistic tie order of the catalogue metrics); ``mu = 0`` smooths ``M``
-itself.
+``MRR:border=0``; each with ``top``), and the loss is ``-M_sigma``.
+``mu >= 0`` is CatBoost's tie penalty: the scores are shifted *down* by
+``sigma * mu * y`` before the noise, so that equal scores are valued as if
+the more relevant document were ranked lower (the pessimistic tie order of
+the catalogue metrics); ``mu = 0`` smooths ``M`` itself.
 
 Estimator
 ---------
@@ -78,7 +78,7 @@ from numba import njit, prange
 
 from ..metrics._base import REQUIRED, Param, check_finite_labels_in, parse_choice, parse_float, parse_top
 from ..metrics.registry import get_metric
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator, metric_name_parser
 from .stochastic_filter import check_num_estimations, parse_num_estimations, parse_positive
 
 __all__ = ["DEFINITIONS", "STOCHASTIC_RANK_METRICS", "BoundStochasticRank", "StochasticRank"]
@@ -283,14 +283,6 @@ class StochasticRank(Objective):
         return BoundStochasticRank(self, data, as_generator(random_state))
 
 
-def _parse_metric(text: str) -> str:
-    by_lower = {m.lower(): m for m in STOCHASTIC_RANK_METRICS}
-    name = by_lower.get(str(text).strip().lower())
-    if name is None:
-        raise ValueError(f"StochasticRank optimises {', '.join(STOCHASTIC_RANK_METRICS)}; got {text!r}")
-    return name
-
-
 def _parse_nonnegative(text: str) -> float:
     value = parse_float(text)
     if value < 0:
@@ -349,7 +341,8 @@ def _parse_decay(text: str) -> float:
 DEFINITIONS = (
     ObjectiveDef(
         "StochasticRank",
-        (Param("metric", REQUIRED, _parse_metric, STOCHASTIC_RANK_METRICS,
+        (Param("metric", REQUIRED, metric_name_parser("StochasticRank", STOCHASTIC_RANK_METRICS),
+               STOCHASTIC_RANK_METRICS,
                "metric to optimise: DCG, NDCG, PFound, ERR or MRR"),
          Param("top", -1, parse_top, None, "cutoff of the metric; -1 counts all documents"),
          Param("type", None, parse_choice, None, "DCG/NDCG gain: Base = label, Exp = 2^label - 1 (default Base)"),
