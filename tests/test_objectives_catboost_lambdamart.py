@@ -102,7 +102,11 @@ def test_spec_parameters_and_the_metric_that_judges_it():
     assert get_objective("LambdaMart:metric=MAP").eval_spec == "MAP:border=0"
     assert get_objective("LambdaMart:metric=MRR").eval_spec == "MRR:border=0"
     assert get_objective("LambdaMart:metric=ERR").eval_spec == "ERR"
-    assert "LambdaMart" in [name for name, _, _ in describe_objectives()]
+    listed = {name: params for name, params, _ in describe_objectives()}
+    # defaults that apply to some metrics only are listed with the metrics they apply to, not as "none"
+    assert listed["LambdaMart"] == ("metric=NDCG, sigma=1.0, norm=true, top=all (DCG, NDCG), type=Base (DCG, NDCG), "
+                                    "denominator=LogPosition (DCG, NDCG)")
+    assert "decay=0.85 (PFound)" in listed["StochasticRank"] and "none" not in listed["StochasticRank"]
 
 
 @pytest.mark.parametrize("spec,message", [

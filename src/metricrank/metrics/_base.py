@@ -31,7 +31,9 @@ class Param:
     """One metric parameter.
 
     ``parse`` turns the spec-string text into a value and raises ValueError on
-    bad text; ``choices`` (if any) lists the allowed values.
+    bad text; ``choices`` (if any) lists the allowed values. ``shown_default``
+    is how listings write a default that depends on other parameters (the
+    ``default`` is then None, filled in when the spec is resolved).
     """
 
     name: str
@@ -39,6 +41,7 @@ class Param:
     parse: Callable[[str], Any]
     choices: tuple | None = None
     doc: str = ""
+    shown_default: str | None = None
 
 
 @dataclass(frozen=True)

@@ -131,7 +131,7 @@ def describe_objectives() -> list[tuple[str, str, str]]:
     rows = []
     for name in sorted(OBJECTIVES):
         defn = OBJECTIVES[name]
-        params = ", ".join(f"{p.name}={_default_text(p.default)}" for p in defn.params) or "-"
+        params = ", ".join(f"{p.name}={p.shown_default or _default_text(p.default)}" for p in defn.params) or "-"
         rows.append((name, params, defn.doc))
     rows.append(("lambda:<metric>", "the metric's own parameters",
                  "exact λ-gradients (LambdaMART) of NDCG, DCG, MAP, MRR, ERR, PrecisionAt, ROCArea, QueryAUC, MAUC"))
