@@ -14,7 +14,7 @@ catboost_utils = pytest.importorskip("catboost.utils")
 CATBOOST_SPECS = [
     "NDCG", "NDCG:top=3", "NDCG:type=Exp;top=5", "NDCG:denominator=Position", "DCG",
     "DCG:top=2;type=Exp", "MAP", "MAP:top=3", "MAP:top=2;border=2", "MRR", "MRR:top=3;border=1",
-    "PrecisionAt:top=3", "PrecisionAt", "RecallAt:top=4", "AverageGain:top=3", "PFound",
+    "PrecisionAt:top=3", "PrecisionAt", "RecallAt:top=4", "AverageGain:top=3", "QueryAverage:top=2", "PFound",
     "PFound:top=3;decay=0.5", "ERR", "ERR:top=3", "FilteredDCG",
     "FilteredDCG:type=Exp;denominator=LogPosition",
 ]

@@ -411,7 +411,7 @@ DEFINITIONS = [
               (Param("top", REQUIRED, parse_top, None, "number of top documents averaged"),
                USE_WEIGHTS_TRUE, TIES),
               True, _binary_parts(_AVG_GAIN, weighted=True),
-              doc="mean label of the top documents"),
+              doc="mean label of the top documents", aliases=("QueryAverage",)),  # CatBoost's newer name
     MetricDef("PrecisionAt",
               (top_param(), border_param(), TIES,
                Param("norm", "min", parse_choice, ("min", "top"),
