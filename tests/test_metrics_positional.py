@@ -13,8 +13,9 @@ catboost_utils = pytest.importorskip("catboost.utils")
 
 CATBOOST_SPECS = [
     "NDCG", "NDCG:top=3", "NDCG:type=Exp;top=5", "NDCG:denominator=Position", "DCG",
-    "DCG:top=2;type=Exp", "MAP", "MAP:top=3", "MAP:top=2;border=2", "MRR", "MRR:top=3;border=1",
-    "PrecisionAt:top=3", "PrecisionAt", "RecallAt:top=4", "AverageGain:top=3", "QueryAverage:top=2", "PFound",
+    "DCG:top=2;type=Exp", "MAP", "MAP:top=3", "MAP:top=2;border=2", "MAP:use_weights=false", "MRR",
+    "MRR:top=3;border=1", "PrecisionAt:top=3", "PrecisionAt", "PrecisionAt:top=2;use_weights=false", "RecallAt:top=4",
+    "RecallAt:top=3;use_weights=false", "AverageGain:top=3", "QueryAverage:top=2", "PFound",
     "PFound:top=3;decay=0.5", "ERR", "ERR:top=3", "FilteredDCG",
     "FilteredDCG:type=Exp;denominator=LogPosition",
 ]
@@ -47,6 +48,15 @@ def test_matches_catboost(spec, seed):
         expected = catboost_utils.eval_metric(y, score, spec, group_id=qid, group_weight=row_gw)[0]
         got = evaluate(y, score, qid=qid, metric=spec, group_weights=group_w)
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_map_precision_and_recall_take_catboosts_use_weights_and_weight_no_query_as_catboost():
+    y, score, qid, group_w, sizes = random_queries(3)
+    for spec in ("MAP", "PrecisionAt:top=2", "RecallAt:top=3"):
+        plain = evaluate(y, score, qid=qid, metric=spec)
+        for flag in ("true", "false"):
+            assert evaluate(y, score, qid=qid, metric=f"{spec}{';' if ':' in spec else ':'}use_weights={flag}",
+                            group_weights=group_w) == plain
 
 
 def test_ndcg_formula_with_pessimistic_ties():

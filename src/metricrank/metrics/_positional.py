@@ -48,6 +48,7 @@ from ._base import (
     border_param,
     check_finite_labels_in,
     mean_parts,
+    parse_bool,
     parse_choice,
     parse_float,
     parse_top,
@@ -67,6 +68,11 @@ DENOMINATOR = Param(
     "denominator", "LogPosition", parse_choice, ("LogPosition", "Position"),
     "discount: LogPosition = 1/log2(i+1), Position = 1/i (1-based positions)",
 )
+
+# CatBoost's MAP, PrecisionAt and RecallAt take use_weights but weight no query either way (checked against its
+# eval_metric): accepted so that CatBoost's specs parse, with CatBoost's values.
+UNWEIGHTED_USE_WEIGHTS = Param("use_weights", True, parse_bool, (True, False),
+                               "accepted as in CatBoost, which weights no query of this metric either way")
 
 
 def parse_empty(text):
@@ -413,16 +419,16 @@ DEFINITIONS = [
               True, _binary_parts(_AVG_GAIN, weighted=True),
               doc="mean label of the top documents", aliases=("QueryAverage",)),  # CatBoost's newer name
     MetricDef("PrecisionAt",
-              (top_param(), border_param(), TIES,
+              (top_param(), border_param(), UNWEIGHTED_USE_WEIGHTS, TIES,
                Param("norm", "min", parse_choice, ("min", "top"),
                      "denominator: min = min(top, query size) (CatBoost), top = top (trec_eval)")),
               True, _binary_parts(_PRECISION, False),
               doc="share of relevant documents (label > border) in the top"),
-    MetricDef("RecallAt", (top_param(), border_param(), TIES, empty_param(1.0)), True,
+    MetricDef("RecallAt", (top_param(), border_param(), UNWEIGHTED_USE_WEIGHTS, TIES, empty_param(1.0)), True,
               _binary_parts(_RECALL, False),
               doc="share of the relevant documents found in the top"),
     MetricDef("MAP",
-              (top_param(), border_param(), TIES, empty_param(0.0),
+              (top_param(), border_param(), UNWEIGHTED_USE_WEIGHTS, TIES, empty_param(0.0),
                Param("norm", "min", parse_choice, ("min", "retrieved", "all"),
                      "AP denominator: min = min(#relevant, top) (CatBoost), retrieved = relevant in top, "
                      "all = every relevant document (trec_eval)")),
