@@ -215,5 +215,5 @@ def test_query_cross_entropy_label_domain(bad):
 def test_directions_and_defaults():
     for name in DEFS:
         assert DEFS[name].higher_is_better is False
-    assert fill_defaults(DEFS["QuerySoftMax"], {}) == {"use_weights": True, "beta": 1.0}
+    assert fill_defaults(DEFS["QuerySoftMax"], {}) == {"use_weights": True, "beta": 1.0, "lambda": 0.0}
     assert fill_defaults(DEFS["QueryCrossEntropy"], {}) == {"use_weights": True, "alpha": 0.95}

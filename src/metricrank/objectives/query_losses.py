@@ -16,9 +16,11 @@ QueryRMSE
 QuerySoftMax
     ``L_q = -sum_{i: t_i > 0} w_i t_i log p_i``, ``p_i = w_i e^{β a_i} / Z``,
     ``Z = sum_{j: w_j > 0} w_j e^{β a_j}``; with ``T = sum_{t_i > 0} w_i t_i``:
-    ``grad_i = β (T p_i - w_i t_i)``, ``hess_i = β² T p_i (1 - p_i)``. A query
-    with ``T = 0`` (no positive label) has no loss: zero gradient and hessian,
-    as the metric does not count it. Labels must be >= 0.
+    ``grad_i = β (T p_i - w_i t_i)``, ``hess_i = β² T p_i (1 - p_i)``, plus
+    ``β T λ`` with CatBoost's ``lambda`` (default 0 here, the exact hessian of
+    the seed's loss; CatBoost 1.2 adds 0.01, which damps its Newton steps). A
+    query with ``T = 0`` (no positive label) has no loss: zero gradient and
+    hessian, as the metric does not count it. Labels must be >= 0.
 QueryCrossEntropy
     ``L_q = (1-α) sum w_i LL(t_i, a_i) + α sum w_i LL(t_i, a_i + b_q)``,
     ``LL(t, a) = log(1 + e^a) - t a``, ``b_q`` solving
@@ -39,6 +41,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..metrics._base import USE_WEIGHTS_TRUE, Param, parse_float
+from ..metrics._query_losses import QUERY_SOFTMAX_LAMBDA
 from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
 
 __all__ = ["DEFINITIONS", "QueryCrossEntropy", "QueryRMSE", "QuerySoftMax", "query_cross_entropy_grad_hess",
@@ -73,8 +76,8 @@ def query_rmse_grad_hess(y, raw, weight, group_weight, group_ptr, grad, hess):
 
 
 @njit(cache=True, parallel=True)
-def query_softmax_grad_hess(y, raw, weight, group_weight, group_ptr, beta, grad, hess):
-    """QuerySoftMax: ``grad_i = g β (T p_i - w_i t_i [t_i > 0])``, ``hess_i = g β² T p_i (1 - p_i)``."""
+def query_softmax_grad_hess(y, raw, weight, group_weight, group_ptr, beta, lam, grad, hess):
+    """QuerySoftMax: ``grad_i = g β (T p_i - w_i t_i [t_i > 0])``, ``hess_i = g β T (β p_i (1 - p_i) + λ)``."""
     nq = group_ptr.shape[0] - 1
     for q in prange(nq):
         s = group_ptr[q]
@@ -103,7 +106,7 @@ def query_softmax_grad_hess(y, raw, weight, group_weight, group_ptr, beta, grad,
             p = hess[i] / z
             wt = w * y[i] if y[i] > 0.0 else 0.0
             grad[i] = g * beta * (total * p - wt)
-            hess[i] = g * beta * beta * total * p * (1.0 - p)
+            hess[i] = g * beta * total * (beta * p * (1.0 - p) + lam)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -329,7 +332,7 @@ class QuerySoftMax(_QueryLoss):
     hessian_scales_penalty = False
 
     def _extra(self):
-        return (float(self.params.get("beta", 1.0)),)
+        return float(self.params.get("beta", 1.0)), float(self.params.get("lambda", 0.0))
 
     def check_labels(self, y):
         bad = y < 0
@@ -375,7 +378,7 @@ ALPHA = Param("alpha", 0.95, _parse_alpha, None, "weight of the per-query shifte
 DEFINITIONS = (
     ObjectiveDef("QueryRMSE", (USE_WEIGHTS_TRUE,), QueryRMSE,
                  "1/2 sum w (t - a - mu_q)^2, mu_q the query's weighted mean residual"),
-    ObjectiveDef("QuerySoftMax", (USE_WEIGHTS_TRUE, BETA), QuerySoftMax,
+    ObjectiveDef("QuerySoftMax", (USE_WEIGHTS_TRUE, BETA, QUERY_SOFTMAX_LAMBDA), QuerySoftMax,
                  "target-weighted cross-entropy of the per-query softmax of beta * a"),
     ObjectiveDef("QueryCrossEntropy", (USE_WEIGHTS_TRUE, ALPHA), QueryCrossEntropy,
                  "(1 - alpha) LogLoss + alpha LogLoss after each query's best logit shift"),

@@ -1,4 +1,5 @@
-"""CatBoost's LambdaMart loss (``LambdaMart:metric=M``): derivatives against CatBoost itself, specs and inputs.
+"""Objectives' derivatives against CatBoost's own: CatBoost's LambdaMart loss (``LambdaMart:metric=M``, with its
+specs and inputs) and QuerySoftMax's ``lambda``.
 
 The oracle is a one-tree CatBoost model whose leaves each hold one document: binary features spelling each
 row's index let a depth-⌈log2 n⌉ symmetric tree separate every row, the learning rate is 1, there is no L2
@@ -147,3 +148,25 @@ def test_gbranker_trains_it_judges_it_by_its_metric_and_ignores_row_weights():
     with pytest.warns(UserWarning, match="LambdaMart does not read sample_weight"):
         GBRanker("LambdaMart", n_estimators=2).fit(train.X, train.y, qid=train.qid,
                                                    sample_weight=np.linspace(0.5, 2.0, train.n_docs))
+
+
+@pytest.mark.parametrize("spec, lam", [("QuerySoftMax:lambda=0", 0.0), ("QuerySoftMax:lambda=0.5;beta=2", 0.5),
+                                       ("QuerySoftMax:lambda=0.01", 0.01)])  # 0.01: CatBoost's default
+def test_querysoftmax_lambda_is_catboosts_hessian_term(spec, lam):
+    # CatBoost's Newton leaf of a row is -grad / (hess + beta T lambda), T the query's label sum
+    rng = np.random.default_rng(5)
+    qid = np.repeat(np.arange(4), 6)
+    y = rng.integers(0, 3, qid.size).astype(float)
+    raw = rng.normal(size=qid.size)
+    beta = 2.0 if "beta" in spec else 1.0
+    without = "QuerySoftMax:beta=2" if "beta" in spec else "QuerySoftMax"  # the same loss, lambda at its default 0
+    grad, hess = get_objective(spec).gradient_hessian(y, raw, ptr_of(qid))
+    exact, exact_hess = get_objective(without).gradient_hessian(y, raw, ptr_of(qid))
+    label_sum = np.repeat(np.bincount(qid, weights=y), 6)
+    np.testing.assert_allclose(grad, exact)
+    np.testing.assert_allclose(hess, exact_hess + beta * label_sum * lam)
+    np.testing.assert_allclose(-catboost_one_row_leaves(y, qid, spec, raw, "Gradient"), grad, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(catboost_one_row_leaves(y, qid, spec, raw, "Newton"), -grad / hess, rtol=1e-4,
+                               atol=1e-6)
+    # the metric takes the objective's spec, and lambda leaves its value alone (as in CatBoost)
+    assert evaluate(y, raw, qid=qid, metric=spec) == evaluate(y, raw, qid=qid, metric=without)
