@@ -148,23 +148,15 @@ def model_mean(raw) -> np.ndarray:
     return raw.mean(axis=1) if raw.ndim == 2 else raw
 
 
-_NO_FEATURE = ("no feature of the training data can be split: every feature is constant or no split of it leaves "
-               "min_data_in_leaf rows on both sides (lower min_data_in_leaf for small data)")
-
-
-def _raise_if_no_feature(err: Exception) -> None:
-    if "num_features()" in str(err):
-        raise ValueError(_NO_FEATURE) from None
-
-
 def _check_some_feature_splits(train: lgb.Dataset) -> None:
     """Refuse a built Dataset in which LightGBM kept no feature (it gives the features it cannot split no bins).
 
-    Checked before the first tree, whose C++ check would print "[LightGBM] [Fatal]" on stderr before the
-    exception that :func:`_raise_if_no_feature` translates.
+    Checked before the first tree: LightGBM's own check fails there, printing "[LightGBM] [Fatal]" on stderr
+    before its exception.
     """
     if all(train.feature_num_bin(i) == 0 for i in range(train.num_feature())):
-        raise ValueError(_NO_FEATURE)
+        raise ValueError("no feature of the training data can be split: every feature is constant or no split of "
+                         "it leaves min_data_in_leaf rows on both sides (lower min_data_in_leaf for small data)")
 
 
 def _improved(value: float, best: float, higher_is_better: bool) -> bool:
@@ -271,11 +263,7 @@ def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence
         raise ValueError("a ScoreTracker revalues the trees of one booster: pass one lane")
     boosters = []
     for lane in lanes:
-        try:
-            booster = lgb.Booster(params=lane.params, train_set=lane.train)
-        except lgb.basic.LightGBMError as err:
-            _raise_if_no_feature(err)
-            raise
+        booster = lgb.Booster(params=lane.params, train_set=lane.train)  # builds the Dataset if it is not yet
         _check_some_feature_splits(lane.train)
         for es, dataset in zip(eval_sets, lane.eval_datasets):
             booster.add_valid(dataset, es.name)
@@ -304,11 +292,7 @@ def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence
         finished, discarded = False, False
         for i, (booster, fobj) in enumerate(zip(boosters, fobjs)):
             before = booster.current_iteration()
-            try:
-                done = booster.update(fobj=fobj)
-            except lgb.basic.LightGBMError as err:  # a built Dataset defers the check to the first tree
-                _raise_if_no_feature(err)
-                raise
+            done = booster.update(fobj=fobj)
             if done and booster.current_iteration() == before:
                 # LightGBM found no split and discarded the tree: every further tree would be empty too.
                 for grown in boosters[:i]:

@@ -161,6 +161,20 @@ def parse_float(text: str) -> float:
     return value
 
 
+def parse_positive(text: str) -> float:
+    value = parse_float(text)
+    if value <= 0:
+        raise ValueError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def parse_nonnegative(text: str) -> float:
+    value = parse_float(text)
+    if value < 0:
+        raise ValueError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
 def parse_bool(text: str) -> bool:
     low = str(text).strip().lower()
     if low in ("true", "1", "yes"):

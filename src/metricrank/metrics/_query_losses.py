@@ -48,23 +48,17 @@ from ._base import (
     Param,
     check_finite_labels_in,
     parse_float,
+    parse_nonnegative,
 )
 
 __all__ = ["DEFINITIONS", "QUERY_SOFTMAX_LAMBDA", "query_rmse_parts", "query_softmax_parts",
            "query_cross_entropy_parts"]
 
 
-def _parse_nonnegative(text: str) -> float:
-    value = parse_float(text)
-    if value < 0:
-        raise ValueError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
 #: CatBoost's ``lambda`` of QuerySoftMax: a term of the objective's hessian (see
 #: :mod:`metricrank.objectives.query_losses`) that leaves the metric's value unchanged, in CatBoost too. The
 #: metric takes it so that an objective's spec is its metric's.
-QUERY_SOFTMAX_LAMBDA = Param("lambda", 0.0, _parse_nonnegative, None,
+QUERY_SOFTMAX_LAMBDA = Param("lambda", 0.0, parse_nonnegative, None,
                              "hessian term of the objective, beta T lambda per document (CatBoost 1.2's default "
                              "is 0.01); the metric's value does not depend on it")
 

@@ -36,9 +36,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..metrics._base import Param, parse_bool, parse_choice, parse_top
+from ..metrics._base import Param, parse_bool, parse_choice, parse_positive, parse_top
 from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, metric_name_parser
-from .stochastic_filter import parse_positive
 
 __all__ = ["DEFINITIONS", "LAMBDAMART_METRICS", "CatBoostLambdaMart", "catboost_lambdamart_grad_hess"]
 

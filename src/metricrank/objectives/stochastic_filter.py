@@ -52,7 +52,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..metrics._base import Param, parse_float, parse_int
+from ..metrics._base import Param, parse_int, parse_positive
 from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
 
 __all__ = ["DEFINITIONS", "BoundStochasticFilter", "StochasticFilter"]
@@ -151,13 +151,6 @@ class StochasticFilter(Objective):
     def bind(self, data: TrainingData, random_state=None) -> BoundStochasticFilter:
         return BoundStochasticFilter(data, float(self.params["sigma"]), int(self.params["num_estimations"]),
                                      as_generator(random_state))
-
-
-def parse_positive(text: str) -> float:
-    value = parse_float(text)
-    if value <= 0:
-        raise ValueError(f"expected a positive number, got {text!r}")
-    return value
 
 
 def parse_num_estimations(text: str) -> int:

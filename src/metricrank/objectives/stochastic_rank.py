@@ -76,10 +76,11 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..metrics._base import REQUIRED, Param, check_finite_labels_in, parse_choice, parse_float, parse_top
+from ..metrics._base import (REQUIRED, Param, check_finite_labels_in, parse_choice, parse_float, parse_nonnegative,
+                             parse_positive, parse_top)
 from ..metrics.registry import get_metric
 from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator, metric_name_parser
-from .stochastic_filter import check_num_estimations, parse_num_estimations, parse_positive
+from .stochastic_filter import check_num_estimations, parse_num_estimations
 
 __all__ = ["DEFINITIONS", "STOCHASTIC_RANK_METRICS", "BoundStochasticRank", "StochasticRank"]
 
@@ -283,13 +284,6 @@ class StochasticRank(Objective):
         return BoundStochasticRank(self, data, as_generator(random_state))
 
 
-def _parse_nonnegative(text: str) -> float:
-    value = parse_float(text)
-    if value < 0:
-        raise ValueError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
 _DCG_ONLY = ("type", "denominator")
 _PFOUND_ONLY = ("decay",)
 _CHOICES = {"type": ("Base", "Exp"), "denominator": ("LogPosition", "Position")}
@@ -352,9 +346,9 @@ DEFINITIONS = (
                "LogPosition (DCG, NDCG)"),
          Param("decay", None, _parse_decay, None, "PFound: probability of continuing (default 0.85)", "0.85 (PFound)"),
          Param("num_estimations", 1, parse_num_estimations, None, "noise samples per query and iteration"),
-         Param("mu", 0.0, _parse_nonnegative, None, "tie penalty: scores shifted by -sigma mu label"),
+         Param("mu", 0.0, parse_nonnegative, None, "tie penalty: scores shifted by -sigma mu label"),
          Param("sigma", 1.0, parse_positive, None, "standard deviation of the Gaussian noise"),
-         Param("lambda", 1.0, _parse_nonnegative, None, "scale-free projection strength; 0 = plain gradient"),
+         Param("lambda", 1.0, parse_nonnegative, None, "scale-free projection strength; 0 = plain gradient"),
          Param("nu", 0.01, parse_positive, None, "added to the score norm in the scale-free projection")),
         _make,
         "-E[metric(a + sigma z)] for DCG, NDCG, PFound, ERR or MRR; conditional Monte-Carlo gradient (CatBoost)",
