@@ -231,9 +231,9 @@ def test_pairwise_variant_and_registry():
     obj = get_objective("YetiRankPairwise:permutations=3;decay=0.9")
     assert isinstance(obj, YetiRankPairwise)
     assert obj.pairwise_leaves and obj.uses_pairs and obj.stochastic
-    assert obj.params == {"decay": 0.9, "permutations": 3, "use_weights": True}
+    assert obj.params == {"mode": "Classic", "decay": 0.9, "permutations": 3, "noise": "Gumbel", "use_weights": True}
     obj = get_objective("yetirank")
-    assert obj.params == {"decay": 0.99, "permutations": 10, "use_weights": True}
+    assert obj.params == {"mode": "Classic", "decay": 0.99, "permutations": 10, "noise": "Gumbel", "use_weights": True}
     assert not obj.pairwise_leaves
     y, a, ptr = replicate([2.0, 0.0, 1.0], [0.1, 0.2, 0.3], 3)
     g1, h1 = get_objective("YetiRank").gradient_hessian(y, a, ptr, random_state=3)

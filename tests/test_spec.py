@@ -35,7 +35,8 @@ def test_metric_spec_errors(spec, message):
     ("YetiRank:decay=0.5;decay=0.6", "sets 'decay' twice"),
     ("YetiRank:decay", "parameter 'decay' is not of the form name=value"),
     ("YetiRank:permutations=x", "YetiRank: bad value for permutations"),
-    ("YetiRank:tpo=3", "YetiRank has no parameter 'tpo'; its parameters are decay, permutations, use_weights"),
+    ("YetiRank:tpo=3", "YetiRank has no parameter 'tpo'; its parameters are mode, decay, permutations, top, "
+                        "num_neighbors, dcg_type, dcg_denominator, noise, noise_power, use_weights"),
     ("Yeti@3", "unknown objective"),
     ("StochasticRank", "needs the parameter 'metric'"),
 ])
@@ -46,5 +47,6 @@ def test_objective_spec_errors_use_the_same_parser(spec, message):
 
 def test_objective_specs_keep_what_was_written():
     assert get_objective("yetirank:permutations=20").spec == "YetiRank:permutations=20"
-    assert get_objective("YetiRank").params == {"decay": 0.99, "permutations": 10, "use_weights": True}
+    assert get_objective("YetiRank").params == {"mode": "Classic", "decay": 0.99, "permutations": 10, "noise": "Gumbel",
+                                                "use_weights": True}
     assert get_objective("lambda:ndcg@5").spec == "lambda:NDCG:top=5"

@@ -124,8 +124,8 @@ def describe_objectives() -> list[tuple[str, str, str]]:
 
     Examples
     --------
-    >>> [params for name, params, _ in describe_objectives() if name == "YetiRank"]
-    ['decay=0.99, permutations=10, use_weights=true']
+    >>> [params for name, params, _ in describe_objectives() if name == "PairLogit"]
+    ['max_pairs=all, use_weights=true']
     """
     _load()
     rows = []
