@@ -390,3 +390,17 @@ def test_completed_trees_keep_the_symmetric_levels_and_grow_leaf_wise_within_the
     # the first trees start from the same gradients: the strict tree is the completed one's top, and smaller
     strict_first = fits["symmetric"].booster_.dump_model()["tree_info"][0]
     assert len(_tree_levels(strict_first)[1]) == forced[0][1] < len(_tree_levels(trees[0])[1])
+
+
+@pytest.mark.parametrize("grow_policy", ["symmetric", "mixed"])
+def test_data_with_no_splittable_feature_is_refused_before_the_first_tree(grow_policy, capfd):
+    # constant features keep their bins in the symmetric trees' Dataset (feature_pre_filter=False), so LightGBM's
+    # own check does not fire: without ours the fit returned a constant model of one empty tree
+    X = np.ones((40, 3))
+    y = np.tile([0.0, 1.0, 2.0, 0.0], 10)
+    qid = np.repeat(np.arange(8), 5)
+    with pytest.raises(ValueError, match="no feature of the training data can be split"):
+        LambdaMART("NDCG", grow_policy=grow_policy, n_estimators=3).fit(X, y, qid=qid)
+    assert "LightGBM" not in capfd.readouterr().err
+    X[::2, 1] = 0.0  # one feature that varies: trains
+    LambdaMART("NDCG", grow_policy=grow_policy, n_estimators=3).fit(X, y, qid=qid)

@@ -148,6 +148,11 @@ def model_mean(raw) -> np.ndarray:
     return raw.mean(axis=1) if raw.ndim == 2 else raw
 
 
+#: Why a fit stops before its first tree when no feature can split (leaf-wise and symmetric trees alike).
+NO_SPLITTABLE_FEATURE = ("no feature of the training data can be split: every feature is constant or no split of it "
+                         "leaves min_data_in_leaf rows on both sides (lower min_data_in_leaf for small data)")
+
+
 def _check_some_feature_splits(train: lgb.Dataset) -> None:
     """Refuse a built Dataset in which LightGBM kept no feature (it gives the features it cannot split no bins).
 
@@ -155,8 +160,7 @@ def _check_some_feature_splits(train: lgb.Dataset) -> None:
     before its exception.
     """
     if all(train.feature_num_bin(i) == 0 for i in range(train.num_feature())):
-        raise ValueError("no feature of the training data can be split: every feature is constant or no split of "
-                         "it leaves min_data_in_leaf rows on both sides (lower min_data_in_leaf for small data)")
+        raise ValueError(NO_SPLITTABLE_FEATURE)
 
 
 def _improved(value: float, best: float, higher_is_better: bool) -> bool:

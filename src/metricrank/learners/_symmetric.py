@@ -67,6 +67,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from ._boosting import NO_SPLITTABLE_FEATURE
 from .binning import _column
 
 __all__ = ["MAX_DEPTH", "NO_FREE_SPLITS", "SymmetricTrees", "binned", "level_split", "symmetric_depth"]
@@ -363,6 +364,8 @@ class SymmetricTrees:
         self.min_hess = float(min_sum_hessian_in_leaf)
         self.cuts, self.codes = binned(X, max_bin)
         self.n_cuts = np.array([c.size for c in self.cuts], dtype=np.int64)
+        if not self.n_cuts.any():  # LightGBM's own check does not fire: its Dataset keeps every feature's bins
+            raise ValueError(NO_SPLITTABLE_FEATURE)
         self.n_bins = int(self.n_cuts.max(initial=0)) + 1
         self.leaves: list[int] = []  # leaves of each tree forced, in order
         self.short_trees = 0  # trees LightGBM grew smaller than forced (check_tree)
