@@ -30,21 +30,26 @@ REPORTED = ["NDCG:top=10", "MAP", "PFound"]
 
 
 def judged(objective: str) -> str:
-    """NDCG@10; FilteredDCG for StochasticFilter; for LambdaMart or StochasticRank with metric=M (MAP, MRR or
-    ERR), M (ERR at 10)."""
+    """NDCG@10; FilteredDCG for StochasticFilter; for LambdaMart or StochasticRank with metric=M, or YetiRank with
+    mode=M (M = MAP, MRR or ERR), M (ERR at 10)."""
     if objective.startswith("StochasticFilter"):
         return "FilteredDCG"
     for metric in ("MAP", "MRR", "ERR"):
-        if objective.startswith(("LambdaMart", "StochasticRank")) and f"metric={metric}" in objective:
+        if _targets(objective, metric):
             return "ERR:top=10" if metric == "ERR" else metric
     return "NDCG:top=10"
+
+
+def _targets(objective: str, metric: str) -> bool:
+    """Whether the objective follows ``metric`` (LambdaMart's and StochasticRank's ``metric``, YetiRank's ``mode``)."""
+    return ((objective.startswith(("LambdaMart", "StochasticRank")) and f"metric={metric}" in objective)
+            or (objective.startswith("YetiRank") and f"mode={metric}" in objective))
 
 
 def labels_for(objective: str, y: np.ndarray) -> np.ndarray:
     """QueryCrossEntropy and the ERR objectives need targets in [0, 1]: MQ2008's 0, 1, 2 become 0, 0.5, 1 for
     both libraries."""
-    to_unit = objective.startswith("QueryCrossEntropy") or (objective.startswith(("LambdaMart", "StochasticRank"))
-                                                            and "metric=ERR" in objective)
+    to_unit = objective.startswith("QueryCrossEntropy") or _targets(objective, "ERR")
     return y / 2.0 if to_unit else y
 
 
