@@ -1,10 +1,11 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures and helpers."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -45,3 +46,24 @@ def low_threshold(monkeypatch):
     from metricrank.learners import _capacity
 
     monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", 1_000)
+
+
+def ptr_of(qid) -> np.ndarray:
+    """Query offsets of rows sorted by ``qid``."""
+    return np.concatenate(([0], np.flatnonzero(np.diff(qid)) + 1, [len(qid)]))
+
+
+def catboost_one_tree(y, qid, spec, raw, **params):
+    """``(model, X)``: one CatBoostRanker tree fitted to ``spec`` from the scores ``raw`` (the Pool's baseline),
+    on binary features spelling each row's index, so that a tree of depth ceil(log2 n) can give every row a leaf
+    of its own; learning rate 1, no L2 penalty, random strength or bootstrap, one thread. ``params`` adds
+    CatBoost's (the leaf method, say). Skips the test without CatBoost."""
+    catboost = pytest.importorskip("catboost")
+    n = len(y)
+    depth = int(np.ceil(np.log2(n)))
+    X = ((np.arange(n)[:, None] >> np.arange(depth)) & 1).astype(float)
+    model = catboost.CatBoostRanker(loss_function=spec, iterations=1, learning_rate=1.0, depth=depth,
+                                    l2_leaf_reg=0.0, random_strength=0, bootstrap_type="No", thread_count=1,
+                                    verbose=0, **params)
+    model.fit(catboost.Pool(X, y, group_id=qid, baseline=np.array(raw, dtype=float)))
+    return model, X

@@ -1,4 +1,5 @@
-"""YetiRank's ``mode``, ``noise`` and ``num_neighbors`` (CatBoost's YetiLoss family) against CatBoost and by brute force.
+"""YetiRank's ``mode``, ``noise`` and ``num_neighbors`` (CatBoost's YetiLoss family): against CatBoost, and by
+brute force.
 
 Two oracles:
 
@@ -19,6 +20,7 @@ import zlib
 
 import numpy as np
 import pytest
+from conftest import catboost_one_tree, ptr_of
 
 from metricrank import GBRanker, evaluate, make_ltr
 from metricrank.objectives import get_objective
@@ -27,20 +29,9 @@ from metricrank.objectives.registry import describe_objectives
 from metricrank.objectives.yetirank import BoundYetiRank, YetiVariant
 
 
-def ptr_of(qid):
-    return np.concatenate(([0], np.flatnonzero(np.diff(qid)) + 1, [len(qid)]))
-
-
 def catboost_newton_leaves(y, qid, spec, raw):
     """CatBoost's one-tree output per row and the leaf of each row (see the module docstring)."""
-    catboost = pytest.importorskip("catboost")
-    n = len(y)
-    depth = int(np.ceil(np.log2(n)))
-    X = ((np.arange(n)[:, None] >> np.arange(depth)) & 1).astype(float)
-    model = catboost.CatBoostRanker(loss_function=spec, iterations=1, learning_rate=1.0, depth=depth,
-                                    l2_leaf_reg=0.0, random_strength=0, bootstrap_type="No", thread_count=1,
-                                    verbose=0)
-    model.fit(catboost.Pool(X, y, group_id=qid, baseline=raw.copy()))
+    model, X = catboost_one_tree(y, qid, spec, raw)
     return model.predict(X), model.calc_leaf_indexes(X)[:, 0]
 
 
@@ -68,7 +59,7 @@ NOISE_FREE = [  # (spec, label values)
 
 @pytest.mark.parametrize("spec,labels", NOISE_FREE)
 def test_noise_free_leaves_equal_catboosts(spec, labels):
-    rng = np.random.default_rng(zlib.crc32(spec.encode()))
+    rng = np.random.default_rng(zlib.crc32(spec.encode()))  # hash() of a str varies by process
     for draw in range(3):
         sizes = rng.integers(2, 13, 5)
         qid = np.repeat(np.arange(5), sizes)
@@ -263,6 +254,7 @@ def test_a_large_query_merges_a_metric_modes_pairs():
 # --- specs, labels, training -----------------------------------------------------------------------------
 
 def test_defaults_and_the_metric_of_each_mode():
+    assert get_objective("YetiRank:mode=ndcg;noise=gauss").params["mode"] == "NDCG"  # any case, as metric names
     assert get_objective("YetiRank:mode=NDCG").params == {
         "mode": "NDCG", "permutations": 10, "top": -1, "num_neighbors": 1, "dcg_type": "Base",
         "dcg_denominator": "LogPosition", "noise": "Gumbel", "use_weights": True}
@@ -279,14 +271,16 @@ def test_defaults_and_the_metric_of_each_mode():
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("YetiRank:mode=NDCG;decay=0.9", "does not use 'decay' (it belongs to mode=Classic)"),
-    ("YetiRank:top=3", "does not use 'top'"),
-    ("YetiRank:num_neighbors=2", "does not use 'num_neighbors'"),
-    ("YetiRank:mode=MAP;dcg_type=Exp", "does not use 'dcg_type' (it belongs to mode=DCG and NDCG)"),
-    ("YetiRank:noise_power=2", "does not use 'noise_power' (it belongs to noise=Gauss)"),
-    ("YetiRank:mode=ndcg", "mode=ndcg is not allowed; choose one of Classic, DCG, NDCG, MRR, ERR, MAP"),
-    ("YetiRank:noise=gauss", "noise=gauss is not allowed; choose one of Gumbel, Gauss, No"),
-    ("YetiRank:mode=DCG;dcg_denominator=Log", "dcg_denominator=Log is not allowed"),
+    ("YetiRank:mode=NDCG;decay=0.9", "YetiRank:mode=NDCG;noise=Gumbel has no parameter 'decay' (it belongs to "
+                                     "mode=Classic)"),
+    ("YetiRank:top=3", "has no parameter 'top' (it belongs to modes other than Classic)"),
+    ("YetiRank:num_neighbors=2", "has no parameter 'num_neighbors'"),
+    ("YetiRank:mode=MAP;dcg_type=Exp", "has no parameter 'dcg_type' (it belongs to mode=DCG and NDCG)"),
+    ("YetiRank:noise_power=2", "has no parameter 'noise_power' (it belongs to noise=Gauss)"),
+    ("YetiRankPairwise:mode=NDGC", "YetiRank's mode is one of Classic, DCG, NDCG, MRR, ERR, MAP; got 'NDGC'"),
+    ("YetiRank:noise=Gaus", "YetiRank's noise is one of Gumbel, Gauss, No; got 'Gaus'"),
+    ("YetiRank:mode=DCG;dcg_denominator=Log", "dcg_denominator=Log is not allowed; choose one of LogPosition, "
+                                              "Position"),
     ("YetiRank:mode=MRR;num_neighbors=0", "num_neighbors must be an integer >= 1 or -1"),
     ("YetiRank:mode=MRR;top=0", "top must be a positive integer or -1"),
     ("YetiRank:noise=Gauss;noise_power=0", "noise_power"),

@@ -151,6 +151,55 @@ def metric_name_parser(objective: str, names: tuple) -> Callable[[str], str]:
     return parse
 
 
+def choice_parser(what: str, names: tuple) -> Callable[[str], str]:
+    """Parser of a parameter whose value is one of ``names``, in any case, written canonically.
+
+    Examples
+    --------
+    >>> choice_parser("YetiRank's mode", ("Classic", "NDCG"))("ndcg")
+    'NDCG'
+    """
+    by_lower = {name.lower(): name for name in names}
+
+    def parse(text: str) -> str:
+        name = by_lower.get(str(text).strip().lower())
+        if name is None:
+            raise ValueError(f"{what} is one of {', '.join(names)}; got {text!r}")
+        return name
+
+    return parse
+
+
+def fill_scoped(label: str, params: dict, scoped: dict, applies: Callable[[str], bool],
+                choices: dict | None = None) -> dict:
+    """``params`` with the parameters that only some settings use: each of ``scoped`` (name -> ``(default, where it
+    belongs)``) takes its default where ``applies(name)`` and is unset; set where it does not apply, it is refused
+    (CatBoost ignores it). ``choices`` (name -> allowed values) are checked. ``label`` names the setting in messages.
+
+    Examples
+    --------
+    >>> fill_scoped("LambdaMart:metric=NDCG", {"top": None}, {"top": (-1, "metric=DCG and NDCG")}, lambda k: True)
+    {'top': -1}
+    >>> fill_scoped("LambdaMart:metric=MAP", {"top": 3}, {"top": (-1, "metric=DCG and NDCG")}, lambda k: False)
+    Traceback (most recent call last):
+    ...
+    ValueError: LambdaMart:metric=MAP has no parameter 'top' (it belongs to metric=DCG and NDCG)
+    """
+    params = dict(params)
+    for key, (default, where) in scoped.items():
+        if not applies(key):
+            if params.get(key) is not None:
+                raise ValueError(f"{label} has no parameter {key!r} (it belongs to {where})")
+            params.pop(key, None)
+            continue
+        value = default if params.get(key) is None else params[key]
+        allowed = (choices or {}).get(key)
+        if allowed is not None and value not in allowed:
+            raise ValueError(f"{label.split(':')[0]}: {key}={value} is not allowed; choose one of {', '.join(allowed)}")
+        params[key] = value
+    return params
+
+
 def as_generator(random_state) -> np.random.Generator:
     """A numpy Generator from a seed, a Generator (used as is) or a legacy RandomState."""
     if isinstance(random_state, np.random.Generator):

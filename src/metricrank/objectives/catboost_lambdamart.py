@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..metrics._base import Param, parse_bool, parse_choice, parse_positive, parse_top
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, metric_name_parser
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, fill_scoped, metric_name_parser
 
 __all__ = ["DEFINITIONS", "LAMBDAMART_METRICS", "CatBoostLambdaMart", "catboost_lambdamart_grad_hess"]
 
@@ -266,19 +266,10 @@ class CatBoostLambdaMart(Objective):
 
 
 def _make(spec: str, params: dict) -> CatBoostLambdaMart:
-    params = dict(params)
     metric = params["metric"]
-    for key, default in _DCG_PARAMS.items():
-        if metric not in ("DCG", "NDCG"):
-            if params.get(key) is not None:
-                raise ValueError(f"LambdaMart:metric={metric} has no parameter {key!r} (it belongs to metric=DCG "
-                                 f"and NDCG)")
-            params.pop(key, None)
-            continue
-        value = default if params.get(key) is None else params[key]
-        if key in _CHOICES and value not in _CHOICES[key]:
-            raise ValueError(f"LambdaMart: {key}={value} is not allowed; choose one of {', '.join(_CHOICES[key])}")
-        params[key] = value
+    scoped = {key: (default, "metric=DCG and NDCG") for key, default in _DCG_PARAMS.items()}
+    params = fill_scoped(f"LambdaMart:metric={metric}", params, scoped, lambda key: metric in ("DCG", "NDCG"),
+                         _CHOICES)
     return CatBoostLambdaMart(spec, params)
 
 

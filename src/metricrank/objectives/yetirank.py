@@ -61,11 +61,14 @@ from dataclasses import dataclass
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from ..metrics._base import USE_WEIGHTS_TRUE, Param, parse_choice, parse_float, parse_int, parse_positive, parse_top
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
+from ..metrics._base import (USE_WEIGHTS_TRUE, Param, parse_choice, parse_float, parse_int, parse_positive,
+                             parse_top)
+from ._base import (BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator, choice_parser,
+                    fill_scoped)
 from ._judged import JudgedByMetric
 from .pairlogit import one_label, pair_terms
-from .yetirank_modes import MODE_CODES, MODES, NOISES, generate_mode_pairs, pairs_per_permutation
+from .yetirank_modes import (MODE_CODES, MODES, NOISES, block_query_sizes, generate_mode_pairs,
+                             pairs_per_permutation)
 
 __all__ = ["DEFAULT_DECAY", "DEFINITIONS", "BoundYetiRank", "YETIRANK_PAIR_SCALE", "YetiRank", "YetiRankPairwise",
            "YetiVariant"]
@@ -305,13 +308,7 @@ def _generate(raw, y, ptr, uniforms, decay, scale, slot_ptr, keys, weights, coun
     for c in prange(n_blocks):
         q0 = c * nq // n_blocks
         q1 = (c + 1) * nq // n_blocks
-        largest = 2
-        largest_dense = 1
-        for q in range(q0, q1):
-            n = ptr[q + 1] - ptr[q]
-            largest = max(largest, n)
-            if n <= _TABLE_MAX:
-                largest_dense = max(largest_dense, n)
+        largest, largest_dense = block_query_sizes(ptr, q0, q1, _TABLE_MAX)
         slots = max((largest - 1) * n_perm, largest)
         table = np.zeros(largest_dense * largest_dense)
         work = np.empty((4, slots), dtype=np.int64)
@@ -614,9 +611,10 @@ DEFAULT_DECAY = 0.99
 #: (spec parameter, the metric's parameter, default) of the DCG and NDCG modes
 _DCG_SPEC = (("dcg_type", "type", "Base"), ("dcg_denominator", "denominator", "LogPosition"))
 
-#: the parameters each mode or noise uses, with their defaults where unset (None: refused when set)
-_MODE_ONLY = {"decay": DEFAULT_DECAY, "top": -1, "num_neighbors": 1, "dcg_type": "Base",
-              "dcg_denominator": "LogPosition", "noise_power": 1.0}
+#: the parameters that only some modes or noises use: (default where unset, where it belongs)
+_SCOPED = {"decay": (DEFAULT_DECAY, "mode=Classic"), "top": (-1, "modes other than Classic"),
+           "num_neighbors": (1, "modes other than Classic"), "dcg_type": ("Base", "mode=DCG and NDCG"),
+           "dcg_denominator": ("LogPosition", "mode=DCG and NDCG"), "noise_power": (1.0, "noise=Gauss")}
 _CHOICES = {"dcg_type": ("Base", "Exp"), "dcg_denominator": ("LogPosition", "Position")}
 
 
@@ -653,22 +651,9 @@ def _parse_neighbors(text: str) -> int:
 
 def _factory(cls):
     def make(spec: str, params: dict):
-        params = dict(params)
         mode, noise = params.get("mode", "Classic"), params.get("noise", "Gumbel")
-        for key, default in _MODE_ONLY.items():
-            if not _applies(key, mode, noise):
-                if params.get(key) is not None:
-                    used = {"decay": "mode=Classic", "top": "modes other than Classic",
-                            "num_neighbors": "modes other than Classic", "dcg_type": "mode=DCG and NDCG",
-                            "dcg_denominator": "mode=DCG and NDCG", "noise_power": "noise=Gauss"}[key]
-                    raise ValueError(f"{cls.name}:mode={mode};noise={noise} does not use {key!r} (it belongs to "
-                                     f"{used})")
-                params.pop(key, None)
-                continue
-            value = default if params.get(key) is None else params[key]
-            if key in _CHOICES and value not in _CHOICES[key]:
-                raise ValueError(f"{cls.name}: {key}={value} is not allowed; choose one of {', '.join(_CHOICES[key])}")
-            params[key] = value
+        params = fill_scoped(f"{cls.name}:mode={mode};noise={noise}", params, _SCOPED,
+                             lambda key: _applies(key, mode, noise), _CHOICES)
         if "decay" in params and not 0.0 < float(params["decay"]) <= 1.0:
             raise ValueError(f"{cls.name}: decay must be in (0, 1], got {params['decay']!r}")
         perms = params["permutations"]
@@ -680,7 +665,8 @@ def _factory(cls):
 
 
 _PARAMS = (
-    Param("mode", "Classic", parse_choice, MODES, "pair weights: Classic (position decay) or a metric's swap change"),
+    Param("mode", "Classic", choice_parser("YetiRank's mode", MODES), MODES,
+          "pair weights: Classic (position decay) or a metric's swap change"),
     Param("decay", None, _parse_decay, None, "Classic: probability of search continuation after a document",
           f"{DEFAULT_DECAY} (Classic)"),
     Param("permutations", 10, _parse_permutations, None, "noisy permutations per query and iteration"),
@@ -691,7 +677,8 @@ _PARAMS = (
     Param("dcg_type", None, parse_choice, None, "DCG/NDCG gain: Base = label, Exp = 2^label - 1", "Base (DCG, NDCG)"),
     Param("dcg_denominator", None, parse_choice, None,
           "DCG/NDCG discount: LogPosition = 1/log2(r+2), Position = 1/(r+1)", "LogPosition (DCG, NDCG)"),
-    Param("noise", "Gumbel", parse_choice, NOISES, "score noise: Gumbel (logistic), Gauss or No"),
+    Param("noise", "Gumbel", choice_parser("YetiRank's noise", NOISES), NOISES,
+          "score noise: Gumbel (logistic), Gauss or No"),
     Param("noise_power", None, parse_positive, None, "standard deviation of Gauss noise", "1 (Gauss)"),
     USE_WEIGHTS_TRUE,
 )

@@ -43,7 +43,7 @@ from numba import njit, prange
 
 from .pairlogit import one_label
 
-__all__ = ["MODES", "NOISES", "MODE_CODES", "generate_mode_pairs", "pairs_per_permutation"]
+__all__ = ["MODES", "NOISES", "MODE_CODES", "block_query_sizes", "generate_mode_pairs", "pairs_per_permutation"]
 
 MODES = ("Classic", "DCG", "NDCG", "MRR", "ERR", "MAP")
 NOISES = ("Gumbel", "Gauss", "No")
@@ -63,6 +63,20 @@ def pairs_per_permutation(n: np.ndarray, code: int, top: int, neighbors: int) ->
     upper = n if top == -1 else np.minimum(n, top)
     reach = np.maximum(n - 1, 0) if neighbors == -1 else np.minimum(neighbors, np.maximum(n - 1, 0))
     return np.minimum(upper * reach, n * (n - 1) // 2)
+
+
+@njit(cache=True, nogil=True)
+def block_query_sizes(ptr, q0, q1, table_max):
+    """The largest query among ``q0:q1`` (at least 2) and the largest of at most ``table_max`` documents (at
+    least 1): the sizes of a block's scratch and dense table."""
+    largest = 2
+    largest_dense = 1
+    for q in range(q0, q1):
+        n = ptr[q + 1] - ptr[q]
+        largest = max(largest, n)
+        if n <= table_max:
+            largest_dense = max(largest_dense, n)
+    return largest, largest_dense
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -186,15 +200,10 @@ def generate_mode_pairs(raw, y, ptr, noise, code, top, neighbors, exp_gain, log_
     for c in prange(n_blocks):
         q0 = c * nq // n_blocks
         q1 = (c + 1) * nq // n_blocks
-        largest = 2
-        largest_dense = 1
+        largest, largest_dense = block_query_sizes(ptr, q0, q1, _TABLE_MAX)
         most_pairs = 1
         most_slots = 1
         for q in range(q0, q1):
-            n = ptr[q + 1] - ptr[q]
-            largest = max(largest, n)
-            if n <= _TABLE_MAX:
-                largest_dense = max(largest_dense, n)
             most_pairs = max(most_pairs, per_perm_ptr[q + 1] - per_perm_ptr[q])
             most_slots = max(most_slots, slot_ptr[q + 1] - slot_ptr[q])
         table = np.zeros(largest_dense * largest_dense)
