@@ -16,7 +16,8 @@ from metricrank.objectives import as_training_data, get_objective
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008" / "Fold1" / "train.txt.gz"
 SPECS = ["YetiRank", "QuerySoftMax", "PairLogit", "lambda:NDCG:top=10;type=Exp", "LambdaMart", "LambdaMart:metric=MAP",
-         "LambdaMart:metric=MRR"]
+         "LambdaMart:metric=MRR", "YetiRank:noise=Gauss", "YetiRank:mode=NDCG", "YetiRank:mode=MAP",
+         "YetiRank:mode=NDCG;num_neighbors=-1"]
 
 
 def main() -> None:

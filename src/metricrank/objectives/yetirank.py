@@ -67,7 +67,7 @@ from ._base import (BoundObjective, Objective, ObjectiveDef, TrainingData, as_ge
                     fill_scoped)
 from ._judged import JudgedByMetric
 from .pairlogit import one_label, pair_terms
-from .yetirank_modes import (MODE_CODES, MODES, NOISES, block_query_sizes, generate_mode_pairs,
+from .yetirank_modes import (MODE_CODES, MODES, NOISES, block_query_sizes, generate_mode_pairs, insertion_order,
                              pairs_per_permutation)
 
 __all__ = ["DEFAULT_DECAY", "DEFINITIONS", "BoundYetiRank", "YETIRANK_PAIR_SCALE", "YetiRank", "YetiRankPairwise",
@@ -114,22 +114,6 @@ _INSERTION_MAX = 32
 #: ``exp(a - max a) * u / (1 - u)``: the smallest such product, ``exp(-600) * 2**-60`` (about
 #: 1e-279), is still a normal double, so no two documents collapse to 0.
 _RATIO_MAX_SPAN = 600.0
-
-
-@njit(cache=True, nogil=True)
-def _insertion_order(noisy, order):
-    """``order`` = positions by decreasing ``noisy``, ties in position order (a stable sort)."""
-    n = noisy.shape[0]
-    for i in range(n):
-        order[i] = i
-    for i in range(1, n):
-        v = order[i]
-        key = noisy[v]
-        j = i - 1
-        while j >= 0 and noisy[order[j]] < key:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = v
 
 
 @njit(cache=True, nogil=True)
@@ -239,7 +223,7 @@ def _query_pairs(raw, y, s, n, uniforms, decay, scale, keys, weights, base, tabl
         if packable:
             _pack_positions(noisy[:n], order, work[0], work[1], work[2], work[3])
         elif n <= _SMALL_QUERY:
-            _insertion_order(noisy[:n], order)
+            insertion_order(noisy[:n], order)
         else:
             ranked = np.argsort(-noisy[:n], kind="mergesort")
             for i in range(n):  # a loop, not a slice assignment: its shape check compiles for seconds

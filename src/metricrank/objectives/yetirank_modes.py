@@ -43,12 +43,16 @@ from numba import njit, prange
 
 from .pairlogit import one_label
 
-__all__ = ["MODES", "NOISES", "MODE_CODES", "block_query_sizes", "generate_mode_pairs", "pairs_per_permutation"]
+__all__ = ["MODES", "NOISES", "MODE_CODES", "block_query_sizes", "generate_mode_pairs", "insertion_order",
+           "pairs_per_permutation"]
 
 MODES = ("Classic", "DCG", "NDCG", "MRR", "ERR", "MAP")
 NOISES = ("Gumbel", "Gauss", "No")
 _CLASSIC, _DCG, _MRR, _ERR, _MAP = 0, 1, 2, 3, 4
 MODE_CODES = {"Classic": _CLASSIC, "DCG": _DCG, "NDCG": _DCG, "MRR": _MRR, "ERR": _ERR, "MAP": _MAP}
+
+#: Queries up to this size order a permutation by insertion, larger ones by a stable argsort.
+_SMALL_QUERY = 128
 
 #: Queries up to this size merge their pairs in a dense n x n table (128 MB at the largest); larger ones merge
 #: each permutation's sorted pairs into the query's sorted list.
@@ -66,6 +70,22 @@ def pairs_per_permutation(n: np.ndarray, code: int, top: int, neighbors: int) ->
 
 
 @njit(cache=True, nogil=True)
+def insertion_order(noisy, order):
+    """``order`` = positions by decreasing ``noisy``, ties in position order (a stable sort)."""
+    n = noisy.shape[0]
+    for i in range(n):
+        order[i] = i
+    for i in range(1, n):
+        v = order[i]
+        key = noisy[v]
+        j = i - 1
+        while j >= 0 and noisy[order[j]] < key:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = v
+
+
+@njit(cache=True, nogil=True)
 def block_query_sizes(ptr, q0, q1, table_max):
     """The largest query among ``q0:q1`` (at least 2) and the largest of at most ``table_max`` documents (at
     least 1): the sizes of a block's scratch and dense table."""
@@ -79,26 +99,33 @@ def block_query_sizes(ptr, q0, q1, table_max):
     return largest, largest_dense
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _gain_at(label, position, top, exp_gain, log_position):
-    if top != -1 and position >= top:
-        return 0.0
-    gain = 2.0 ** label - 1.0 if exp_gain else label
-    return gain / (math.log2(position + 2.0) if log_position else position + 1.0)
+@njit(cache=True, nogil=True)
+def _discounts(out, top, log_position):
+    """``out[p]`` = 1 / D(p) for positions ``p`` within ``top``, 0 below (DCG's discount by position)."""
+    for p in range(out.shape[0]):
+        out[p] = 0.0 if top != -1 and p >= top else 1.0 / (math.log2(p + 2.0) if log_position else p + 1.0)
 
 
 @njit(cache=True, nogil=True)
-def _ideal_dcg(y, s, n, top, exp_gain, log_position):
-    ideal = np.sort(y[s:s + n])[::-1]
+def _gains(y, s, n, exp_gain, out):
+    """``out[i]``: DCG's gain of document ``i`` of the query at rows ``s:s + n`` (the label, or 2^label - 1)."""
+    for i in range(n):
+        out[i] = 2.0 ** y[s + i] - 1.0 if exp_gain else y[s + i]
+
+
+@njit(cache=True, nogil=True)
+def _ideal_dcg(gain, n, discount):
+    ideal = np.sort(gain[:n])[::-1]
     total = 0.0
     for r in range(n):
-        total += _gain_at(ideal[r], r, top, exp_gain, log_position)
+        total += ideal[r] * discount[r]
     return total
 
 
 @njit(cache=True, nogil=True)
-def _permutation_pairs(order, y, s, n, code, top, neighbors, exp_gain, log_position, decay, coef, pk, pw):
-    """One permutation's pairs (``winner * n + loser`` in ``pk``, weights in ``pw``); returns their number."""
+def _permutation_pairs(order, y, s, n, code, top, neighbors, gain, discount, decay, coef, pk, pw):
+    """One permutation's pairs (``winner * n + loser`` in ``pk``, weights in ``pw``); returns their number.
+    ``gain`` holds the documents' DCG gains, ``discount`` the positions' (DCG and NDCG)."""
     m = 0
     if code == _CLASSIC:
         factor = 0.15
@@ -128,11 +155,8 @@ def _permutation_pairs(order, y, s, n, code, top, neighbors, exp_gain, log_posit
             b = order[p]
             yb = y[s + b]
             w = 0.0
-            if code == _DCG:
-                w = coef * abs(_gain_at(ya, r, top, exp_gain, log_position)
-                               + _gain_at(yb, p, top, exp_gain, log_position)
-                               - _gain_at(ya, p, top, exp_gain, log_position)
-                               - _gain_at(yb, r, top, exp_gain, log_position))
+            if code == _DCG:  # the DCG change of the swap: G_a D_r + G_b D_p - G_a D_p - G_b D_r
+                w = coef * abs((gain[a] - gain[b]) * (discount[r] - discount[p]))
             elif code == _MRR:
                 if (ya > 0) != (yb > 0):
                     w = 1.0 / (r + 1) - 1.0 / (p + 1)
@@ -213,6 +237,10 @@ def generate_mode_pairs(raw, y, ptr, noise, code, top, neighbors, exp_gain, log_
         tmp_k = np.empty(most_slots + most_pairs, dtype=np.int64)
         tmp_w = np.empty(most_slots + most_pairs)
         noisy = np.empty(largest)
+        order = np.empty(largest, dtype=np.int64)
+        gain = np.empty(largest)
+        discount = np.empty(largest)
+        _discounts(discount, top, log_position)
         for q in range(q0, q1):
             s = ptr[q]
             n = ptr[q + 1] - s
@@ -220,18 +248,24 @@ def generate_mode_pairs(raw, y, ptr, noise, code, top, neighbors, exp_gain, log_
             if n < 2 or one_label(y, s, s + n):
                 continue
             coef = 1.0
-            if normalise:
-                ideal = _ideal_dcg(y, s, n, top, exp_gain, log_position)
-                coef = 1.0 / ideal if ideal > 0.0 else 0.0
+            if code == _DCG:
+                _gains(y, s, n, exp_gain, gain)
+                if normalise:
+                    ideal = _ideal_dcg(gain, n, discount)
+                    coef = 1.0 / ideal if ideal > 0.0 else 0.0
             base = slot_ptr[q]
             dense = n <= _TABLE_MAX
             m = 0
             for perm in range(n_perm):
                 for i in range(n):
                     noisy[i] = raw[s + i] + noise[perm, s + i]
-                order = np.argsort(-noisy[:n], kind="mergesort")  # stable: ties keep the input order
-                got = _permutation_pairs(order, y, s, n, code, top, neighbors, exp_gain, log_position, decay,
-                                         coef, pk, pw)
+                if n <= _SMALL_QUERY:
+                    insertion_order(noisy[:n], order)
+                else:
+                    ranked = np.argsort(-noisy[:n], kind="mergesort")  # stable: ties keep the input order
+                    for i in range(n):
+                        order[i] = ranked[i]
+                got = _permutation_pairs(order, y, s, n, code, top, neighbors, gain, discount, decay, coef, pk, pw)
                 if dense:
                     for t in range(got):
                         k = pk[t]
