@@ -227,7 +227,7 @@ def test_bad_objective_specs_name_the_valid_ones():
     ds = make_ltr(10, n_features=6, random_state=0)
     with pytest.raises(ValueError, match="objectives are .*YetiRank"):
         GBRanker("YetiRnak").fit(ds)
-    with pytest.raises(ValueError, match="YetiRank has no parameter 'decya'; its parameters are decay"):
+    with pytest.raises(ValueError, match="YetiRank has no parameter 'decya'; its parameters are mode, decay"):
         GBRanker("YetiRank:decya=0.5").fit(ds)
     with pytest.raises(ValueError, match="does not read explicit pairs"):
         GBRanker("QueryRMSE", n_estimators=2).fit(ds.X, ds.y, qid=ds.qid, pairs=[[0, 1]])
