@@ -391,7 +391,7 @@ class BoundYetiRank(BoundObjective):
         self._keys = np.empty(total, dtype=np.int64)
         self._weights = np.empty(total)
         self._counts = np.zeros(data.n_queries, dtype=np.int64)
-        self._uniforms = np.empty((permutations, data.n_rows)) if variant is None or variant.noise != "No" else None
+        self._uniforms = np.empty((permutations, data.n_rows)) if variant is None or variant.noise == "Gumbel" else None
         self._win = np.empty(total, dtype=np.int64)
         self._lose = np.empty(total, dtype=np.int64)
         self._pw = np.empty(total)
@@ -586,7 +586,7 @@ class YetiVariant:
     noise_power: float
 
 
-#: The classic mode's default position decay: CatBoost's until its 1.2 releases. CatBoost 1.2.10 defaults to
+#: The classic mode's default position decay: older CatBoost releases' default. CatBoost 1.2.10 defaults to
 #: 0.85 (its YetiRank's leaves on the noise-free permutation match decay 0.85 exactly); 0.85 was measured as
 #: LambdaMART's target and did not score higher (BENCHMARKS.md, "Stop 93: YetiRank's modes"), so the quality
 #: suite's defaults keep 0.99. ``YetiRank:decay=0.85`` is CatBoost 1.2.10's YetiRank.
