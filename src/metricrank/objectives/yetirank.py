@@ -468,7 +468,8 @@ class YetiRank(JudgedByMetric, Objective):
     top : int >= 1 or -1, default -1 (all; modes other than Classic)
         Positions whose document can be the upper one of a pair (and DCG's cutoff).
     num_neighbors : int >= 1 or -1, default 1 (modes other than Classic)
-        How many following documents each upper document is paired with; -1: all of them.
+        How many following documents each upper document is paired with; -1: all of them (then a query of n
+        documents holds up to min(top, n) * n of its pairs in memory, as CatBoost holds n * n).
     dcg_type, dcg_denominator : default "Base", "LogPosition" (DCG and NDCG only)
         The gain (``Base``: the label, ``Exp``: 2^label - 1) and the discount (``LogPosition``:
         1/log2(r + 2), ``Position``: 1/(r + 1)).

@@ -54,9 +54,9 @@ MODE_CODES = {"Classic": _CLASSIC, "DCG": _DCG, "NDCG": _DCG, "MRR": _MRR, "ERR"
 #: Queries up to this size order a permutation by insertion, larger ones by a stable argsort.
 _SMALL_QUERY = 128
 
-#: Queries up to this size merge their pairs in a dense n x n table (128 MB at the largest); larger ones merge
-#: each permutation's sorted pairs into the query's sorted list.
-_TABLE_MAX = 4096
+#: Queries up to this size merge their pairs in a dense n x n table (8 MB per thread at the largest); larger ones
+#: merge each permutation's sorted pairs into the query's sorted list.
+_TABLE_MAX = 1024
 
 
 def pairs_per_permutation(n: np.ndarray, code: int, top: int, neighbors: int) -> np.ndarray:
