@@ -14,7 +14,7 @@ layout, and the steps 3 and after below hold for them too:
    score (descending; equal noisy scores, which have probability 0, keep the
    input order). The kernel orders by ``exp(a_i - max a) * u_i / (1 - u_i)``
    (no logarithm per draw) when a query's scores span at most
-   ``_RATIO_MAX_SPAN``, where that product is a normal double; otherwise by
+   ``yetirank_modes._RATIO_MAX_SPAN``, where that product is a normal double; otherwise by
    the sum. The two orders can differ only where two noisy scores agree to
    about 12 significant digits (14 in queries of at most 128 documents), an
    event of probability of that order.
@@ -55,7 +55,6 @@ seed and the call number only, not of the thread count, and successive calls
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,7 +67,7 @@ from ._base import (BoundObjective, Objective, ObjectiveDef, TrainingData, as_ge
 from ._judged import JudgedByMetric
 from .pairlogit import one_label, pair_terms
 from .yetirank_modes import (MODE_CODES, MODES, NOISES, block_query_sizes, generate_mode_pairs, insertion_order,
-                             pairs_per_permutation)
+                             logistic_factors, logistic_keys, pairs_per_permutation)
 
 __all__ = ["DEFAULT_DECAY", "DEFINITIONS", "BoundYetiRank", "YETIRANK_PAIR_SCALE", "YetiRank", "YetiRankPairwise",
            "YetiVariant"]
@@ -76,17 +75,7 @@ __all__ = ["DEFAULT_DECAY", "DEFINITIONS", "BoundYetiRank", "YETIRANK_PAIR_SCALE
 #: CatBoost's constant factor of every generated pair weight.
 YETIRANK_PAIR_SCALE = 0.15
 
-_TINY = 2.0 ** -60  # replaces a uniform draw of exactly 0 (probability 2**-53)
-
-
 # --- kernels ----------------------------------------------------------------------------------
-
-@njit(cache=True, nogil=True)
-def _logistic(u):
-    if u <= 0.0:
-        u = _TINY
-    return math.log(u) - math.log1p(-u)
-
 
 #: Queries up to this size merge their pairs in a dense n x n table (2 MB for the largest), listing the
 #: entries they touch; larger ones sort their pair keys.
@@ -109,12 +98,6 @@ _RANK_MAX = 64
 #: Up to this many values :func:`_sort_descending` sorts by insertion alone; more are first spread
 #: over buckets by value, so the insertion pass moves each only within its bucket.
 _INSERTION_MAX = 32
-
-#: Largest span ``max a - min a`` of a query's scores for which the noisy order is computed as
-#: ``exp(a - max a) * u / (1 - u)``: the smallest such product, ``exp(-600) * 2**-60`` (about
-#: 1e-279), is still a normal double, so no two documents collapse to 0.
-_RATIO_MAX_SPAN = 600.0
-
 
 @njit(cache=True, nogil=True)
 def _sort_descending(values, m, tmp, bucket, count):
@@ -197,29 +180,13 @@ def _query_pairs(raw, y, s, n, uniforms, decay, scale, keys, weights, base, tabl
     returns their number. ``table`` (all zeros, at least n * n entries where n <= :data:`_TABLE_MAX`) is
     left all zeros; the others are scratch (``work``: four int64 rows of the query's slots, ``touched`` one
     more)."""
-    top = raw[s]
-    bottom = raw[s]
-    for i in range(1, n):
-        top = max(top, raw[s + i])
-        bottom = min(bottom, raw[s + i])
-    ratio = top - bottom <= _RATIO_MAX_SPAN
+    ratio = logistic_factors(raw, s, n, factors)
     packable = ratio and n <= _PACKED_MAX
-    if ratio:
-        for i in range(n):
-            factors[i] = math.exp(raw[s + i] - top)
     dense = n <= _TABLE_MAX
     n_perm = uniforms.shape[0]
     m = 0
     for p in range(n_perm):
-        if ratio:
-            for i in range(n):
-                u = uniforms[p, s + i]
-                if u <= 0.0:
-                    u = _TINY
-                noisy[i] = factors[i] * (u / (1.0 - u))
-        else:
-            for i in range(n):
-                noisy[i] = raw[s + i] + _logistic(uniforms[p, s + i])
+        logistic_keys(raw, s, n, uniforms[p], ratio, factors, noisy)
         if packable:
             _pack_positions(noisy[:n], order, work[0], work[1], work[2], work[3])
         elif n <= _SMALL_QUERY:
@@ -391,7 +358,7 @@ class BoundYetiRank(BoundObjective):
         self._keys = np.empty(total, dtype=np.int64)
         self._weights = np.empty(total)
         self._counts = np.zeros(data.n_queries, dtype=np.int64)
-        self._uniforms = np.empty((permutations, data.n_rows)) if variant is None or variant.noise == "Gumbel" else None
+        self._uniforms = np.empty((permutations, data.n_rows)) if variant is None else None
         self._win = np.empty(total, dtype=np.int64)
         self._lose = np.empty(total, dtype=np.int64)
         self._pw = np.empty(total)
@@ -408,22 +375,20 @@ class BoundYetiRank(BoundObjective):
                       self.slot_ptr, self._keys, self._weights, self._counts, get_num_threads())
         else:
             self._draw_noise()
-            generate_mode_pairs(raw, self.y, self.group_ptr, self._noise, v.code, v.top, v.neighbors, v.exp_gain,
-                                v.log_position, self.decay, v.normalise, self._per_perm_ptr, self.slot_ptr,
-                                self._keys, self._weights, self._counts, get_num_threads())
+            generate_mode_pairs(raw, self.y, self.group_ptr, self._noise, v.noise == "Gumbel", v.code, v.top,
+                                v.neighbors, v.exp_gain, v.log_position, self.decay, v.normalise, self._per_perm_ptr,
+                                self.slot_ptr, self._keys, self._weights, self._counts, get_num_threads())
         self._pairs_listed = False
         _pairlogit(raw, self.group_ptr, self.slot_ptr, self._keys, self._weights, self._counts, self.group_factor,
                    self._grad, self._hess)
         return self._grad, self._hess
 
     def _draw_noise(self) -> None:
-        """This call's noise, added to the scores (the same draws of the generator as the fast kernel's for
-        Gumbel noise, so that both give the same permutations)."""
+        """This call's noise: uniforms for Gumbel noise (the same draws of the generator as the fast kernel's, so
+        that both give the same permutations), otherwise what is added to the scores."""
         noise = self.variant.noise
         if noise == "Gumbel":
-            self.rng.random(out=self._uniforms)
-            u = np.maximum(self._uniforms, _TINY, out=self._noise)
-            np.subtract(np.log(u), np.log1p(-u), out=self._noise)
+            self.rng.random(out=self._noise)  # uniforms: the kernel orders by logistic_keys
         elif noise == "Gauss":
             self.rng.standard_normal(out=self._noise)
             self._noise *= self.variant.noise_power

@@ -44,7 +44,7 @@ from numba import njit, prange
 from .pairlogit import one_label
 
 __all__ = ["MODES", "NOISES", "MODE_CODES", "block_query_sizes", "generate_mode_pairs", "insertion_order",
-           "pairs_per_permutation"]
+           "logistic_factors", "logistic_keys", "pairs_per_permutation"]
 
 MODES = ("Classic", "DCG", "NDCG", "MRR", "ERR", "MAP")
 NOISES = ("Gumbel", "Gauss", "No")
@@ -67,6 +67,44 @@ def pairs_per_permutation(n: np.ndarray, code: int, top: int, neighbors: int) ->
     upper = n if top == -1 else np.minimum(n, top)
     reach = np.maximum(n - 1, 0) if neighbors == -1 else np.minimum(neighbors, np.maximum(n - 1, 0))
     return np.minimum(upper * reach, n * (n - 1) // 2)
+
+
+_TINY = 2.0 ** -60  # replaces a uniform draw of exactly 0 (probability 2**-53)
+
+#: Largest span ``max a - min a`` of a query's scores for which the noisy order is computed as
+#: ``exp(a - max a) * u / (1 - u)``: the smallest such product, ``exp(-600) * 2**-60`` (about
+#: 1e-279), is still a normal double, so no two documents collapse to 0.
+_RATIO_MAX_SPAN = 600.0
+
+
+@njit(cache=True, nogil=True)
+def logistic_factors(raw, s, n, factors):
+    """Whether the scores of rows ``s:s + n`` span at most :data:`_RATIO_MAX_SPAN`; then ``factors[i]`` =
+    ``exp(a_i - max a)``, for :func:`logistic_keys`."""
+    top = raw[s]
+    bottom = raw[s]
+    for i in range(1, n):
+        top = max(top, raw[s + i])
+        bottom = min(bottom, raw[s + i])
+    ratio = top - bottom <= _RATIO_MAX_SPAN
+    if ratio:
+        for i in range(n):
+            factors[i] = math.exp(raw[s + i] - top)
+    return ratio
+
+
+@njit(cache=True, nogil=True)
+def logistic_keys(raw, s, n, uniforms, ratio, factors, noisy):
+    """``noisy[:n]``: keys in the order of ``a_i + log(u_i / (1 - u_i))`` (standard logistic noise from the
+    uniforms of the rows), without a logarithm per draw where ``ratio`` (:func:`logistic_factors`)."""
+    for i in range(n):
+        u = uniforms[s + i]
+        if u <= 0.0:
+            u = _TINY
+        if ratio:
+            noisy[i] = factors[i] * (u / (1.0 - u))
+        else:
+            noisy[i] = raw[s + i] + math.log(u) - math.log1p(-u)
 
 
 @njit(cache=True, nogil=True)
@@ -209,12 +247,13 @@ def _merge_sorted(keys, weights, base, count, pk, pw, m, tmp_k, tmp_w):
 
 
 @njit(cache=True, parallel=True)
-def generate_mode_pairs(raw, y, ptr, noise, code, top, neighbors, exp_gain, log_position, decay, normalise,
+def generate_mode_pairs(raw, y, ptr, noise, uniform, code, top, neighbors, exp_gain, log_position, decay, normalise,
                         per_perm_ptr, slot_ptr, keys, weights, counts, n_blocks):
     """Pairs of every query, merged by ``(winner, loser)``, in ``keys/weights[slot_ptr[q]:...]`` (see
     :func:`metricrank.objectives.yetirank._generate` for the layout; weights summed over the permutations).
 
-    ``noise`` (permutations x rows) is added to ``raw`` before each sort; ``normalise`` divides DCG weights by
+    ``noise`` (permutations x rows) is added to ``raw`` before each sort, or, with ``uniform``, holds the uniforms
+    of logistic noise (:func:`logistic_keys`); ``normalise`` divides DCG weights by
     the query's ideal DCG at ``top`` (NDCG). ``per_perm_ptr`` holds the cumulative per-permutation pair bounds
     of the queries (the scratch each block needs).
     """
@@ -237,6 +276,7 @@ def generate_mode_pairs(raw, y, ptr, noise, code, top, neighbors, exp_gain, log_
         tmp_k = np.empty(most_slots + most_pairs, dtype=np.int64)
         tmp_w = np.empty(most_slots + most_pairs)
         noisy = np.empty(largest)
+        factors = np.empty(largest)
         order = np.empty(largest, dtype=np.int64)
         gain = np.empty(largest)
         discount = np.empty(largest)
@@ -256,9 +296,13 @@ def generate_mode_pairs(raw, y, ptr, noise, code, top, neighbors, exp_gain, log_
             base = slot_ptr[q]
             dense = n <= _TABLE_MAX
             m = 0
+            ratio = uniform and logistic_factors(raw, s, n, factors)
             for perm in range(n_perm):
-                for i in range(n):
-                    noisy[i] = raw[s + i] + noise[perm, s + i]
+                if uniform:
+                    logistic_keys(raw, s, n, noise[perm], ratio, factors, noisy)
+                else:
+                    for i in range(n):
+                        noisy[i] = raw[s + i] + noise[perm, s + i]
                 if n <= _SMALL_QUERY:
                     insertion_order(noisy[:n], order)
                 else:
