@@ -140,19 +140,12 @@ def metric_name_parser(objective: str, names: tuple) -> Callable[[str], str]:
     >>> metric_name_parser("StochasticRank", ("DCG", "NDCG"))("ndcg")
     'NDCG'
     """
-    by_lower = {name.lower(): name for name in names}
-
-    def parse(text: str) -> str:
-        name = by_lower.get(str(text).strip().lower())
-        if name is None:
-            raise ValueError(f"{objective} optimises {', '.join(names)}; got {text!r}")
-        return name
-
-    return parse
+    return choice_parser(objective, names, "optimises")
 
 
-def choice_parser(what: str, names: tuple) -> Callable[[str], str]:
-    """Parser of a parameter whose value is one of ``names``, in any case, written canonically.
+def choice_parser(what: str, names: tuple, verb: str = "is one of") -> Callable[[str], str]:
+    """Parser of a parameter whose value is one of ``names``, in any case, written canonically; other text is
+    refused with ``"<what> <verb> <names>; got <text>"``.
 
     Examples
     --------
@@ -164,7 +157,7 @@ def choice_parser(what: str, names: tuple) -> Callable[[str], str]:
     def parse(text: str) -> str:
         name = by_lower.get(str(text).strip().lower())
         if name is None:
-            raise ValueError(f"{what} is one of {', '.join(names)}; got {text!r}")
+            raise ValueError(f"{what} {verb} {', '.join(names)}; got {text!r}")
         return name
 
     return parse

@@ -66,7 +66,7 @@ from ._base import (BoundObjective, Objective, ObjectiveDef, TrainingData, as_ge
                     fill_scoped)
 from ._judged import JudgedByMetric
 from .pairlogit import one_label, pair_terms
-from .yetirank_modes import (MODE_CODES, MODES, NOISES, block_query_sizes, generate_mode_pairs, insertion_order,
+from .yetirank_modes import (MODE_CODES, MODES, NOISES, block_query_sizes, descending_order, generate_mode_pairs,
                              logistic_factors, logistic_keys, pairs_per_permutation)
 
 __all__ = ["DEFAULT_DECAY", "DEFINITIONS", "BoundYetiRank", "YETIRANK_PAIR_SCALE", "YetiRank", "YetiRankPairwise",
@@ -84,10 +84,6 @@ _TABLE_MAX = 512
 #: Queries up to this size order a permutation of the exponential form by packed keys
 #: (:func:`_pack_positions`): 7 bits of position up to 128 documents, 12 at most.
 _PACKED_MAX = 4096
-
-#: Queries up to this size order the sum form (scores spanning more than :data:`_RATIO_MAX_SPAN`) by
-#: insertion; larger ones by a stable argsort.
-_SMALL_QUERY = 128
 
 #: Up to this many documents :func:`_pack_positions` places each by counting the keys above it (n * n
 #: comparisons without a branch, which the compiler vectorises); more are sorted. Measured per document on
@@ -144,7 +140,7 @@ def _sort_descending(values, m, tmp, bucket, count):
 
 @njit(cache=True, nogil=True)
 def _pack_positions(key, order, packed, tmp, bucket, count):
-    """As :func:`_insertion_order` for positive, normal ``key`` of at most :data:`_PACKED_MAX` entries, faster.
+    """As :func:`.yetirank_modes.insertion_order` for positive, normal ``key`` of at most :data:`_PACKED_MAX` entries, faster.
 
     A positive double's bits, read as int64, grow with its value. Each key's low ``b`` mantissa bits
     (``b`` = 7, or the bits of the largest position where there are more than 128 keys) are replaced
@@ -189,12 +185,8 @@ def _query_pairs(raw, y, s, n, uniforms, decay, scale, keys, weights, base, tabl
         logistic_keys(raw, s, n, uniforms[p], ratio, factors, noisy)
         if packable:
             _pack_positions(noisy[:n], order, work[0], work[1], work[2], work[3])
-        elif n <= _SMALL_QUERY:
-            insertion_order(noisy[:n], order)
         else:
-            ranked = np.argsort(-noisy[:n], kind="mergesort")
-            for i in range(n):  # a loop, not a slice assignment: its shape check compiles for seconds
-                order[i] = ranked[i]
+            descending_order(noisy[:n], order)
         factor = scale
         for r in range(1, n):
             a = order[r - 1]

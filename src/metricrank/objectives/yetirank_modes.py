@@ -43,15 +43,17 @@ from numba import njit, prange
 
 from .pairlogit import one_label
 
-__all__ = ["MODES", "NOISES", "MODE_CODES", "block_query_sizes", "generate_mode_pairs", "insertion_order",
-           "logistic_factors", "logistic_keys", "pairs_per_permutation"]
+__all__ = ["MODES", "NOISES", "MODE_CODES", "block_query_sizes", "descending_order", "generate_mode_pairs",
+           "insertion_order", "logistic_factors", "logistic_keys", "pairs_per_permutation"]
 
 MODES = ("Classic", "DCG", "NDCG", "MRR", "ERR", "MAP")
 NOISES = ("Gumbel", "Gauss", "No")
 _CLASSIC, _DCG, _MRR, _ERR, _MAP = 0, 1, 2, 3, 4
 MODE_CODES = {"Classic": _CLASSIC, "DCG": _DCG, "NDCG": _DCG, "MRR": _MRR, "ERR": _ERR, "MAP": _MAP}
 
-#: Queries up to this size order a permutation by insertion, larger ones by a stable argsort.
+#: Queries up to this size order a permutation by insertion, larger ones by a stable argsort (both kernels; the
+#: classic one orders queries of up to 4,096 documents by packed keys where their scores span at most
+#: :data:`_RATIO_MAX_SPAN`).
 _SMALL_QUERY = 128
 
 #: Queries up to this size merge their pairs in a dense n x n table (8 MB per thread at the largest); larger ones
@@ -121,6 +123,19 @@ def insertion_order(noisy, order):
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = v
+
+
+@njit(cache=True, nogil=True)
+def descending_order(noisy, order):
+    """``order[:n]`` = positions by decreasing ``noisy`` (length n), ties in position order: by insertion up to
+    :data:`_SMALL_QUERY` values, by a stable argsort above."""
+    n = noisy.shape[0]
+    if n <= _SMALL_QUERY:
+        insertion_order(noisy, order)
+        return
+    ranked = np.argsort(-noisy, kind="mergesort")
+    for i in range(n):  # a loop, not a slice assignment: its shape check compiles for seconds
+        order[i] = ranked[i]
 
 
 @njit(cache=True, nogil=True)
@@ -303,12 +318,7 @@ def generate_mode_pairs(raw, y, ptr, noise, uniform, code, top, neighbors, exp_g
                 else:
                     for i in range(n):
                         noisy[i] = raw[s + i] + noise[perm, s + i]
-                if n <= _SMALL_QUERY:
-                    insertion_order(noisy[:n], order)
-                else:
-                    ranked = np.argsort(-noisy[:n], kind="mergesort")  # stable: ties keep the input order
-                    for i in range(n):
-                        order[i] = ranked[i]
+                descending_order(noisy[:n], order)
                 got = _permutation_pairs(order, y, s, n, code, top, neighbors, gain, discount, decay, coef, pk, pw)
                 if dense:
                     for t in range(got):
