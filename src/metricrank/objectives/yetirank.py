@@ -140,7 +140,8 @@ def _sort_descending(values, m, tmp, bucket, count):
 
 @njit(cache=True, nogil=True)
 def _pack_positions(key, order, packed, tmp, bucket, count):
-    """As :func:`.yetirank_modes.insertion_order` for positive, normal ``key`` of at most :data:`_PACKED_MAX` entries, faster.
+    """As :func:`.yetirank_modes.insertion_order` for positive, normal ``key`` of at most :data:`_PACKED_MAX`
+    entries, faster.
 
     A positive double's bits, read as int64, grow with its value. Each key's low ``b`` mantissa bits
     (``b`` = 7, or the bits of the largest position where there are more than 128 keys) are replaced
@@ -368,8 +369,9 @@ class BoundYetiRank(BoundObjective):
         else:
             self._draw_noise()
             generate_mode_pairs(raw, self.y, self.group_ptr, self._noise, v.noise == "Gumbel", v.code, v.top,
-                                v.neighbors, v.exp_gain, v.log_position, self.decay, v.normalise, self._per_perm_ptr,
-                                self.slot_ptr, self._keys, self._weights, self._counts, get_num_threads())
+                                v.neighbors, v.exp_gain, v.log_position, self.decay, YETIRANK_PAIR_SCALE, v.normalise,
+                                self._per_perm_ptr, self.slot_ptr, self._keys, self._weights, self._counts,
+                                get_num_threads())
         self._pairs_listed = False
         _pairlogit(raw, self.group_ptr, self.slot_ptr, self._keys, self._weights, self._counts, self.group_factor,
                    self._grad, self._hess)

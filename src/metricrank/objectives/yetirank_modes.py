@@ -176,12 +176,13 @@ def _ideal_dcg(gain, n, discount):
 
 
 @njit(cache=True, nogil=True)
-def _permutation_pairs(order, y, s, n, code, top, neighbors, gain, discount, decay, coef, pk, pw):
+def _permutation_pairs(order, y, s, n, code, top, neighbors, gain, discount, decay, scale, coef, pk, pw):
     """One permutation's pairs (``winner * n + loser`` in ``pk``, weights in ``pw``); returns their number.
-    ``gain`` holds the documents' DCG gains, ``discount`` the positions' (DCG and NDCG)."""
+    ``gain`` holds the documents' DCG gains, ``discount`` the positions' (DCG and NDCG); ``scale`` is the classic
+    mode's constant factor."""
     m = 0
     if code == _CLASSIC:
-        factor = 0.15
+        factor = scale
         for r in range(1, n):
             a = order[r - 1]
             b = order[r]
@@ -262,8 +263,8 @@ def _merge_sorted(keys, weights, base, count, pk, pw, m, tmp_k, tmp_w):
 
 
 @njit(cache=True, parallel=True)
-def generate_mode_pairs(raw, y, ptr, noise, uniform, code, top, neighbors, exp_gain, log_position, decay, normalise,
-                        per_perm_ptr, slot_ptr, keys, weights, counts, n_blocks):
+def generate_mode_pairs(raw, y, ptr, noise, uniform, code, top, neighbors, exp_gain, log_position, decay, scale,
+                        normalise, per_perm_ptr, slot_ptr, keys, weights, counts, n_blocks):
     """Pairs of every query, merged by ``(winner, loser)``, in ``keys/weights[slot_ptr[q]:...]`` (see
     :func:`metricrank.objectives.yetirank._generate` for the layout; weights summed over the permutations).
 
@@ -319,7 +320,8 @@ def generate_mode_pairs(raw, y, ptr, noise, uniform, code, top, neighbors, exp_g
                     for i in range(n):
                         noisy[i] = raw[s + i] + noise[perm, s + i]
                 descending_order(noisy[:n], order)
-                got = _permutation_pairs(order, y, s, n, code, top, neighbors, gain, discount, decay, coef, pk, pw)
+                got = _permutation_pairs(order, y, s, n, code, top, neighbors, gain, discount, decay, scale, coef, pk,
+                                         pw)
                 if dense:
                     for t in range(got):
                         k = pk[t]
