@@ -1,5 +1,5 @@
 """Objectives' derivatives against CatBoost's own: CatBoost's LambdaMart loss (``LambdaMart:metric=M``, with its
-specs and inputs) and QuerySoftMax's ``lambda``.
+specs and inputs), QuerySoftMax's ``lambda``, and PairLogit and QueryRMSE at their defaults.
 
 The oracle is a one-tree CatBoost model whose leaves each hold one document: binary features spelling each
 row's index let a depth-⌈log2 n⌉ symmetric tree separate every row, the learning rate is 1, there is no L2
@@ -162,3 +162,50 @@ def test_querysoftmax_lambda_is_catboosts_hessian_term(spec, lam):
                                atol=1e-6)
     # the metric takes the objective's spec, and lambda leaves its value alone (as in CatBoost)
     assert evaluate(y, raw, qid=qid, metric=spec) == evaluate(y, raw, qid=qid, metric=without)
+
+
+def _draw(rng, labels, tied):
+    sizes = rng.integers(2, 13, 5)
+    qid = np.repeat(np.arange(5), sizes)
+    y = rng.choice(labels, qid.size).astype(float)
+    raw = np.zeros(qid.size) if tied else np.round(rng.normal(size=qid.size), 1)
+    return y, qid, raw
+
+
+@pytest.mark.parametrize("tied", [True, False])
+def test_pairlogit_at_its_defaults_has_catboosts_derivatives(tied):
+    # CatBoost shifts a pairwise loss's leaves to mean 0 over the rows (a query's scores moving together leave
+    # the loss alone); its Gradient leaf averages the derivative over the row's pairs, -g / (number of documents
+    # of the query with another label), and its Newton leaf is -g / h
+    rng = np.random.default_rng(11 + tied)
+    y, qid, raw = _draw(rng, (0, 1, 2), tied)
+    grad, hess = get_objective("PairLogit").gradient_hessian(y, raw, ptr_of(qid))
+    n_pairs = np.array([np.sum(y[qid == qid[i]] != y[i]) for i in range(y.size)])
+    has = n_pairs > 0
+    assert np.array_equal(has, hess > 0)
+
+    def centred(v):
+        return v - v.mean()
+
+    def where_paired(num, den):
+        return np.where(has, num / np.where(has, den, 1.0), 0.0)
+
+    np.testing.assert_allclose(centred(catboost_one_row_leaves(y, qid, "PairLogit", raw, "Gradient")),
+                               centred(where_paired(-grad, n_pairs)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(centred(catboost_one_row_leaves(y, qid, "PairLogit", raw, "Newton")),
+                               centred(where_paired(-grad, hess)), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("tied", [True, False])
+def test_queryrmse_gradient_is_catboosts_and_its_hessian_is_the_exact_one(tied):
+    # CatBoost's Gradient leaves are -g; its Newton leaves are -g / w (hessian 1 a row), where the exact
+    # hessian here is w (1 - w / W), W the query's weight: a query of n documents steps n / (n - 1) as far
+    rng = np.random.default_rng(21 + tied)
+    y, qid, raw = _draw(rng, (0, 1, 2), tied)
+    grad, hess = get_objective("QueryRMSE").gradient_hessian(y, raw, ptr_of(qid))
+    sizes = np.bincount(qid)[qid]
+    np.testing.assert_allclose(hess, 1.0 - 1.0 / sizes)
+    np.testing.assert_allclose(catboost_one_row_leaves(y, qid, "QueryRMSE", raw, "Gradient"), -grad,
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(catboost_one_row_leaves(y, qid, "QueryRMSE", raw, "Newton"), -grad,
+                               rtol=1e-5, atol=1e-6)

@@ -12,7 +12,9 @@ QueryRMSE
     ``grad_i = -w_i (t_i - a_i - mu_q)`` (the envelope theorem drops
     ``d mu / d a``, as ``mu`` minimises the loss), the derivative CatBoost's
     Newton step uses; the metric's numerator is ``2 L_q``.
-    ``hess_i = w_i (1 - w_i / W)`` (``d(t_i - a_i - mu)/d a_i = -1 + w_i / W``).
+    ``hess_i = w_i (1 - w_i / W)`` (``d(t_i - a_i - mu)/d a_i = -1 + w_i / W``);
+    CatBoost 1.2's Newton step divides by ``w_i`` instead, so a row of an
+    unweighted query of n documents steps n / (n - 1) as far here.
 QuerySoftMax
     ``L_q = -sum_{i: t_i > 0} w_i t_i log p_i``, ``p_i = w_i e^{β a_i} / Z``,
     ``Z = sum_{j: w_j > 0} w_j e^{β a_j}``; with ``T = sum_{t_i > 0} w_i t_i``:
