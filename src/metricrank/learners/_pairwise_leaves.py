@@ -16,9 +16,14 @@ a weighted graph Laplacian over the leaves plus ``λ`` (LightGBM's ``lambda_l2``
 Without ``λ`` the Laplacian is singular (a constant shift of every leaf changes
 no pair), and the minimum-norm solution is taken.
 
-CatBoost's ``*Pairwise`` objectives also choose the *splits* by this pairwise
+CatBoost's ``*Pairwise`` objectives also choose the *splits* by a pairwise
 model; here the tree structure comes from LightGBM's per-row gradient, and only
-the leaf values are pairwise.
+the leaf values are pairwise. CatBoost 1.2.10's leaf values are a first-order
+step, the only leaf method it allows these objectives on the CPU: each pair
+adds its *weight* (not ``h``) to the Laplacian, which takes
+``bayesian_matrix_reg`` (0.1) times ``I - 11ᵀ/L`` plus its L2 penalty; one leaf
+is pinned to 0 and the solution shifted to mean 0 (PairLogitPairwise's leaves
+of one-row-leaf trees probed equal to 1e-8). Here the step is Newton's.
 """
 
 from __future__ import annotations
