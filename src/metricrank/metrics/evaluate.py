@@ -65,12 +65,11 @@ def _non_negative(arr: np.ndarray, name: str) -> np.ndarray:
 
 def _group_weights(group_weights, ptr: np.ndarray) -> np.ndarray:
     nq, n = ptr.shape[0] - 1, int(ptr[-1])
-    gw = np.asarray(group_weights, dtype=np.float64).ravel()
+    gw = _as_float_vector(group_weights, "group_weights")  # before its length is read: a matrix is refused
     if gw.shape[0] == nq:
-        return _non_negative(_as_float_vector(gw, "group_weights"), "group_weights")
+        return _non_negative(gw, "group_weights")
     if gw.shape[0] == n:
         # CatBoost's per-object form: one value repeated over each query's rows.
-        gw = _as_float_vector(gw, "group_weights")
         first = gw[ptr[:-1]]
         if not np.array_equal(np.repeat(first, np.diff(ptr)), gw):
             raise ValueError("per-row group_weights must be constant within each query")
