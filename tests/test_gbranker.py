@@ -170,6 +170,24 @@ def test_lambdamart_is_gbranker_with_the_lambda_objective():
     assert isinstance(a, GBRanker) and a.objective_.spec == b.objective_.spec == "lambda:MAP"
 
 
+def test_initial_scores_are_checked_before_training():
+    ds = make_ltr(10, n_features=6, docs_per_query=(4, 4), random_state=0)  # 40 rows
+    fit = GBRanker("YetiRank", n_estimators=2, **SMALL).fit
+    with pytest.raises(ValueError, match=r"init_score must have shape \(40,\), one score a row; got shape \(4, 10\)"):
+        fit(ds, init_score=np.zeros((4, 10)))  # as many numbers as rows, but not one a row
+    with pytest.raises(ValueError, match=r"init_score must have shape \(40,\), one score a row; got shape \(39,\)"):
+        fit(ds, init_score=np.zeros(39))
+    with pytest.raises(ValueError, match="init_score must be finite; row 3 is nan"):
+        fit(ds, init_score=np.where(np.arange(40) == 3, np.nan, 0.0))
+    with pytest.raises(ValueError, match="pass either init_model or init_score, not both"):
+        fit(ds, init_model=GBRanker("YetiRank", n_estimators=1, **SMALL).fit(ds), init_score=np.zeros(40))
+    with pytest.raises(ValueError, match=r"init_model must have a predict\(X\) method"):
+        fit(ds, init_model=object())
+    column = np.linspace(-1.0, 1.0, 40)
+    np.testing.assert_array_equal(fit(ds, init_score=column[:, None]).predict(ds.X),
+                                  fit(ds, init_score=column).predict(ds.X))
+
+
 def test_save_load_roundtrip_with_a_base_model_of_the_other_class(tmp_path):
     ds = make_ltr(40, n_features=6, random_state=0)
     base = LambdaMART("NDCG", n_estimators=5, **SMALL).fit(ds)

@@ -471,13 +471,17 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if init_model is not None:
             if not hasattr(init_model, "predict"):
                 raise ValueError("init_model must have a predict(X) method (e.g. a fitted GBRanker)")
-            base = np.asarray(init_model.predict(ds.X), dtype=np.float64).ravel()
+            base, name = np.asarray(init_model.predict(ds.X), dtype=np.float64), "init_model's scores"
         elif init_score is not None:
-            base = np.asarray(init_score, dtype=np.float64).ravel()
+            base, name = np.asarray(init_score, dtype=np.float64), "init_score"
         else:
             return None
-        if base.shape[0] != ds.n_docs or not np.all(np.isfinite(base)):
-            raise ValueError(f"initial scores must be {ds.n_docs} finite numbers; got shape {base.shape}")
+        if base.shape not in ((ds.n_docs,), (ds.n_docs, 1)):  # a column is one score a row; any other shape is not
+            raise ValueError(f"{name} must have shape ({ds.n_docs},), one score a row; got shape {base.shape}")
+        base = base.ravel()
+        if not np.all(np.isfinite(base)):
+            row = int(np.flatnonzero(~np.isfinite(base))[0])
+            raise ValueError(f"{name} must be finite; row {row} is {base[row]}")
         return base
 
     def predict(self, X, *, num_iteration: int | None = None, pred_contrib: bool = False):
