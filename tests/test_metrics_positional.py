@@ -278,6 +278,8 @@ def test_bad_arrays():
         evaluate([0, 1, 0], [0.1, 0.2, 0.3], qid=[1, 2, 1], metric="NDCG")
     with pytest.raises(ValueError, match="group_weights has 3 entries; expected one per query"):
         evaluate([0, 1], [0.1, 0.2], qid=[1, 2], group_weights=[1, 1, 1], metric="NDCG")
+    with pytest.raises(ValueError, match=r"qid must be one-dimensional, got shape \(2, 2\)"):
+        evaluate([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], qid=[[1, 1], [2, 2]], metric="NDCG")
     # a matrix whose size is the number of rows is not taken for per-row weights
     with pytest.raises(ValueError, match=r"group_weights must be one-dimensional, got shape \(2, 2\)"):
         evaluate([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], qid=[1, 1, 2, 2], group_weights=[[1, 1], [2, 2]], metric="NDCG")

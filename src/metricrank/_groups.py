@@ -236,6 +236,9 @@ def resolve_groups(n_rows: int, *, qid=None, group_ptr=None, group=None) -> np.n
     if len(given) > 1:
         raise ValueError(f"pass only one of qid, group_ptr and group; got {', '.join(given)}")
     if qid is not None:
+        shape = np.shape(qid)
+        if len(shape) != 1:  # read before its length: a (4, 10) array has 4
+            raise ValueError(f"qid must be one-dimensional, got shape {shape}")
         if len(qid) != n_rows:
             raise ValueError(f"qid has {len(qid)} entries but there are {n_rows} rows")
         return group_ptr_from_qid(qid)[0]
