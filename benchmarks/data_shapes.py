@@ -34,6 +34,9 @@ trees, the tree count chosen on validation by the judged metric, test value at t
   document (MQ2008: 28 %), and CatBoost's QuerySoftMax scores NDCG@10 0.80-0.85, MAP 0.44-0.46 and MAUC
   0.76-0.79 on draws 1-2 (on the real folds 0.783, 0.477 and 0.763; noise 2 with query effect 1.5 gives MAP
   0.38-0.41, noise 3 with 2.5 gives 0.30-0.32).
+- ``mslr``: MSLR-WEB10K's shape scaled down to a tenth: 1,000 queries of 40-200 documents (about 120,000; MSLR's
+  mean is 120 a query), split 600/200/200, 136 features of which 30 informative, labels 0-4 at 52/32/13/2/1 %
+  (MSLR-WEB10K's grades). About 72,000 training documents: the capacity check runs and the mixed trees grow.
 - ``mq2008``: not drawn: LETOR 4.0's MQ2008 folds from ``../shared/data`` (``--seeds`` are fold numbers,
   1-5; ``--noise`` is not used), to run the real data under another ``--learning-rate`` and ``--trees``.
 - ``lgb-example``: not drawn either: the suite's three splits of LightGBM's ranking example (``--seeds``
@@ -126,6 +129,8 @@ SHAPES = {
                    offset=1700),
     "mq2008-like": dict(n_queries=784, docs_per_query=(5, 34), label_probs=[0.81, 0.13, 0.06], cuts=[470, 627],
                         offset=1900),
+    "mslr": dict(n_queries=1000, docs_per_query=(40, 200), label_probs=[0.52, 0.32, 0.13, 0.02, 0.01],
+                 cuts=[600, 800], offset=2100, n_features=136, n_informative=30),
 }
 
 #: Not drawn here (real data, or the quality suite's own draws): the number of splits of each.
@@ -145,7 +150,8 @@ def split(shape: str, noise: float | None, seed: int, query_effect: float = 0.0)
     if shape in REAL:
         return _suite_splits(shape)[seed - 1]
     s = SHAPES[shape]
-    data = make_ltr(s["n_queries"], docs_per_query=s["docs_per_query"], n_features=46, n_informative=12,
+    data = make_ltr(s["n_queries"], docs_per_query=s["docs_per_query"], n_features=s.get("n_features", 46),
+                    n_informative=s.get("n_informative", 12),
                     n_labels=len(s["label_probs"]), label_probs=s["label_probs"], noise=noise, relevance="nonlinear",
                     random_state=s["offset"] + seed, query_effect=query_effect)
     return q.Split(shape, seed, *q._split_queries(data, s["cuts"], seed))
