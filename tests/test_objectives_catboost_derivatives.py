@@ -38,16 +38,22 @@ CASES = [  # (spec, label values)
 ]
 
 
+def _draw(rng, labels, tied):
+    """Five queries of 2-12 documents (at most 60 rows: one leaf each at depth 6), labels drawn from ``labels``,
+    scores all zero (``tied``) or rounded to one decimal, so that ties inside a query keep the input order."""
+    sizes = rng.integers(2, 13, 5)
+    qid = np.repeat(np.arange(5), sizes)
+    y = rng.choice(labels, qid.size).astype(float)
+    raw = np.zeros(qid.size) if tied else np.round(rng.normal(size=qid.size), 1)
+    return y, qid, raw
+
+
 @pytest.mark.parametrize("spec,labels", CASES)
 def test_derivatives_equal_catboosts(spec, labels):
     rng = np.random.default_rng(zlib.crc32(spec.encode()))  # hash() of a str varies by process
     for draw in range(3):
-        sizes = rng.integers(2, 13, 5)  # at most 60 rows: one leaf each at depth 6
-        qid = np.repeat(np.arange(5), sizes)
-        y = rng.choice(labels, qid.size).astype(float)
-        # tied scores on the first draw (all zero: CatBoost's start, where norm skips the score gap), then
-        # scores rounded to one decimal, so that ties inside a query keep the input order
-        raw = np.zeros(qid.size) if draw == 0 else np.round(rng.normal(size=qid.size), 1)
+        # tied scores on the first draw (all zero: CatBoost's start, where norm skips the score gap)
+        y, qid, raw = _draw(rng, labels, tied=draw == 0)
         grad, hess = get_objective(spec).gradient_hessian(y, raw, ptr_of(qid))
         assert np.any(grad != 0)
         np.testing.assert_allclose(grad, catboost_one_row_leaves(y, qid, spec, raw, "Gradient"),
@@ -163,13 +169,6 @@ def test_querysoftmax_lambda_is_catboosts_hessian_term(spec, lam):
     # the metric takes the objective's spec, and lambda leaves its value alone (as in CatBoost)
     assert evaluate(y, raw, qid=qid, metric=spec) == evaluate(y, raw, qid=qid, metric=without)
 
-
-def _draw(rng, labels, tied):
-    sizes = rng.integers(2, 13, 5)
-    qid = np.repeat(np.arange(5), sizes)
-    y = rng.choice(labels, qid.size).astype(float)
-    raw = np.zeros(qid.size) if tied else np.round(rng.normal(size=qid.size), 1)
-    return y, qid, raw
 
 
 @pytest.mark.parametrize("tied", [True, False])

@@ -44,7 +44,7 @@ from numba import njit, prange
 from .pairlogit import one_label
 
 __all__ = ["MODES", "NOISES", "MODE_CODES", "block_query_sizes", "descending_order", "generate_mode_pairs",
-           "insertion_order", "logistic_factors", "logistic_keys", "pairs_per_permutation"]
+           "logistic_factors", "logistic_keys", "pairs_per_permutation"]
 
 MODES = ("Classic", "DCG", "NDCG", "MRR", "ERR", "MAP")
 NOISES = ("Gumbel", "Gauss", "No")
