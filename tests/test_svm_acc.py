@@ -128,3 +128,16 @@ def test_bad_input():
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :2], qid=qid)
     assert clone(model).get_params() == model.get_params()
+
+
+@pytest.mark.parametrize("rel, scores, message", [
+    ([1, np.nan, 0], [3.0, 2.0, 1.0], "rel must be finite"),
+    ([1, 0, 0], [3.0, np.nan, 1.0], "scores must be finite"),
+    ([1, 0, 0], [3.0, 2.0], "scores has 2 entries but there are 3 rows"),
+    ([[1, 0], [0, 1]], [[3.0, 2.0], [1.0, 0.0]], "rel must be one-dimensional"),
+    ([], [], "non-empty"),
+])
+def test_best_threshold_accuracy_refuses_what_it_cannot_score(rel, scores, message):
+    # NaN relevance would count as not relevant, a NaN score would sort anywhere, a matrix was flattened
+    with pytest.raises(ValueError, match=message):
+        best_threshold_accuracy(rel, scores)

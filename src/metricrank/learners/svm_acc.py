@@ -31,6 +31,7 @@ from sklearn.svm import SVC, LinearSVC
 
 from .._checks import is_integer
 from ..data import RankingDataset
+from ..metrics.evaluate import _as_float_vector
 from ._sklearn_compat import RankerContractMixin, border_spec
 from ._struct_svm import binary_relevance, check_max_iter, check_positive
 from .binning import ThresholdBinner
@@ -154,10 +155,10 @@ def best_threshold_accuracy(rel, scores):
     >>> round(best_threshold_accuracy(p, np.arange(11, 0, -1)), 2)
     0.64
     """
-    rel = np.asarray(rel, dtype=np.float64).ravel()
-    scores = np.asarray(scores, dtype=np.float64).ravel()
-    if rel.shape != scores.shape or rel.size == 0:
-        raise ValueError("rel and scores must be non-empty and of the same length")
+    rel = _as_float_vector(rel, "rel")
+    scores = _as_float_vector(scores, "scores", rel.shape[0])
+    if rel.size == 0:
+        raise ValueError("rel and scores must be non-empty")
     order = np.argsort(-scores, kind="stable")
     r, s = rel[order] > 0, scores[order]
     n, total = r.size, int(r.sum())
