@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from metricrank import model_selection
+from metricrank.model_selection import _tune as tune_module
 from metricrank._io import atomic_write, open_read
 from metricrank.experiments import quality
 from metricrank.metrics import get_metric
@@ -39,7 +39,7 @@ STARTUP_TRIALS = 5  # tune's default pruner: MedianPruner(n_startup_trials=5)
 def record(args) -> None:
     import optuna
 
-    model_selection.PRUNE_FROM_BUDGET_SHARE = 1e-9  # in-fold reports from the first tree
+    tune_module.PRUNE_FROM_BUDGET_SHARE = 1e-9  # in-fold reports from the first tree
     runs = []
     for split in quality.load_suite([args.dataset], folds=args.folds):
         r = quality.tune_on_split(split, args.metric, 0.1, 300, 1, 0, args.trials, args.cv,

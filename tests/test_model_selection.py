@@ -19,8 +19,8 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearc
 from metricrank import LambdaMART, evaluate, make_ltr, save_letor
 from metricrank.data import OneQueryWarning
 from metricrank.learners._gbdt import EXTRA_TREES_MAX_DOCS, auto_num_leaves
-from metricrank.model_selection import (RankerScoreMixin, _values_in_space, default_param_space, improvement_pvalue,
-                                        make_scorer, tune)
+from metricrank.model_selection import RankerScoreMixin, default_param_space, improvement_pvalue, make_scorer, tune
+from metricrank.model_selection._space import _values_in_space
 
 optuna = pytest.importorskip("optuna")
 
@@ -335,7 +335,7 @@ def test_tune_validates_before_fitting(data):
 
 
 def test_tune_without_refit_keeps_the_same_parameters_and_fits_nothing_more(result, data, monkeypatch):
-    import metricrank.model_selection as ms
+    import metricrank.model_selection._tune as ms
 
     in_fold, outside = [], []
     real_fold_value, real_fit = ms.fold_value, LambdaMART.fit
@@ -780,7 +780,6 @@ def test_tune_searches_the_depth_of_symmetric_trees_and_not_what_they_refuse(dat
     assert result.best_estimator_.grow_policy == "symmetric"
     assert result.best_estimator_.num_leaves_ == 2 ** result.best_estimator_.max_depth
     # completed symmetric trees share the space and the first trial's depth
-    from metricrank.model_selection import _values_in_space
 
     completed = LambdaMART(METRIC, grow_policy="symmetric_then_leafwise")
     assert default_param_space(100, "symmetric_then_leafwise").keys() == space.keys()
@@ -848,7 +847,7 @@ def test_a_stored_search_runs_only_the_trials_its_study_lacks(data, tmp_path):
 
 def test_a_stored_search_whose_first_trial_was_cut_short_runs_the_estimator_as_given_again(data, tmp_path,
                                                                                           monkeypatch):
-    import metricrank.model_selection as ms
+    import metricrank.model_selection._tune as ms
 
     X, y, qid = data
     storage = f"sqlite:///{tmp_path / 'search.db'}"

@@ -57,7 +57,7 @@ def _check_options(args):
     for path, option in ((args.out, "--out"), (args.params_out, "--params-out")):
         if path is not None:
             check_writable(path, option)
-    from .model_selection import _optuna, check_storage
+    from .model_selection._space import _optuna, check_storage
 
     try:
         _optuna()  # before reading data
@@ -73,7 +73,8 @@ def cmd_tune(args) -> int:
 
     from .data import load_letor
     from .metrics import evaluate
-    from .model_selection import SELECTION_ALPHA, tune
+    from .model_selection import tune
+    from .model_selection._selection import SELECTION_ALPHA
 
     console = message_console()
     model, objective = _check_options(args)

@@ -258,7 +258,7 @@ def _cmd_experiment(args) -> int:
             raise CLIError(f"--threads must be a positive integer; got {args.threads}")
         options["threads"] = args.threads
     if args.tune_storage is not None:
-        from .model_selection import _optuna, check_storage
+        from .model_selection._space import _optuna, check_storage
 
         try:
             _optuna()  # the searches need Optuna: fail now, not hours in

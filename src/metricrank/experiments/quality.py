@@ -338,7 +338,7 @@ def tuned(metric: str, n_trials: int = 20, cv: int | None = None, storage=None):
     True
     """
     from ..learners import LambdaMART
-    from ..model_selection import trial_seconds
+    from ..model_selection._tune import trial_seconds
 
     def fit(split: Split, metrics, lr: float, trees: int, threads: int, seed: int):
         stored = {} if storage is None else {
