@@ -242,6 +242,17 @@ def test_label_domain_errors_name_the_metric():
         evaluate([0, -1], [0.1, 0.2], metric="ERR:type=Graded")
 
 
+def test_ndcg_refuses_negative_labels_and_dcg_sums_them():
+    # labels 1, -2, 0 ranked -2, 1, 0: the ideal order's DCG is 1 + 0 - 2/2 = 0, where CatBoost's NDCG reads 1
+    y, s = [1, -2, 0], [0.2, 0.3, 0.1]
+    for spec in ("NDCG", "NDCG:type=Exp;top=2", "ndcg@10"):
+        with pytest.raises(ValueError, match="NDCG needs labels >= 0 .*row 1 has label -2"):
+            evaluate(y, s, metric=spec)
+    assert evaluate(y, s, metric="DCG") == pytest.approx(-2 + 1 / log2(3))
+    assert evaluate(y, s, metric="DCG:type=Exp") == pytest.approx(-0.75 + 1 / log2(3))
+    assert evaluate([0, 0, 0], s, metric="NDCG") == 1.0  # no relevant document: the empty value, as before
+
+
 def test_spec_errors():
     with pytest.raises(ValueError, match="unknown metric 'NDGC'.*available metrics: .*NDCG"):
         get_metric("NDGC")

@@ -15,6 +15,8 @@ labels in ranked order. Semantics follow CatBoost's documentation (seed
   retrieved in the top as the seed's formula reads (``norm=retrieved`` gives
   that reading, ``norm=all`` divides by every relevant document, as
   trec_eval does).
+* NDCG refuses negative labels (CatBoost's scores a wrongly ordered query 1
+  when they make its ideal DCG 0); DCG takes any label.
 * A query whose ideal DCG is not positive has NDCG 1; a query with no
   relevant document has MAP 0, MRR 0 and RecallAt 1 (each adjustable with
   ``empty``).
@@ -319,6 +321,18 @@ def _check_exp_gain(metric: str):
     return check
 
 
+def _check_ndcg_labels(y, params):
+    """NDCG's labels: >= 0, then the gain's own limit. A negative gain lets the ideal order's DCG be 0 or
+    below, so a wrongly ordered query would score 1 (CatBoost's eval_metric does so) or fall outside [0, 1]."""
+    if np.any(y < 0):
+        row = int(np.argmax(y < 0))
+        raise ValueError(
+            f"NDCG needs labels >= 0 (relevance grades); row {row} has label {y[row]:g}. With a negative gain "
+            f"the ideal DCG is no upper bound; DCG takes any label"
+        )
+    _check_exp_gain("NDCG")(y, params)
+
+
 # --- binary-relevance metrics: PrecisionAt, RecallAt, MAP, MRR; AverageGain -----------
 
 # modes of _binary_kernel
@@ -401,7 +415,7 @@ DEFINITIONS = [
     MetricDef("DCG", _DCG_PARAMS, True, _dcg_parts, check_labels=_check_exp_gain("DCG"),
               doc="discounted cumulative gain of the top documents"),
     MetricDef("NDCG", _DCG_PARAMS + (empty_param(1.0),), True, _ndcg_parts,
-              check_labels=_check_exp_gain("NDCG"),
+              check_labels=_check_ndcg_labels,
               doc="DCG divided by the DCG of the ideal order"),
     MetricDef("FilteredDCG",
               (Param("type", "Base", parse_choice, ("Base", "Exp"), GAIN_TYPE.doc),
