@@ -204,6 +204,9 @@ def test_bad_input_errors(data):
     for bad in (1, "many", 7.5, True):
         with pytest.raises(ValueError, match="num_leaves must be 'auto' or an integer >= 2"):
             LambdaMART(num_leaves=bad).fit(train)
+    for bad in (3.5, "6", True, None, 2 ** 31):
+        with pytest.raises(ValueError, match=r"max_depth must be an integer \(0 or less: no limit"):
+            LambdaMART(max_depth=bad).fit(train)
     for bad in (-1, "many", float("nan"), float("inf"), True, None):
         with pytest.raises(ValueError, match="lambda_l2 must be 'auto' or a finite number >= 0"):
             LambdaMART(lambda_l2=bad).fit(train)
