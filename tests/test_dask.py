@@ -394,6 +394,10 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
     with pytest.raises(ValueError, match="early_stopping_rounds must be None or an integer >= 1; got 'x'"):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, eval_set=[(one_partition(train), train.y)],
                            eval_qid=[train.qid], early_stopping_rounds="x")
+    # an eval set's labels outside its metric: refused before the distributed fit, not when its curve is scored
+    with pytest.raises(ValueError, match="eval set valid_0: NDCG needs labels >= 0"):
+        DaskGBRanker("YetiRank").fit(one_partition(train), train.y, qid=train.qid,
+                                     eval_set=[(train.X, train.y - 1, train.qid)])
 
 
 def two_sparse_partitions():

@@ -377,3 +377,22 @@ def test_num_iteration_reads_the_first_trees_and_is_checked():
     for bad in (2.0, 2.5, True, "3"):
         with pytest.raises(TypeError, match="num_iteration must be an integer"):
             full.predict(ds.X, num_iteration=bad)
+
+
+def test_eval_set_labels_outside_the_metric_fail_before_any_tree(monkeypatch):
+    import metricrank.learners.gbranker as gbranker_module
+
+    ds = make_ltr(12, docs_per_query=(6, 10), n_features=6, random_state=0)
+
+    def no_boosting(*args, **kwargs):
+        raise AssertionError("boosting started before the eval set's labels were checked")
+
+    monkeypatch.setattr(gbranker_module, "boost_lanes", no_boosting)
+    signed = (ds.X, ds.y - 1, ds.qid)  # grade 0 becomes -1: outside NDCG's labels
+    with pytest.raises(ValueError, match=r"eval set valid_0: NDCG needs labels >= 0 .*row \d+ has label -1"):
+        GBRanker("YetiRank", n_estimators=2, min_data_in_leaf=3).fit(ds, eval_set=[signed])
+    with pytest.raises(ValueError, match="eval set held: ERR:type=Graded has max_label=2 but row"):
+        LambdaMART("ERR:type=Graded;max_label=2", n_estimators=2, min_data_in_leaf=3).fit(
+            ds.X, np.minimum(ds.y, 2), qid=ds.qid, eval_set=[(ds.X, ds.y + 1, ds.qid)], eval_names=["held"])
+    with pytest.raises(AssertionError, match="boosting started"):  # labels DCG takes: training goes on
+        GBRanker("YetiRank", n_estimators=2, min_data_in_leaf=3).fit(ds, eval_set=[signed], eval_metrics=["DCG"])

@@ -22,7 +22,7 @@ from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import FeatureSchema
-from ..learners._inputs import check_num_iteration
+from ..learners._inputs import check_eval_labels, check_num_iteration
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -269,6 +269,7 @@ max_query_size, random_state, importance_type, lgb_params
         for name, eds in evals:
             if eds.n_features != X.shape[1]:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {X.shape[1]}")
+        check_eval_labels(evals, specs, self.preset)
 
         import dask.array as da
         from distributed import wait

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from .._arrays import numeric_array
 from .._checks import is_integer
 from ..data import OneQueryWarning, RankingDataset
+from ..metrics.evaluate import evaluate_many
 
 __all__ = ["as_dataset", "check_features", "check_num_iteration", "eval_datasets"]
 
@@ -123,3 +124,14 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> 
         group = eval_group[i] if eval_group is not None else None
         out.append((name, as_dataset(X, y, qid=qid, group=group, what=what)))
     return out
+
+
+def check_eval_labels(evals, specs, preset=None) -> None:
+    """Raise ValueError, naming the eval set, if its labels are outside a metric's domain (NDCG's >= 0, graded
+    ERR's ``max_label``...): once before training, not when the first tree (or, under Dask, the last) is scored."""
+    for name, ds in evals:
+        try:
+            evaluate_many(ds.y, np.zeros(ds.n_docs), specs, preset=preset, group_ptr=ds.group_ptr,
+                          group_weights=ds.group_weight)
+        except ValueError as err:
+            raise ValueError(f"eval set {name}: {err}") from None

@@ -23,7 +23,7 @@ from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
 from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_hessian_mass, positive_int
 from ._model_text import side_by_side
-from ._inputs import as_dataset, check_features, check_num_iteration, eval_datasets
+from ._inputs import as_dataset, check_eval_labels, check_features, check_num_iteration, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
 from ._persistence import read_model_file, validate_booster_text, write_model_file
@@ -365,6 +365,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             eval_metrics = [objective.eval_spec]
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
+        check_eval_labels(evals, eval_metrics, self.preset)
         # "auto" reads the data and the judged metric: leaf-wise where categorical features are
         self._resolve_grow_policy(ds, eval_metrics[0], categorical=bool(schema.categorical), init_score=init_score,
                                   objective=objective)
