@@ -429,7 +429,8 @@ class GBDTBase(BaseEstimator):
         if self.importance_type not in ("split", "gain"):
             raise ValueError(f"importance_type must be 'split' or 'gain'; got {self.importance_type!r}")
         if not is_integer(self.max_depth) or not -(2 ** 31) <= self.max_depth < 2 ** 31:
-            raise ValueError(f"max_depth must be an integer (0 or less: no limit, as in LightGBM); got {self.max_depth!r}")
+            raise ValueError(f"max_depth must be an integer (0 or less: no limit, as in LightGBM); "
+                             f"got {self.max_depth!r}")
         thread_count(self.n_jobs)
         self._check_grow_policy()
 

@@ -12,7 +12,7 @@ from .._checks import is_integer
 from ..data import OneQueryWarning, RankingDataset
 from ..metrics.evaluate import evaluate_many
 
-__all__ = ["as_dataset", "check_features", "check_num_iteration", "eval_datasets"]
+__all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "eval_datasets"]
 
 
 def check_num_iteration(num_iteration):
