@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.stats import wilcoxon
 
-from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
+from metricrank import GBRanker, LambdaMART, RankingDataset, evaluate, make_ltr
 from metricrank.learners import _capacity, _gbdt
 from metricrank.learners._gbdt import auto_extra_trees, auto_num_leaves
 
@@ -302,11 +302,27 @@ def test_coarse_metrics_judge_capacities_by_ndcg(low_threshold, metric):
     assert model.target_ == LambdaMART(metric).fit(ds.subset_queries(np.arange(20))).target_
 
 
+def test_negative_labels_are_judged_by_dcg_where_ndcg_would_judge_them(low_threshold):
+    # NDCG refuses negative labels; MRR and YetiRank train on them, so their check reads them by DCG@10
+    ds = clean_data(seed=7)
+    shifted = RankingDataset(ds.X, ds.y - 1, group_ptr=ds.group_ptr)  # grades -1..: MRR's relevant stay label > 0
+    model = LambdaMART("MRR", grow_policy="leafwise", n_estimators=30, random_state=2).fit(shifted)
+    assert model.capacity_check_.metric == "DCG:top=10;type=Exp"
+    assert_as_by_hand(model.capacity_check_, ByHand(shifted, model, metric="DCG:top=10;type=Exp"), (7, True, 10.0))
+    yeti = GBRanker("YetiRank", n_estimators=20, random_state=0).fit(shifted)
+    assert yeti.capacity_check_.metric == "DCG:top=10"
+    with pytest.raises(ValueError, match="eval set valid_0: NDCG needs labels >= 0"):  # a metric named is kept
+        GBRanker("YetiRank", n_estimators=2).fit(shifted, eval_set=[shifted], eval_metrics=["NDCG:top=10"])
+
+
 @pytest.mark.parametrize("metric, judged", [("MAP", "MAP"), ("NDCG:top=5", "NDCG:top=5"), ("MRR:top=10", None),
                                             ("ERR:type=Graded;top=10", None), ("ERR", None)])
 def test_judging_metric(metric, judged):
     assert _capacity.judging_metric(metric) == (judged or _capacity.PROXY_METRIC)
     assert _capacity.judging_metric(metric, preset="catboost") == (judged or _capacity.PROXY_METRIC)
+    assert _capacity.judging_metric(metric, y=[0.0, 2.0]) == (judged or _capacity.PROXY_METRIC)
+    negative = _capacity.judging_metric(metric, y=[-1.0, 2.0])
+    assert negative == (judged or _capacity.PROXY_METRIC).replace("NDCG", "DCG")
 
 
 def test_trials_stop_with_the_fits_patience(low_threshold):

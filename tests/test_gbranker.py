@@ -396,3 +396,20 @@ def test_eval_set_labels_outside_the_metric_fail_before_any_tree(monkeypatch):
             ds.X, np.minimum(ds.y, 2), qid=ds.qid, eval_set=[(ds.X, ds.y + 1, ds.qid)], eval_names=["held"])
     with pytest.raises(AssertionError, match="boosting started"):  # labels DCG takes: training goes on
         GBRanker("YetiRank", n_estimators=2, min_data_in_leaf=3).fit(ds, eval_set=[signed], eval_metrics=["DCG"])
+
+
+def test_negative_labels_are_judged_by_dcg_where_the_default_judge_is_ndcg():
+    # YetiRank's classic mode trains on any label; its default judge, NDCG@10, refuses negative ones: eval sets,
+    # early stopping and score() read them by DCG@10; an objective whose own metric is NDCG refuses them
+    ds = make_ltr(30, docs_per_query=(6, 10), n_features=6, random_state=0)
+    y = ds.y - 1
+    model = GBRanker("YetiRank", n_estimators=5, min_data_in_leaf=3).fit(
+        ds.X, y, qid=ds.qid, eval_set=[(ds.X, y, ds.qid)], early_stopping_rounds=2)
+    assert list(model.evals_result_["valid_0"]) == ["DCG:top=10"]
+    scores = model.predict(ds.X)
+    assert model.score(ds.X, y, qid=ds.qid) == pytest.approx(evaluate(y, scores, qid=ds.qid, metric="DCG:top=10"))
+    assert model.score(ds.X, ds.y, qid=ds.qid) == pytest.approx(
+        evaluate(ds.y, scores, qid=ds.qid, metric="NDCG:top=10"))
+    with pytest.raises(ValueError, match="StochasticRank:metric=NDCG needs labels >= 0; row 0 has label -1"):
+        GBRanker("StochasticRank:metric=NDCG", n_estimators=2, min_data_in_leaf=3).fit(ds.X, y, qid=ds.qid)
+    GBRanker("StochasticRank:metric=DCG", n_estimators=2, min_data_in_leaf=3).fit(ds.X, y, qid=ds.qid)

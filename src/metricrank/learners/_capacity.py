@@ -57,7 +57,7 @@ from sklearn.base import clone
 
 from ..data import RankingDataset
 from ..metrics.evaluate import evaluate_many, make_input, with_scores
-from ..metrics.registry import get_metric
+from ..metrics.registry import get_metric, judge_reading
 from ._staged import iteration_outputs
 
 __all__ = ["BUDGET_BOUND_SHARE", "CHECK_ALPHA", "CHECK_FOLDS", "CHECK_FUTILITY", "CHECK_MAX_STEPS", "CHECK_MIN_DOCS",
@@ -269,16 +269,18 @@ def sizes_allow_check(n_docs: int, n_queries: int, metric: str, preset=None) -> 
             and get_metric(metric, preset=preset).definition.per_query)
 
 
-def judging_metric(metric: str, preset=None) -> str:
-    """The metric the check judges capacities by: ``metric`` itself, or :data:`PROXY_METRIC` for
-    :data:`COARSE_METRICS`.
+def judging_metric(metric: str, preset=None, y=()) -> str:
+    """The metric the check judges capacities by on the training labels ``y``: ``metric`` itself, or
+    :data:`PROXY_METRIC` for :data:`COARSE_METRICS`; an NDCG among them as DCG where ``y`` holds negative labels,
+    which NDCG refuses (:func:`~metricrank.metrics.registry.judge_reading`).
 
     Examples
     --------
-    >>> judging_metric("MAP"), judging_metric("ERR:top=10")
-    ('MAP', 'NDCG:top=10;type=Exp')
+    >>> judging_metric("MAP"), judging_metric("ERR:top=10"), judging_metric("MRR", y=[-1, 0, 1])
+    ('MAP', 'NDCG:top=10;type=Exp', 'DCG:top=10;type=Exp')
     """
-    return PROXY_METRIC if get_metric(metric, preset=preset).definition.name in COARSE_METRICS else metric
+    coarse = get_metric(metric, preset=preset).definition.name in COARSE_METRICS
+    return judge_reading(PROXY_METRIC if coarse else metric, y, preset)
 
 
 def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int, bool, float], *, init_model=None,
@@ -298,7 +300,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
     from ..model_selection import improvement_pvalue
 
     preset = getattr(estimator, "preset", None)
-    metric = judging_metric(metric, preset)
+    metric = judging_metric(metric, preset, ds.y)
     folds = held_out_folds(ds.n_queries, estimator.random_state)
     higher = get_metric(metric, preset=preset).higher_is_better
     held = [ds.subset_queries(f) for f in folds]

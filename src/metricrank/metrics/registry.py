@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .._spec import parse_param_values, split_spec
 from . import _multiclass, _pairwise, _positional, _query_losses
 from ._base import MetricDef, MetricInput, compute_value, fill_defaults
@@ -186,3 +188,23 @@ def get_metric(spec, preset: str | None = None) -> Metric:
     params = preset_defaults(preset, defn.name, names)
     params.update(explicit)
     return Metric(defn, fill_defaults(defn, params), explicit)
+
+
+def judge_reading(spec: str, y, preset: str | None = None) -> str:
+    """``spec``, or DCG with its parameters where it is NDCG and ``y`` holds negative labels, which NDCG refuses.
+
+    The default judge of a learner whose gradient takes any label (YetiRank's classic mode, RankNet: NDCG@10)
+    and the capacity check's judge of the training labels read them through it, so that labels the training
+    accepts do not fail on a metric the user did not name for them. A metric named for eval sets is never replaced.
+
+    Examples
+    --------
+    >>> judge_reading("NDCG:top=10", [0, 2, 1]), judge_reading("NDCG:top=10;empty=0", [-1, 2, 1])
+    ('NDCG:top=10', 'DCG:top=10')
+    """
+    metric = get_metric(spec, preset)
+    y = np.asarray(y)
+    if metric.name != "NDCG" or y.dtype.kind not in "biuf" or not np.any(y < 0):  # not numbers: refused elsewhere
+        return spec
+    kept = {k: v for k, v in metric.explicit.items() if k != "empty"}  # DCG has no empty query
+    return "DCG" + (":" + ";".join(f"{k}={_fmt(v)}" for k, v in kept.items()) if kept else "")

@@ -10,6 +10,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from .._groups import group_ptr_from_qid
 from ..data import OneQueryWarning
 from ..metrics import evaluate, get_metric
+from ..metrics.registry import judge_reading
 
 __all__ = ["RankerScoreMixin", "RankingScorer", "make_scorer"]
 
@@ -131,7 +132,7 @@ class RankerScoreMixin:
     def _score_metric(self, y) -> str:
         """Default metric spec of :meth:`score` for the labels ``y`` (an override may check them)."""
         objective = getattr(self, "objective_", None)
-        return getattr(objective, "eval_spec", None) or "NDCG:top=10"
+        return judge_reading(getattr(objective, "eval_spec", None) or "NDCG:top=10", y, getattr(self, "preset", None))
 
     def _score_predict(self, X, qid, group):
         """Scores of ``X`` for :meth:`score` (an override passes the queries to ``predict``)."""

@@ -278,6 +278,9 @@ class StochasticRank(Objective):
         if metric in ("PFound", "ERR"):
             check_finite_labels_in(0.0, 1.0, f"StochasticRank:metric={metric}", "labels (probabilities)")(
                 y, self.params)
+        elif metric == "NDCG" and np.any(y < 0):  # the metric it optimises refuses them (DCG takes any label)
+            k = int(np.argmax(y < 0))
+            raise ValueError(f"StochasticRank:metric=NDCG needs labels >= 0; row {k} has label {y[k]:g}")
 
     def bind(self, data: TrainingData, random_state=None) -> BoundStochasticRank:
         self.check_labels(data.y)
