@@ -394,10 +394,15 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
     with pytest.raises(ValueError, match="early_stopping_rounds must be None or an integer >= 1; got 'x'"):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, eval_set=[(one_partition(train), train.y)],
                            eval_qid=[train.qid], early_stopping_rounds="x")
-    # an eval set's labels outside its metric: refused before the distributed fit, not when its curve is scored
+    # an eval set's labels outside the metric named: refused before the distributed fit, not when its curve is
+    # scored; by default YetiRank's stand-in NDCG@10 reads them as DCG@10, as on one machine
+    signed = [(train.X, train.y - 1, train.qid)]
     with pytest.raises(ValueError, match="eval set valid_0: NDCG needs labels >= 0"):
-        DaskGBRanker("YetiRank").fit(one_partition(train), train.y, qid=train.qid,
-                                     eval_set=[(train.X, train.y - 1, train.qid)])
+        DaskGBRanker("YetiRank").fit(one_partition(train), train.y, qid=train.qid, eval_set=signed,
+                                     eval_metrics=["NDCG:top=10"])
+    model = DaskGBRanker("YetiRank", n_estimators=3).fit(one_partition(train), train.y, qid=train.qid,
+                                                         eval_set=signed)
+    assert list(model.evals_result_["valid_0"]) == ["DCG:top=10"]
 
 
 def two_sparse_partitions():

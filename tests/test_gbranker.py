@@ -413,3 +413,11 @@ def test_negative_labels_are_judged_by_dcg_where_the_default_judge_is_ndcg():
     with pytest.raises(ValueError, match="StochasticRank:metric=NDCG needs labels >= 0; row 0 has label -1"):
         GBRanker("StochasticRank:metric=NDCG", n_estimators=2, min_data_in_leaf=3).fit(ds.X, y, qid=ds.qid)
     GBRanker("StochasticRank:metric=DCG", n_estimators=2, min_data_in_leaf=3).fit(ds.X, y, qid=ds.qid)
+    for target in ("auto", "NDCG:top=10"):  # YetiRank judged by NDCG@10, and the exact λ of NDCG@10
+        named = LambdaMART("NDCG:top=10", target=target, n_estimators=2, min_data_in_leaf=3)
+        named.fit(ds.X, ds.y, qid=ds.qid)
+        with pytest.raises(ValueError, match="NDCG needs labels >= 0"):  # a metric the model names is kept
+            named.score(ds.X, y, qid=ds.qid)
+    ranknet = GBRanker("ranknet", n_estimators=2, min_data_in_leaf=3).fit(ds.X, ds.y, qid=ds.qid)
+    assert ranknet.score(ds.X, y, qid=ds.qid) == pytest.approx(
+        evaluate(y, ranknet.predict(ds.X), qid=ds.qid, metric="DCG:top=10"))

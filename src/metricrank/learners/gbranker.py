@@ -16,7 +16,6 @@ from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.conventions import check_preset
 from ..metrics.evaluate import evaluate_many
-from ..metrics.registry import judge_reading
 from ..objectives._base import Objective, as_training_data
 from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, model_mean, numba_threads
 from . import _capacity
@@ -363,7 +362,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
         if eval_metrics is None:
-            eval_metrics = [judge_reading(objective.eval_spec, ds.y, self.preset)]
+            eval_metrics = [objective.eval_spec_for(ds.y)]
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
         check_eval_labels(evals, eval_metrics, self.preset)

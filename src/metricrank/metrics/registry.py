@@ -193,9 +193,10 @@ def get_metric(spec, preset: str | None = None) -> Metric:
 def judge_reading(spec: str, y, preset: str | None = None) -> str:
     """``spec``, or DCG with its parameters where it is NDCG and ``y`` holds negative labels, which NDCG refuses.
 
-    The default judge of a learner whose gradient takes any label (YetiRank's classic mode, RankNet: NDCG@10)
-    and the capacity check's judge of the training labels read them through it, so that labels the training
-    accepts do not fail on a metric the user did not name for them. A metric named for eval sets is never replaced.
+    Where NDCG@10 stands in for a metric an objective does not name (YetiRank's classic mode, RankNet: its
+    ``eval_spec_for``), and for the capacity check's judge of the training labels, so that labels the training
+    accepts do not fail on a metric nobody named for them. A metric that a model names or that is named for eval
+    sets is not passed through it.
 
     Examples
     --------

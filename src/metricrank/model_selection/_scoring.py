@@ -132,7 +132,8 @@ class RankerScoreMixin:
     def _score_metric(self, y) -> str:
         """Default metric spec of :meth:`score` for the labels ``y`` (an override may check them)."""
         objective = getattr(self, "objective_", None)
-        return judge_reading(getattr(objective, "eval_spec", None) or "NDCG:top=10", y, getattr(self, "preset", None))
+        judge = getattr(objective, "eval_spec_for", None)  # an Objective; else NDCG@10 stands in
+        return judge_reading("NDCG:top=10", y) if judge is None else judge(y)
 
     def _score_predict(self, X, qid, group):
         """Scores of ``X`` for :meth:`score` (an override passes the queries to ``predict``)."""

@@ -470,8 +470,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         estimator.set_params(random_state=random_state)
     if metric is None:
         objective = estimator._make_objective() if hasattr(estimator, "_make_objective") else None
-        metric = judge_reading(getattr(objective, "eval_spec", None) or "NDCG:top=10", y,
-                               getattr(estimator, "preset", None))
+        judge = getattr(objective, "eval_spec_for", None)  # an Objective; else NDCG@10 stands in
+        metric = judge_reading("NDCG:top=10", y) if judge is None else judge(y)
     m = get_metric(metric, preset=getattr(estimator, "preset", None))  # fails now on a bad spec
     folds = query_folds(qid, cv, random_state)
     n_train = min(tr.size for tr, _ in folds)

@@ -28,6 +28,7 @@ import numpy as np
 from .._arrays import float64_array, numeric_array
 from .._groups import check_group_ptr, check_pairs
 from ..metrics._base import Param
+from ..metrics.registry import judge_reading
 
 __all__ = ["BoundObjective", "Objective", "ObjectiveDef", "TrainingData", "as_generator", "as_training_data",
            "metric_name_parser"]
@@ -279,6 +280,16 @@ class Objective:
     def eval_spec(self) -> str:
         """The metric spec that measures this objective (default early-stopping metric)."""
         return "NDCG:top=10"
+
+    @property
+    def judge_stands_in(self) -> bool:
+        """Whether :attr:`eval_spec` stands in for a metric the objective does not name (NDCG@10)."""
+        return type(self).eval_spec is Objective.eval_spec
+
+    def eval_spec_for(self, y) -> str:
+        """:attr:`eval_spec` for the labels ``y``: a stand-in NDCG reads negative labels, which NDCG refuses, as
+        DCG (:func:`~metricrank.metrics.registry.judge_reading`); a metric the objective names is kept."""
+        return judge_reading(self.eval_spec, y) if self.judge_stands_in else self.eval_spec
 
     def check_labels(self, y: np.ndarray) -> None:
         """Raise ValueError (naming the objective) if ``y`` is outside its label domain."""

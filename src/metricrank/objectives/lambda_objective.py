@@ -355,6 +355,10 @@ class LambdaObjective(Objective):
     def eval_spec(self) -> str:
         return self.eval_metric or self.target.eval_spec
 
+    @property
+    def judge_stands_in(self) -> bool:
+        return self.eval_metric is None and self.target.metric is None  # RankNet's target names no metric
+
     def check_labels(self, y: np.ndarray) -> None:
         y = np.ascontiguousarray(y, dtype=np.float64)
         self.target.check_labels(y)

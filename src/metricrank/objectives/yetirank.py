@@ -482,6 +482,10 @@ class YetiRank(JudgedByMetric, Objective):
             normalise=p["mode"] == "NDCG", noise=p["noise"], noise_power=float(p.get("noise_power") or 1.0))
 
     @property
+    def judge_stands_in(self) -> bool:
+        return self.judged is None and self.params.get("mode", "Classic") == "Classic"
+
+    @property
     def loss_eval_spec(self) -> str:
         """The metric of the mode (relevant means label > 0 for MRR and MAP, as in the weights);
         ``NDCG:top=10`` for the classic mode."""
