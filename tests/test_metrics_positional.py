@@ -242,6 +242,17 @@ def test_label_domain_errors_name_the_metric():
         evaluate([0, -1], [0.1, 0.2], metric="ERR:type=Graded")
 
 
+def test_pfound_decay_is_a_probability():
+    # PFound = sum over ranks of look * rel, look *= (1 - rel) * decay: a decay above 1 let it pass 1 (1.5 here)
+    y, s = [0.5, 1.0], [0.2, 0.1]
+    assert evaluate(y, s, metric="PFound:decay=1") == pytest.approx(0.5 + 0.5 * 1.0)
+    assert evaluate(y, s, metric="PFound:decay=0") == pytest.approx(0.5)
+    for bad in ("2", "-0.1"):
+        message = rf"PFound: bad value for decay: expected a number in \[0, 1\], got '{bad}'"
+        with pytest.raises(ValueError, match=message):
+            evaluate(y, s, metric=f"PFound:decay={bad}")
+
+
 def test_ndcg_refuses_negative_labels_and_dcg_sums_them():
     # labels 1, -2, 0 ranked -2, 1, 0: the ideal order's DCG is 1 + 0 - 2/2 = 0, where CatBoost's NDCG reads 1
     y, s = [1, -2, 0], [0.2, 0.3, 0.1]

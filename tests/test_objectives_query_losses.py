@@ -248,6 +248,23 @@ def test_registry():
         get_objective("QueryCrossEntropy:alpha=1.5")
 
 
+@pytest.mark.parametrize("spec, message", [
+    ("QuerySoftMax:beta=0", "beta: expected a positive number, got '0'"),  # a uniform softmax: nothing learnt
+    ("QuerySoftMax:beta=-1", "beta: expected a positive number, got '-1'"),  # the reversed order
+    ("QueryCrossEntropy:alpha=-0.5", r"alpha: expected a number in \[0, 1\], got '-0.5'"),
+    ("QueryCrossEntropy:alpha=2", r"alpha: expected a number in \[0, 1\], got '2'"),
+])
+def test_objective_and_metric_share_the_parameters_domain(spec, message):
+    # CatBoost takes both and trains or scores them; here the objective and the metric of one name refuse them alike
+    from metricrank import evaluate
+    from metricrank.objectives.registry import get_objective
+
+    with pytest.raises(ValueError, match=message):
+        get_objective(spec)
+    with pytest.raises(ValueError, match=message):
+        evaluate([1.0, 0.0], [0.2, 0.1], metric=spec)
+
+
 def test_extreme_scores_stay_finite():
     y, raw, ptr, w, gw = random_case(9, "prob", zero_weights=False)
     raw = raw * 400.0  # |a| up to ~1000: e^a overflows without care

@@ -168,6 +168,13 @@ def parse_positive(text: str) -> float:
     return value
 
 
+def parse_unit_interval(text: str) -> float:
+    value = parse_float(text)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"expected a number in [0, 1], got {text!r}")
+    return value
+
+
 def parse_nonnegative(text: str) -> float:
     value = parse_float(text)
     if value < 0:

@@ -54,6 +54,7 @@ from ._base import (
     parse_choice,
     parse_float,
     parse_top,
+    parse_unit_interval,
     top_param,
 )
 from ._ordering import TIE_POLICIES, rank_order
@@ -423,7 +424,7 @@ DEFINITIONS = [
               True, _filtered_dcg_parts, check_labels=_check_exp_gain("FilteredDCG"),
               doc="DCG of the documents with score >= 0, in input order"),
     MetricDef("PFound",
-              (Param("decay", 0.85, parse_float, None, "probability of continuing after a document"),
+              (Param("decay", 0.85, parse_unit_interval, None, "probability of continuing after a document"),
                top_param(), USE_WEIGHTS_TRUE, TIES),
               True, _pfound_parts, check_labels=_PROB_LABELS,
               doc="Yandex pFound: probability the user finds a relevant document"),

@@ -47,8 +47,9 @@ from ._base import (
     MetricInput,
     Param,
     check_finite_labels_in,
-    parse_float,
     parse_nonnegative,
+    parse_positive,
+    parse_unit_interval,
 )
 
 __all__ = ["DEFINITIONS", "QUERY_SOFTMAX_LAMBDA", "query_rmse_parts", "query_softmax_parts",
@@ -61,6 +62,11 @@ __all__ = ["DEFINITIONS", "QUERY_SOFTMAX_LAMBDA", "query_rmse_parts", "query_sof
 QUERY_SOFTMAX_LAMBDA = Param("lambda", 0.0, parse_nonnegative, None,
                              "hessian term of the objective, beta T lambda per document (CatBoost 1.2's default "
                              "is 0.01); the metric's value does not depend on it")
+#: The objectives' and metrics' beta and alpha, one domain for both (CatBoost takes any number: a negative
+#: beta trains and scores the reversed order, an alpha outside [0, 1] weights a LogLoss negatively).
+QUERY_SOFTMAX_BETA = Param("beta", 1.0, parse_positive, None, "input scale coefficient, > 0")
+QUERY_CROSS_ENTROPY_ALPHA = Param("alpha", 0.95, parse_unit_interval, None,
+                                  "weight of the per-query shifted LogLoss, in [0, 1]")
 
 
 # --- QueryRMSE ----------------------------------------------------------------------------
@@ -236,8 +242,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="QuerySoftMax",
-        params=(USE_WEIGHTS_TRUE, Param("beta", 1.0, parse_float, None, "input scale coefficient"),
-                QUERY_SOFTMAX_LAMBDA),
+        params=(USE_WEIGHTS_TRUE, QUERY_SOFTMAX_BETA, QUERY_SOFTMAX_LAMBDA),
         higher_is_better=False,
         compute=_query_softmax,
         source="catboost",
@@ -247,7 +252,7 @@ DEFINITIONS: list[MetricDef] = [
         name="QueryCrossEntropy",
         params=(
             USE_WEIGHTS_TRUE,
-            Param("alpha", 0.95, parse_float, None, "weight of the per-query shifted LogLoss"),
+            QUERY_CROSS_ENTROPY_ALPHA,
         ),
         higher_is_better=False,
         compute=_query_cross_entropy,

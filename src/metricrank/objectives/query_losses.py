@@ -42,8 +42,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ..metrics._base import USE_WEIGHTS_TRUE, Param, parse_float
-from ..metrics._query_losses import QUERY_SOFTMAX_LAMBDA
+from ..metrics._base import USE_WEIGHTS_TRUE
+from ..metrics._query_losses import QUERY_CROSS_ENTROPY_ALPHA, QUERY_SOFTMAX_BETA, QUERY_SOFTMAX_LAMBDA
 from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
 
 __all__ = ["DEFINITIONS", "QueryCrossEntropy", "QueryRMSE", "QuerySoftMax", "query_cross_entropy_grad_hess",
@@ -367,15 +367,8 @@ class QueryCrossEntropy(_QueryLoss):
             raise ValueError(f"QueryCrossEntropy needs labels in [0, 1]; row {k} has label {y[k]:g}")
 
 
-def _parse_alpha(text: str) -> float:
-    value = parse_float(text)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"alpha must lie in [0, 1], got {text!r}")
-    return value
-
-
-BETA = Param("beta", 1.0, parse_float, None, "input scale coefficient")
-ALPHA = Param("alpha", 0.95, _parse_alpha, None, "weight of the per-query shifted LogLoss, in [0, 1]")
+BETA = QUERY_SOFTMAX_BETA
+ALPHA = QUERY_CROSS_ENTROPY_ALPHA
 
 DEFINITIONS = (
     ObjectiveDef("QueryRMSE", (USE_WEIGHTS_TRUE,), QueryRMSE,
