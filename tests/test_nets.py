@@ -190,6 +190,16 @@ def test_early_stopping_restores_best_epoch(split):
     assert set(model.best_score_["valid_0"]) == {"NDCG:top=5", "MAP"}
 
 
+def test_eval_set_labels_outside_the_metric_fail_before_the_first_epoch(split, monkeypatch):
+    import metricrank.learners.nets._base as nets_base
+
+    train, test = split
+    signed = RankingDataset(test.X, test.y - 1, group_ptr=test.group_ptr)
+    monkeypatch.setattr(nets_base, "evaluate_many", None)  # an epoch's evaluation would call it: none may run
+    with pytest.raises(ValueError, match="eval set valid_0: NDCG needs labels >= 0"):
+        RankNet(max_epochs=2, random_state=0).fit(train, eval_set=[signed], eval_metrics=["NDCG:top=5"])
+
+
 @pytest.mark.parametrize("cls", [RankNet, LambdaRank])
 def test_save_load_round_trip(cls, split, tmp_path):
     train, test = split

@@ -24,7 +24,7 @@ from ...metrics.conventions import check_preset
 from ...metrics.evaluate import evaluate_many
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
-from .._inputs import as_dataset, check_features, eval_datasets
+from .._inputs import as_dataset, check_eval_labels, check_features, eval_datasets
 from .._persistence import read_model_file, write_model_file
 from ._model import ACTIVATIONS, build_scorer
 from ._state import decode_state_dict, encode_state_dict
@@ -204,6 +204,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
             eval_metrics = [self._score_metric(ds.y)]  # score's default, so fit and score judge alike
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
+        check_eval_labels(evals, eval_metrics, self.preset)
         if early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set")
 
