@@ -390,3 +390,43 @@ def test_with_scores_evaluates_new_scores_and_checks_them_as_make_input_does():
         with_scores(inp, np.where(np.arange(60) == 3, np.nan, second))
     with pytest.raises(ValueError, match="y_score has 59 entries"):
         with_scores(inp, second[:59])
+
+
+def test_weights_a_metric_does_not_read_are_a_warning():
+    # scikit-learn's metrics read sample_weight; CatBoost's positional metrics read none, its AUC none by default
+    import warnings
+
+    y, s, q, w = [1, 0, 1, 0], [0.3, 0.2, 0.1, 0.5], [1, 1, 2, 2], [1, 2, 1, 1]
+    for spec, why in (("NDCG", "NDCG reads no per-row weights"), ("MAP:top=2", "MAP reads no per-row weights"),
+                      ("AUC", r"AUC reads them only with use_weights=true")):
+        with pytest.warns(UserWarning, match=rf"{spec}: weights are ignored: {why}"):
+            unweighted = evaluate(y, s, qid=q, metric=spec, weights=w)
+        assert unweighted == evaluate(y, s, qid=q, metric=spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for spec in ("AUC:use_weights=true", "AUC:use_weights=false", "QueryRMSE", "PairLogit", "NDCG"):
+            evaluate(y, s, qid=q, metric=spec, weights=w if spec != "NDCG" else None)
+    # AUC with the weights: pairs (positive, negative) weighted w_p * w_n, ties 0.5, by hand
+    pos, neg = [(0.3, 1), (0.1, 1)], [(0.2, 2), (0.5, 1)]
+    won = sum(wp * wn * ((sp > sn) + 0.5 * (sp == sn)) for sp, wp in pos for sn, wn in neg)
+    assert evaluate(y, s, metric="AUC:use_weights=true", weights=w) == pytest.approx(won / (2 * 3))
+
+
+def test_object_weights_flag_is_what_each_metric_reads():
+    # the warning's premise: a metric flagged object_weights changes with per-row weights, every other one does not
+    import warnings
+
+    from metricrank.metrics import REGISTRY
+
+    rng = np.random.default_rng(0)
+    q = np.repeat(np.arange(6), 8)
+    y = rng.integers(0, 2, q.size).astype(float)
+    s, w = rng.normal(size=q.size), rng.uniform(0.1, 3.0, q.size)
+    for name, defn in REGISTRY.items():
+        params = ["use_weights=true"] if any(p.name == "use_weights" for p in defn.params) else []
+        params += {"ClassAUC": ["cls=1"], "AverageGain": ["top=3"]}.get(name, [])
+        spec = name + (":" + ";".join(params) if params else "")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            changed = evaluate(y, s, qid=q, metric=spec, weights=w) != evaluate(y, s, qid=q, metric=spec)
+        assert changed == defn.object_weights, name

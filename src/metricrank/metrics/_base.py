@@ -109,6 +109,9 @@ class MetricDef:
         The document defining it ("catboost", "welleck", "yue", "burges").
     doc : str
         One-line description.
+    object_weights : bool
+        Whether it reads per-row weights (pairwise metrics, AUC, the query losses); the others weight
+        queries only, if at all, and :func:`~metricrank.metrics.evaluate` warns that ``weights`` go unread.
     """
 
     name: str
@@ -121,6 +124,7 @@ class MetricDef:
     source: str = "catboost"
     doc: str = ""
     aliases: tuple = field(default_factory=tuple)
+    object_weights: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -431,6 +431,7 @@ _PAIR_DOC = ("(sum over pairs of w_pn log(1 + exp(-(a_p - a_n)))) / sum w_pn; ge
 DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="PairLogit",
+        object_weights=True,
         params=(USE_WEIGHTS_TRUE, MAX_PAIRS),
         higher_is_better=False,
         compute=_pair_compute(LOGIT),
@@ -438,6 +439,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="PairLogitPairwise",
+        object_weights=True,
         params=(USE_WEIGHTS_TRUE, MAX_PAIRS),
         higher_is_better=False,
         compute=_pair_compute(LOGIT),
@@ -445,6 +447,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="PairAccuracy",
+        object_weights=True,
         params=(USE_WEIGHTS_TRUE,),
         higher_is_better=True,
         compute=_pair_compute(ACCURACY),
@@ -452,6 +455,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="AUC",
+        object_weights=True,
         params=(AUC_TYPE, USE_WEIGHTS_FALSE),
         higher_is_better=True,
         compute=_auc_compute,
@@ -461,6 +465,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="QueryAUC",
+        object_weights=True,
         params=(AUC_TYPE, USE_WEIGHTS_FALSE),
         higher_is_better=True,
         compute=_query_auc_compute,

@@ -233,6 +233,7 @@ def _query_cross_entropy(inp: MetricInput, params: dict):
 DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="QueryRMSE",
+        object_weights=True,
         params=(USE_WEIGHTS_TRUE,),
         higher_is_better=False,
         compute=_query_rmse,
@@ -242,6 +243,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="QuerySoftMax",
+        object_weights=True,
         params=(USE_WEIGHTS_TRUE, QUERY_SOFTMAX_BETA, QUERY_SOFTMAX_LAMBDA),
         higher_is_better=False,
         compute=_query_softmax,
@@ -250,6 +252,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="QueryCrossEntropy",
+        object_weights=True,
         params=(
             USE_WEIGHTS_TRUE,
             QUERY_CROSS_ENTROPY_ALPHA,

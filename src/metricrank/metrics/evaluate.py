@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -158,6 +159,18 @@ def with_scores(inp: MetricInput, y_score) -> MetricInput:
     return replace(inp, score=_as_float_vector(y_score, "y_score", inp.y.shape[0]), cache={})
 
 
+def _warn_unread_weights(metric: Metric, spec) -> None:
+    """Warn that ``weights`` go unread by ``metric``: scikit-learn's metrics read a ``sample_weight``, CatBoost's
+    positional ones and its AUC at their defaults read none."""
+    if not metric.definition.object_weights:
+        why = f"{metric.name} reads no per-row weights (CatBoost's definition)"
+    elif not metric.params.get("use_weights", True) and "use_weights" not in metric.explicit:
+        why = f"{metric.name} reads them only with use_weights=true (CatBoost's default is false)"
+    else:
+        return
+    warnings.warn(f"{spec}: weights are ignored: {why}", UserWarning, stacklevel=4)  # the caller of evaluate(_many)
+
+
 def evaluate_many(y_true, y_score, metrics, *, preset=None, **arrays) -> list[EvaluationResult]:
     """Evaluate several metric specs on the same validated input.
 
@@ -182,12 +195,19 @@ def evaluate_many(y_true, y_score, metrics, *, preset=None, **arrays) -> list[Ev
     >>> [r.spec for r in evaluate_many([1, 0], [0.3, 0.2], "MRR")]
     ['MRR']
     """
+    return _evaluate_many(y_true, y_score, metrics, preset, arrays)
+
+
+def _evaluate_many(y_true, y_score, metrics, preset, arrays: dict) -> list[EvaluationResult]:
+    """:func:`evaluate_many`, called by it and by :func:`evaluate` (a warning then names their caller's line)."""
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
     inp = make_input(y_true, y_score, **arrays)
     results = []
     for spec in metrics:
         metric = get_metric(spec, preset)
+        if inp.has_weight:
+            _warn_unread_weights(metric, spec)
         value, per_q, counted = metric.compute(inp)
         results.append(EvaluationResult(str(spec), value, per_q, counted, metric.higher_is_better))
     return results
@@ -240,9 +260,9 @@ def evaluate(y_true, y_score, *, qid=None, group_ptr=None, metric="NDCG:top=10",
     0.75
     """
     check_flag(per_query, "per_query")
-    (result,) = evaluate_many(
-        y_true, y_score, [metric], preset=preset, qid=qid, group_ptr=group_ptr, group=group,
-        weights=weights, group_weights=group_weights, pairs=pairs, pair_weights=pair_weights,
-        doc_ids=doc_ids,
+    (result,) = _evaluate_many(
+        y_true, y_score, [metric], preset, dict(qid=qid, group_ptr=group_ptr, group=group, weights=weights,
+                                                group_weights=group_weights, pairs=pairs, pair_weights=pair_weights,
+                                                doc_ids=doc_ids),
     )
     return result.per_query if per_query else result.value
