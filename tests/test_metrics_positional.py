@@ -430,3 +430,16 @@ def test_object_weights_flag_is_what_each_metric_reads():
             warnings.simplefilter("ignore")
             changed = evaluate(y, s, qid=q, metric=spec, weights=w) != evaluate(y, s, qid=q, metric=spec)
         assert changed == defn.object_weights, name
+
+
+def test_a_datasets_own_weights_are_read_without_a_warning():
+    # a RankingDataset carries its training weights; evaluating it by a metric that reads none is no mistake
+    import warnings
+
+    from metricrank import RankingDataset
+
+    ds = RankingDataset(np.zeros((4, 1)), [1, 0, 1, 0], qid=[1, 1, 2, 2], weight=[1, 2, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert evaluate(ds, [0.3, 0.2, 0.1, 0.5], metric="NDCG") == evaluate(ds.y, [0.3, 0.2, 0.1, 0.5], qid=ds.qid,
+                                                                              metric="NDCG")

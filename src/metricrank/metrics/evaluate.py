@@ -206,7 +206,7 @@ def _evaluate_many(y_true, y_score, metrics, preset, arrays: dict) -> list[Evalu
     results = []
     for spec in metrics:
         metric = get_metric(spec, preset)
-        if inp.has_weight:
+        if arrays.get("weights") is not None:  # passed here: a dataset's weights are for training too
             _warn_unread_weights(metric, spec)
         value, per_q, counted = metric.compute(inp)
         results.append(EvaluationResult(str(spec), value, per_q, counted, metric.higher_is_better))
