@@ -35,6 +35,7 @@ def random_queries(seed, max_queries=8, max_size=12, n_labels=5):
     return y, score, qid, group_w, sizes
 
 
+@pytest.mark.filterwarnings("ignore:.* are ignored:UserWarning")  # MAP and PrecisionAt read no query weight
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("spec", CATBOOST_SPECS)
 def test_matches_catboost(spec, seed):
@@ -50,6 +51,7 @@ def test_matches_catboost(spec, seed):
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:.* are ignored:UserWarning")  # what this test shows
 def test_map_precision_and_recall_take_catboosts_use_weights_and_weight_no_query_as_catboost():
     y, score, qid, group_w, sizes = random_queries(3)
     for spec in ("MAP", "PrecisionAt:top=2", "RecallAt:top=3"):
@@ -406,14 +408,23 @@ def test_weights_a_metric_does_not_read_are_a_warning():
         warnings.simplefilter("error")
         for spec in ("AUC:use_weights=true", "AUC:use_weights=false", "QueryRMSE", "PairLogit", "NDCG"):
             evaluate(y, s, qid=q, metric=spec, weights=w if spec != "NDCG" else None)
+    with pytest.warns(UserWarning, match=r"MAP: group_weights are ignored: MAP reads no per-query weights"):
+        evaluate(y, s, qid=q, metric="MAP", group_weights=[1, 3])
+    with pytest.warns(UserWarning, match=r"MAUC: group_weights are ignored: MAUC reads them only with use_weights"):
+        evaluate(y, s, qid=q, metric="MAUC", group_weights=[1, 3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(y, s, qid=q, metric="NDCG", group_weights=[1, 3])
+        evaluate(y, s, qid=q, metric="MAP:use_weights=false", weights=w, group_weights=[1, 3])  # asked for
     # AUC with the weights: pairs (positive, negative) weighted w_p * w_n, ties 0.5, by hand
     pos, neg = [(0.3, 1), (0.1, 1)], [(0.2, 2), (0.5, 1)]
     won = sum(wp * wn * ((sp > sn) + 0.5 * (sp == sn)) for sp, wp in pos for sn, wn in neg)
     assert evaluate(y, s, metric="AUC:use_weights=true", weights=w) == pytest.approx(won / (2 * 3))
 
 
-def test_object_weights_flag_is_what_each_metric_reads():
-    # the warning's premise: a metric flagged object_weights changes with per-row weights, every other one does not
+def test_weight_flags_are_what_each_metric_reads():
+    # the warnings' premise: a metric flagged object_weights (query_weights) changes with per-row (per-query)
+    # weights, every other one does not
     import warnings
 
     from metricrank.metrics import REGISTRY
@@ -421,15 +432,17 @@ def test_object_weights_flag_is_what_each_metric_reads():
     rng = np.random.default_rng(0)
     q = np.repeat(np.arange(6), 8)
     y = rng.integers(0, 2, q.size).astype(float)
-    s, w = rng.normal(size=q.size), rng.uniform(0.1, 3.0, q.size)
+    s, w, gw = rng.normal(size=q.size), rng.uniform(0.1, 3.0, q.size), rng.uniform(0.1, 3.0, 6)
     for name, defn in REGISTRY.items():
         params = ["use_weights=true"] if any(p.name == "use_weights" for p in defn.params) else []
         params += {"ClassAUC": ["cls=1"], "AverageGain": ["top=3"]}.get(name, [])
         spec = name + (":" + ";".join(params) if params else "")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            changed = evaluate(y, s, qid=q, metric=spec, weights=w) != evaluate(y, s, qid=q, metric=spec)
-        assert changed == defn.object_weights, name
+            plain = evaluate(y, s, qid=q, metric=spec)
+            by_row = evaluate(y, s, qid=q, metric=spec, weights=w) != plain
+            by_query = evaluate(y, s, qid=q, metric=spec, group_weights=gw) != plain
+        assert (by_row, by_query) == (defn.object_weights, defn.query_weights), name
 
 
 def test_a_datasets_own_weights_are_read_without_a_warning():

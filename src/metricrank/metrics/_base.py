@@ -109,9 +109,10 @@ class MetricDef:
         The document defining it ("catboost", "welleck", "yue", "burges").
     doc : str
         One-line description.
-    object_weights : bool
-        Whether it reads per-row weights (pairwise metrics, AUC, the query losses); the others weight
-        queries only, if at all, and :func:`~metricrank.metrics.evaluate` warns that ``weights`` go unread.
+    object_weights, query_weights : bool
+        Whether it reads per-row weights (pairwise metrics, AUC, the query losses) and per-query weights
+        (most per-query metrics; not MAP, PrecisionAt, RecallAt, FilteredDCG, the query losses, global AUC);
+        :func:`~metricrank.metrics.evaluate` warns when weights it is given go unread.
     """
 
     name: str
@@ -125,6 +126,7 @@ class MetricDef:
     doc: str = ""
     aliases: tuple = field(default_factory=tuple)
     object_weights: bool = False
+    query_weights: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -286,6 +286,7 @@ CLASSES_C = Param(
 DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="ClassAUC",
+        query_weights=True,
         params=(USE_WEIGHTS_FALSE, Param("cls", REQUIRED, parse_int, None, "the class c viewed as positive")),
         higher_is_better=True,
         compute=_class_auc,
@@ -295,6 +296,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="MAUC",
+        query_weights=True,
         params=(
             USE_WEIGHTS_FALSE,
             Param("classes", "relevant", parse_choice, ("relevant", "all"),
@@ -310,6 +312,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="PrecisionMicro",
+        query_weights=True,
         params=(USE_WEIGHTS_FALSE, top_param(10, "cutoff k"), CLASSES_C, TIES),
         higher_is_better=True,
         compute=_precision,
@@ -321,6 +324,7 @@ DEFINITIONS: list[MetricDef] = [
     ),
     MetricDef(
         name="ROCArea",
+        query_weights=True,
         params=(USE_WEIGHTS_FALSE, Param("border", 0.0, parse_float, None, "label > border counts as relevant")),
         higher_is_better=True,
         compute=_roc_area,

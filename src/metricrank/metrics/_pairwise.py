@@ -432,6 +432,7 @@ DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="PairLogit",
         object_weights=True,
+        query_weights=True,
         params=(USE_WEIGHTS_TRUE, MAX_PAIRS),
         higher_is_better=False,
         compute=_pair_compute(LOGIT),
@@ -440,6 +441,7 @@ DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="PairLogitPairwise",
         object_weights=True,
+        query_weights=True,
         params=(USE_WEIGHTS_TRUE, MAX_PAIRS),
         higher_is_better=False,
         compute=_pair_compute(LOGIT),
@@ -448,6 +450,7 @@ DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="PairAccuracy",
         object_weights=True,
+        query_weights=True,
         params=(USE_WEIGHTS_TRUE,),
         higher_is_better=True,
         compute=_pair_compute(ACCURACY),
@@ -466,6 +469,7 @@ DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="QueryAUC",
         object_weights=True,
+        query_weights=True,
         params=(AUC_TYPE, USE_WEIGHTS_FALSE),
         higher_is_better=True,
         compute=_query_auc_compute,

@@ -414,10 +414,10 @@ _PROB_LABELS = check_finite_labels_in(0.0, 1.0, "PFound", "labels (probabilities
 
 DEFINITIONS = [
     MetricDef("DCG", _DCG_PARAMS, True, _dcg_parts, check_labels=_check_exp_gain("DCG"),
-              doc="discounted cumulative gain of the top documents"),
+              doc="discounted cumulative gain of the top documents", query_weights=True),
     MetricDef("NDCG", _DCG_PARAMS + (empty_param(1.0),), True, _ndcg_parts,
               check_labels=_check_ndcg_labels,
-              doc="DCG divided by the DCG of the ideal order"),
+              doc="DCG divided by the DCG of the ideal order", query_weights=True),
     MetricDef("FilteredDCG",
               (Param("type", "Base", parse_choice, ("Base", "Exp"), GAIN_TYPE.doc),
                Param("denominator", "Position", parse_choice, ("LogPosition", "Position"), DENOMINATOR.doc)),
@@ -427,12 +427,12 @@ DEFINITIONS = [
               (Param("decay", 0.85, parse_unit_interval, None, "probability of continuing after a document"),
                top_param(), USE_WEIGHTS_TRUE, TIES),
               True, _pfound_parts, check_labels=_PROB_LABELS,
-              doc="Yandex pFound: probability the user finds a relevant document"),
+              doc="Yandex pFound: probability the user finds a relevant document", query_weights=True),
     MetricDef("AverageGain",
               (Param("top", REQUIRED, parse_top, None, "number of top documents averaged"),
                USE_WEIGHTS_TRUE, TIES),
               True, _binary_parts(_AVG_GAIN, weighted=True),
-              doc="mean label of the top documents", aliases=("QueryAverage",)),  # CatBoost's newer name
+              doc="mean label of the top documents", aliases=("QueryAverage",), query_weights=True),  # CatBoost's newer name
     MetricDef("PrecisionAt",
               (top_param(), border_param(), UNWEIGHTED_USE_WEIGHTS, TIES,
                Param("norm", "min", parse_choice, ("min", "top"),
@@ -459,8 +459,8 @@ DEFINITIONS = [
                      "4 = the 0-4 web-search scale; a larger label is an error)"),
                USE_WEIGHTS_TRUE, TIES),
               True, _err_parts, check_labels=_check_err_labels,
-              doc="expected reciprocal rank of the cascade model"),
+              doc="expected reciprocal rank of the cascade model", query_weights=True),
     MetricDef("MRR", (top_param(), border_param(), USE_WEIGHTS_TRUE, TIES, empty_param(0.0)), True,
               _binary_parts(_RR, weighted=True),
-              doc="reciprocal rank of the first relevant document"),
+              doc="reciprocal rank of the first relevant document", query_weights=True),
 ]

@@ -159,16 +159,21 @@ def with_scores(inp: MetricInput, y_score) -> MetricInput:
     return replace(inp, score=_as_float_vector(y_score, "y_score", inp.y.shape[0]), cache={})
 
 
-def _warn_unread_weights(metric: Metric, spec) -> None:
-    """Warn that ``weights`` go unread by ``metric``: scikit-learn's metrics read a ``sample_weight``, CatBoost's
-    positional ones and its AUC at their defaults read none."""
-    if not metric.definition.object_weights:
-        why = f"{metric.name} reads no per-row weights (CatBoost's definition)"
-    elif not metric.params.get("use_weights", True) and "use_weights" not in metric.explicit:
-        why = f"{metric.name} reads them only with use_weights=true (CatBoost's default is false)"
-    else:
-        return
-    warnings.warn(f"{spec}: weights are ignored: {why}", UserWarning, stacklevel=4)  # the caller of evaluate(_many)
+def _warn_unread_weights(metric: Metric, spec, arrays: dict) -> None:
+    """Warn that ``weights`` or ``group_weights`` passed to :func:`evaluate` go unread by ``metric``: scikit-learn's
+    metrics read a ``sample_weight``; CatBoost's positional metrics read no per-row weight, MAP no weight at all,
+    its AUC none at its default."""
+    for arg, reads, what in (("weights", metric.definition.object_weights, "per-row"),
+                             ("group_weights", metric.definition.query_weights, "per-query")):
+        if arrays.get(arg) is None or metric.explicit.get("use_weights") is False:  # not passed here (a dataset's
+            continue  # weights are for training too), or the spec itself says to ignore them
+        if not reads:
+            why = f"{metric.name} reads no {what} weights (CatBoost's definition)"
+        elif not metric.params.get("use_weights", True) and "use_weights" not in metric.explicit:
+            why = f"{metric.name} reads them only with use_weights=true (CatBoost's default is false)"
+        else:
+            continue
+        warnings.warn(f"{spec}: {arg} are ignored: {why}", UserWarning, stacklevel=4)  # evaluate(_many)'s caller
 
 
 def evaluate_many(y_true, y_score, metrics, *, preset=None, **arrays) -> list[EvaluationResult]:
@@ -206,8 +211,7 @@ def _evaluate_many(y_true, y_score, metrics, preset, arrays: dict) -> list[Evalu
     results = []
     for spec in metrics:
         metric = get_metric(spec, preset)
-        if arrays.get("weights") is not None:  # passed here: a dataset's weights are for training too
-            _warn_unread_weights(metric, spec)
+        _warn_unread_weights(metric, spec, arrays)
         value, per_q, counted = metric.compute(inp)
         results.append(EvaluationResult(str(spec), value, per_q, counted, metric.higher_is_better))
     return results
