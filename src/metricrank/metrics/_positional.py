@@ -432,7 +432,8 @@ DEFINITIONS = [
               (Param("top", REQUIRED, parse_top, None, "number of top documents averaged"),
                USE_WEIGHTS_TRUE, TIES),
               True, _binary_parts(_AVG_GAIN, weighted=True),
-              doc="mean label of the top documents", aliases=("QueryAverage",), query_weights=True),  # CatBoost's newer name
+              doc="mean label of the top documents", query_weights=True,
+              aliases=("QueryAverage",)),  # CatBoost's newer name
     MetricDef("PrecisionAt",
               (top_param(), border_param(), UNWEIGHTED_USE_WEIGHTS, TIES,
                Param("norm", "min", parse_choice, ("min", "top"),
