@@ -421,3 +421,16 @@ def test_negative_labels_are_judged_by_dcg_where_the_default_judge_is_ndcg():
     ranknet = GBRanker("ranknet", n_estimators=2, min_data_in_leaf=3).fit(ds.X, ds.y, qid=ds.qid)
     assert ranknet.score(ds.X, y, qid=ds.qid) == pytest.approx(
         evaluate(y, ranknet.predict(ds.X), qid=ds.qid, metric="DCG:top=10"))
+
+
+def test_an_eval_sets_own_weights_are_no_unread_weights_warning():
+    # the library evaluates its eval sets with their group weights; MAP reads none, and that is no user's mistake
+    ds = make_ltr(30, docs_per_query=(6, 10), n_features=6, random_state=0)
+    weighted = metricrank.RankingDataset(ds.X, ds.y, group_ptr=ds.group_ptr, group_weight=np.arange(ds.n_queries) + 1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        LambdaMART("MAP", n_estimators=3, min_data_in_leaf=3).fit(weighted, eval_set=[weighted])
+    assert not [w for w in caught if "are ignored" in str(w.message)]
+    with pytest.warns(UserWarning, match="MAP: group_weights are ignored"):  # passed by the user, it is one
+        evaluate(weighted.y, np.zeros(weighted.n_docs), metric="MAP", group_ptr=weighted.group_ptr,
+                 group_weights=weighted.group_weight)

@@ -13,7 +13,7 @@ from .._groups import check_pairs, resolve_groups
 from ._base import MetricInput
 from .registry import Metric, get_metric
 
-__all__ = ["EvaluationResult", "evaluate", "evaluate_many", "make_input", "with_scores"]
+__all__ = ["EvaluationResult", "evaluate", "evaluate_dataset_arrays", "evaluate_many", "make_input", "with_scores"]
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,13 @@ def evaluate_many(y_true, y_score, metrics, *, preset=None, **arrays) -> list[Ev
     return _evaluate_many(y_true, y_score, metrics, preset, arrays)
 
 
-def _evaluate_many(y_true, y_score, metrics, preset, arrays: dict) -> list[EvaluationResult]:
+def evaluate_dataset_arrays(y_true, y_score, metrics, *, preset=None, **arrays) -> list[EvaluationResult]:
+    """:func:`evaluate_many` on a data set's own arrays (the library's eval sets), whose weights are there for
+    training: no warning that a metric leaves them unread."""
+    return _evaluate_many(y_true, y_score, metrics, preset, arrays, warn_unread=False)
+
+
+def _evaluate_many(y_true, y_score, metrics, preset, arrays: dict, warn_unread=True) -> list[EvaluationResult]:
     """:func:`evaluate_many`, called by it and by :func:`evaluate` (a warning then names their caller's line)."""
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
@@ -211,7 +217,8 @@ def _evaluate_many(y_true, y_score, metrics, preset, arrays: dict) -> list[Evalu
     results = []
     for spec in metrics:
         metric = get_metric(spec, preset)
-        _warn_unread_weights(metric, spec, arrays)
+        if warn_unread:
+            _warn_unread_weights(metric, spec, arrays)
         value, per_q, counted = metric.compute(inp)
         results.append(EvaluationResult(str(spec), value, per_q, counted, metric.higher_is_better))
     return results

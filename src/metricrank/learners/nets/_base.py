@@ -21,7 +21,7 @@ from ..._checks import (check_early_stopping_rounds, check_flag, check_positive_
                         is_real)
 from ...data import RankingDataset
 from ...metrics.conventions import check_preset
-from ...metrics.evaluate import evaluate_many
+from ...metrics.evaluate import evaluate_dataset_arrays
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
 from .._inputs import as_dataset, check_eval_labels, check_features, eval_datasets
@@ -179,8 +179,8 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
 
             with torch.no_grad():
                 raw = model(X).squeeze(-1).cpu().numpy().astype(np.float64)
-            results = evaluate_many(eds.y, raw, specs, preset=self.preset, group_ptr=eds.group_ptr,
-                                    group_weights=eds.group_weight)
+            results = evaluate_dataset_arrays(eds.y, raw, specs, preset=self.preset, group_ptr=eds.group_ptr,
+                                              group_weights=eds.group_weight)
             return [(spec, r.value, r.higher_is_better) for spec, r in zip(specs, results)]
 
         return evaluate
