@@ -246,9 +246,12 @@ def evaluate(y_true, y_score, *, qid=None, group_ptr=None, metric="NDCG:top=10",
         Conventions for parameters the spec leaves unset; without a preset each
         metric uses CatBoost's definition.
     weights : array-like of shape (n,), optional
-        Object weights (used by metrics that define them, e.g. AUC).
+        Object weights, read by the pair metrics, the query losses and AUC/QueryAUC with
+        ``use_weights=true`` (CatBoost's conventions); given to a metric that does not read them, a
+        UserWarning says so.
     group_weights : array-like, optional
-        One weight per query (or per row, constant within a query).
+        One weight per query (or per row, constant within a query); MAP, PrecisionAt, RecallAt,
+        FilteredDCG, the query losses and AUC read none (a UserWarning says so).
     pairs : array-like of shape (n_pairs, 2 or 3), optional
         Explicit (winner row, loser row[, weight]) pairs for pairwise metrics.
     pair_weights : array-like of shape (n_pairs,), optional
