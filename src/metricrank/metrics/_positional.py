@@ -322,6 +322,9 @@ def _check_exp_gain(metric: str):
     return check
 
 
+_NDCG_EXP_GAIN = _check_exp_gain("NDCG")
+
+
 def _check_ndcg_labels(y, params):
     """NDCG's labels: >= 0, then the gain's own limit. A negative gain lets the ideal order's DCG be 0 or
     below, so a wrongly ordered query would score 1 (CatBoost's eval_metric does so) or fall outside [0, 1]."""
@@ -331,7 +334,7 @@ def _check_ndcg_labels(y, params):
             f"NDCG needs labels >= 0 (relevance grades); row {row} has label {y[row]:g}. With a negative gain "
             f"the ideal DCG is no upper bound; DCG takes any label"
         )
-    _check_exp_gain("NDCG")(y, params)
+    _NDCG_EXP_GAIN(y, params)
 
 
 # --- binary-relevance metrics: PrecisionAt, RecallAt, MAP, MRR; AverageGain -----------

@@ -10,7 +10,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from .._groups import group_ptr_from_qid
 from ..data import OneQueryWarning
 from ..metrics import evaluate, get_metric
-from ..metrics.registry import judge_reading
+from ..objectives._base import default_eval_spec
 
 __all__ = ["RankerScoreMixin", "RankingScorer", "make_scorer"]
 
@@ -131,9 +131,7 @@ class RankerScoreMixin:
 
     def _score_metric(self, y) -> str:
         """Default metric spec of :meth:`score` for the labels ``y`` (an override may check them)."""
-        objective = getattr(self, "objective_", None)
-        judge = getattr(objective, "eval_spec_for", None)  # an Objective; else NDCG@10 stands in
-        return judge_reading("NDCG:top=10", y) if judge is None else judge(y)
+        return default_eval_spec(getattr(self, "objective_", None), y)
 
     def _score_predict(self, X, qid, group):
         """Scores of ``X`` for :meth:`score` (an override passes the queries to ``predict``)."""

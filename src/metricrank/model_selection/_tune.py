@@ -12,7 +12,7 @@ from sklearn.base import clone
 from .._checks import check_early_stopping_rounds, check_flag, check_lightgbm_seed, is_integer, is_real
 from .._groups import group_ptr_from_qid
 from ..metrics import evaluate, get_metric
-from ..metrics.registry import judge_reading
+from ..objectives._base import default_eval_spec
 from ._selection import improvement_pvalue, query_folds, selection_level
 from ._space import _check_space, _optuna, _suggest, _values_in_space, check_storage, default_param_space
 
@@ -470,8 +470,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         estimator.set_params(random_state=random_state)
     if metric is None:
         objective = estimator._make_objective() if hasattr(estimator, "_make_objective") else None
-        judge = getattr(objective, "eval_spec_for", None)  # an Objective; else NDCG@10 stands in
-        metric = judge_reading("NDCG:top=10", y) if judge is None else judge(y)
+        metric = default_eval_spec(objective, y)
     m = get_metric(metric, preset=getattr(estimator, "preset", None))  # fails now on a bad spec
     folds = query_folds(qid, cv, random_state)
     n_train = min(tr.size for tr, _ in folds)

@@ -31,7 +31,7 @@ from ..metrics._base import Param
 from ..metrics.registry import judge_reading
 
 __all__ = ["BoundObjective", "Objective", "ObjectiveDef", "TrainingData", "as_generator", "as_training_data",
-           "metric_name_parser"]
+           "default_eval_spec", "metric_name_parser"]
 
 
 @dataclass(frozen=True)
@@ -356,3 +356,11 @@ class ObjectiveDef:
             if p.name == name:
                 return p
         raise KeyError(name)
+
+
+def default_eval_spec(objective, y) -> str:
+    """The metric a model of ``objective`` is judged by on labels ``y`` when none is named: its
+    :meth:`Objective.eval_spec_for`, or NDCG@10 standing in (read as DCG@10 where labels are negative) for a
+    ranker without an objective (SVMs and nets that do not override it)."""
+    judge = getattr(objective, "eval_spec_for", None)
+    return judge_reading("NDCG:top=10", y) if judge is None else judge(y)

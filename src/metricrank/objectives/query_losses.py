@@ -367,14 +367,11 @@ class QueryCrossEntropy(_QueryLoss):
             raise ValueError(f"QueryCrossEntropy needs labels in [0, 1]; row {k} has label {y[k]:g}")
 
 
-BETA = QUERY_SOFTMAX_BETA
-ALPHA = QUERY_CROSS_ENTROPY_ALPHA
-
 DEFINITIONS = (
     ObjectiveDef("QueryRMSE", (USE_WEIGHTS_TRUE,), QueryRMSE,
                  "1/2 sum w (t - a - mu_q)^2, mu_q the query's weighted mean residual"),
-    ObjectiveDef("QuerySoftMax", (USE_WEIGHTS_TRUE, BETA, QUERY_SOFTMAX_LAMBDA), QuerySoftMax,
+    ObjectiveDef("QuerySoftMax", (USE_WEIGHTS_TRUE, QUERY_SOFTMAX_BETA, QUERY_SOFTMAX_LAMBDA), QuerySoftMax,
                  "target-weighted cross-entropy of the per-query softmax of beta * a"),
-    ObjectiveDef("QueryCrossEntropy", (USE_WEIGHTS_TRUE, ALPHA), QueryCrossEntropy,
+    ObjectiveDef("QueryCrossEntropy", (USE_WEIGHTS_TRUE, QUERY_CROSS_ENTROPY_ALPHA), QueryCrossEntropy,
                  "(1 - alpha) LogLoss + alpha LogLoss after each query's best logit shift"),
 )
