@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -223,6 +224,24 @@ def test_fit_learns_a_separable_ranking_and_clones():
     assert model.n_iter_ == model.fit_report_.n_iter >= 1
     cloned = clone(model)
     assert cloned.get_params() == model.get_params() and not hasattr(cloned, "coef_")
+
+
+def test_fit_without_queries_warns_that_all_rows_are_one_query():
+    # SVM-MAP is a per-query method, so arrays without qid or group warn as the tree rankers do;
+    # the one-set SVMs learn from one set by design and stay quiet
+    from metricrank.data import OneQueryWarning, RankingDataset
+    from metricrank.learners.svm_roc import SVMROCArea
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5], [0.9, 0.2]])
+    y = np.array([1, 0, 0, 1])
+    with pytest.warns(OneQueryWarning, match="SVMMAP.fit: no qid or group given: all 4 rows"):
+        one = SVMMAP(C=10.0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same = SVMMAP(C=10.0).fit(X, y, group=[4])
+        SVMMAP(C=10.0).fit(RankingDataset(X, y, group=[4]))
+        SVMROCArea(C=10.0).fit(X, y)
+    np.testing.assert_array_equal(one.coef_, same.coef_)
 
 
 @pytest.mark.slow

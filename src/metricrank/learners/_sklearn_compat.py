@@ -21,13 +21,14 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._arrays import numeric_array
-from ..data import RankingDataset
+from ..data import OneQueryWarning, RankingDataset
 from ..model_selection import RankerScoreMixin
 from ._persistence import read_model_file, write_model_file
 
@@ -145,11 +146,15 @@ class RankerContractMixin(RankerScoreMixin):
 
     Subclasses set ``_fitted_attr`` (checked by :func:`check_is_fitted`) and
     ``_accept_sparse``, and override ``_score_metric`` (the default metric of
-    ``score``).
+    ``score``). A per-query learner sets ``_per_query`` so that arrays without
+    ``qid`` or ``group`` warn (:class:`~metricrank.data.OneQueryWarning`), as
+    the tree rankers do; the one-set methods (SVM-ROCArea, SVM-acc, the LP
+    ranker) learn from one set by design.
     """
 
     _fitted_attr = "coef_"
     _accept_sparse = "csr"
+    _per_query = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -178,6 +183,9 @@ class RankerContractMixin(RankerScoreMixin):
         y = numeric_array(y, "y (labels)")  # before scikit-learn's y_numeric, which reads text as numbers
         X, y = validate_data(self, X, y, accept_sparse=self._accept_sparse, dtype=np.float64,
                              y_numeric=True)
+        if self._per_query and qid is None and group is None and y.shape[0] > 1:
+            warnings.warn(f"{type(self).__name__}.fit: no qid or group given: all {y.shape[0]} rows are "
+                          "treated as one query", OneQueryWarning, stacklevel=3)
         return RankingDataset(X, y, qid=qid, group=group)
 
     def _predict_data(self, X):

@@ -440,7 +440,8 @@ class StructSVMBase(RankerContractMixin, BaseEstimator):
             Labels; ``label > border`` is relevant.
         qid : array-like of shape (n_docs,), optional
             Query id per row (rows of a query contiguous). Without ``qid`` and
-            ``group`` all rows are one query.
+            ``group`` all rows are one query (SVM-MAP, a per-query method, says
+            so with a :class:`~metricrank.data.OneQueryWarning`).
         group : array-like of int, optional
             Query sizes, instead of ``qid``.
 

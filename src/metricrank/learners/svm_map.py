@@ -278,6 +278,7 @@ class SVMMAP(StructSVMBase):
 
     _loss = "map"
     _metric = "MAP"
+    _per_query = True
 
     def __init__(self, C=1.0, epsilon=1e-3, max_iter=500, border=0.0, verbose=False):
         self.C = C
