@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LinearRegression, Ridge
 
 from metricrank import LambdaMART, evaluate, make_ltr
@@ -159,6 +160,17 @@ def test_bad_input(linear_data):
         local_optimality(model, ds, metric="NoSuchMetric")
     with pytest.raises(ValueError, match="step"):
         local_optimality(model, ds, step=-1.0)
+    # rows, columns and fitting are named as such (they surfaced as the metric's "y_score", as LightGBM's or
+    # NumPy's shape errors, and as "no parameters to perturb")
+    with pytest.raises(ValueError, match=f"^y has {ds.X.shape[0] - 1} labels but X has {ds.X.shape[0]} rows"):
+        local_optimality(model, ds.X, ds.y[:-1], qid=ds.qid)
+    with pytest.raises(ValueError, match=f"^X has {ds.X.shape[1] - 1} features, but Ridge was fitted on "
+                                         f"{ds.X.shape[1]}"):
+        local_optimality(model, ds.X[:, 1:], ds.y, qid=ds.qid)
+    with pytest.raises(NotFittedError):
+        local_optimality(Ridge(), ds)
+    with pytest.raises(NotFittedError):
+        local_optimality(LambdaMART(), ds)
     # a wrong type names its parameter too (it raised NumPy's TypeError)
     for name, bad in (("step", "a"), ("tol", "a"), ("n_directions", "a"), ("n_directions", 2.5), ("random_state", "x"),
                       ("random_state", -1)):

@@ -61,7 +61,8 @@ def combine_rankers(score_list, y, *, qid=None, group_ptr=None, metric="NDCG:top
     Parameters
     ----------
     score_list : sequence of array-like of shape (n,)
-        Two or more rankers' scores on the same rows.
+        Rankers' scores on the same rows (one or more; with one, only its sign
+        and scale are learnt).
     y : array-like of shape (n,)
         Relevance labels.
     qid, group_ptr : optional

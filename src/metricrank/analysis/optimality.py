@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
 from .._checks import check_generator_seed, check_positive_finite, is_integer, is_real
 from .._io import save_figure
@@ -195,12 +197,24 @@ def local_optimality(model, X, y=None, *, qid=None, group_ptr=None, metric="NDCG
     if not (is_real(tol) and np.isfinite(tol) and tol >= 0):
         raise ValueError(f"tol must be a non-negative number; got {tol!r}")
     check_generator_seed(random_state)
+    if isinstance(model, BaseEstimator):
+        check_is_fitted(model)  # scikit-learn's NotFittedError, not "no parameters to perturb"
+    _check_feature_count(model, X)
     adapter = adapter_for(model)
     theta0 = adapter.get()
     if theta0.shape[0] == 0:
         raise ValueError("model: it has no parameters to perturb (empty parameter vector)")
     with numba_threads(n_jobs):
         return _run(adapter, theta0, m, X, y, qid, group_ptr, n, step, random_state, tol, float(delta), float(p0))
+
+
+def _check_feature_count(model, X) -> None:
+    """Refuse ``X`` whose column count differs from the fitted model's ``n_features_in_``."""
+    expected = getattr(model, "n_features_in_", None)
+    features = X.X if hasattr(X, "group_ptr") and hasattr(X, "X") else X
+    shape = getattr(features, "shape", None)
+    if expected is not None and shape is not None and len(shape) == 2 and shape[1] != expected:
+        raise ValueError(f"X has {shape[1]} features, but {type(model).__name__} was fitted on {expected}")
 
 
 def _run(adapter, theta0, m, X, y, qid, group_ptr, n, step, random_state, tol, delta, p0) -> OptimalityResult:
@@ -212,7 +226,10 @@ def _run(adapter, theta0, m, X, y, qid, group_ptr, n, step, random_state, tol, d
     if y is None:
         raise ValueError("y is required unless X is a RankingDataset")
     scores = adapter.scorer(X)
-    inp = make_input(y, scores(theta0), qid=qid, group_ptr=group_ptr)
+    first = scores(theta0)
+    if np.shape(y)[0] != first.shape[0]:
+        raise ValueError(f"y has {np.shape(y)[0]} labels but X has {first.shape[0]} rows")
+    inp = make_input(y, first, qid=qid, group_ptr=group_ptr)
     m.compute(inp)  # label checks once, before the long loop
 
     def value(theta) -> float:
