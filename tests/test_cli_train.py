@@ -99,6 +99,21 @@ def test_ranknet_objective_and_progress_bar(files, capsys):
     assert LambdaMART.load(root / "rn.json").metric == "RankNet"
 
 
+def test_a_stand_in_judge_reads_a_signed_validation_file_by_dcg(files, tmp_path, capsys):
+    # YetiRank trains on any label and NDCG@10 only stands in for it: labels >= 0 in training but not in
+    # validation are judged by DCG@10, as GBRanker.fit judges them (it refused the file after reading it)
+    import metricrank
+
+    root, _, valid = files
+    signed = metricrank.RankingDataset(valid.X, valid.y - 1, group_ptr=valid.group_ptr)
+    save_letor(signed, tmp_path / "signed.txt")
+    code = main(["train", "--train", str(root / "train.txt"), "--valid", str(tmp_path / "signed.txt"),
+                 "--objective", "YetiRank", "--trees", "3", "--leaves", "4", "--min-data-in-leaf", "3", "--quiet",
+                 "--out", str(tmp_path / "m.json")])
+    assert code == 0, capsys.readouterr().err
+    assert list(load_ranker(tmp_path / "m.json").evals_result_["valid"]) == ["DCG:top=10"]
+
+
 @pytest.mark.parametrize("objective, message", [
     ("MAP", "write lambda:MAP"),
     ("lambda:PFound", "valid targets are NDCG, DCG, MAP"),

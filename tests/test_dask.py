@@ -403,6 +403,10 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
     model = DaskGBRanker("YetiRank", n_estimators=3).fit(one_partition(train), train.y, qid=train.qid,
                                                          eval_set=signed)
     assert list(model.evals_result_["valid_0"]) == ["DCG:top=10"]
+    # signed training labels read so too, from the partitions' summaries, as GBRanker reads its training labels
+    model = DaskGBRanker("YetiRank", n_estimators=3).fit(one_partition(train), train.y - 1, qid=train.qid,
+                                                         eval_set=[(train.X, train.y, train.qid)])
+    assert list(model.evals_result_["valid_0"]) == ["DCG:top=10"]
 
 
 def two_sparse_partitions():

@@ -390,7 +390,8 @@ def test_eval_set_labels_outside_the_metric_fail_before_any_tree(monkeypatch):
     monkeypatch.setattr(gbranker_module, "boost_lanes", no_boosting)
     signed = (ds.X, ds.y - 1, ds.qid)  # grade 0 becomes -1: outside NDCG's labels
     with pytest.raises(ValueError, match=r"eval set valid_0: NDCG needs labels >= 0 .*row \d+ has label -1"):
-        GBRanker("YetiRank", n_estimators=2, min_data_in_leaf=3).fit(ds, eval_set=[signed])
+        GBRanker("YetiRank", n_estimators=2, min_data_in_leaf=3).fit(ds, eval_set=[signed],
+                                                                     eval_metrics=["NDCG:top=10"])
     with pytest.raises(ValueError, match="eval set held: ERR:type=Graded has max_label=2 but row"):
         LambdaMART("ERR:type=Graded;max_label=2", n_estimators=2, min_data_in_leaf=3).fit(
             ds.X, np.minimum(ds.y, 2), qid=ds.qid, eval_set=[(ds.X, ds.y + 1, ds.qid)], eval_names=["held"])
@@ -406,6 +407,12 @@ def test_negative_labels_are_judged_by_dcg_where_the_default_judge_is_ndcg():
     model = GBRanker("YetiRank", n_estimators=5, min_data_in_leaf=3).fit(
         ds.X, y, qid=ds.qid, eval_set=[(ds.X, y, ds.qid)], early_stopping_rounds=2)
     assert list(model.evals_result_["valid_0"]) == ["DCG:top=10"]
+    # the judge reads every label it judges: training labels >= 0 with a signed eval set read DCG@10 too (as
+    # under Dask), and only labels >= 0 everywhere keep NDCG@10
+    for train_y, eval_y, judge in ((ds.y, y, "DCG:top=10"), (y, ds.y, "DCG:top=10"), (ds.y, ds.y, "NDCG:top=10")):
+        judged = GBRanker("YetiRank", n_estimators=2, min_data_in_leaf=3).fit(
+            ds.X, train_y, qid=ds.qid, eval_set=[(ds.X, eval_y, ds.qid)])
+        assert list(judged.evals_result_["valid_0"]) == [judge]
     scores = model.predict(ds.X)
     assert model.score(ds.X, y, qid=ds.qid) == pytest.approx(evaluate(y, scores, qid=ds.qid, metric="DCG:top=10"))
     assert model.score(ds.X, ds.y, qid=ds.qid) == pytest.approx(

@@ -200,6 +200,19 @@ def test_eval_set_labels_outside_the_metric_fail_before_the_first_epoch(split, m
         RankNet(max_epochs=2, random_state=0).fit(train, eval_set=[signed], eval_metrics=["NDCG:top=5"])
 
 
+def test_ranknets_stand_in_judge_reads_negative_labels_by_dcg(split):
+    # RankNet trains on any label and its NDCG@10 only stands in: signed labels, in training or in an eval
+    # set, are judged by DCG@10 in fit's evaluation and in score (NDCG@10 refused them)
+    train, test = split
+    signed = RankingDataset(test.X, test.y - 1, group_ptr=test.group_ptr)
+    model = RankNet(max_epochs=2, random_state=0).fit(train, eval_set=[signed])
+    assert list(model.evals_result_["valid_0"]) == ["DCG:top=10"]
+    assert model.score(signed.X, signed.y, group=signed.query_sizes) == pytest.approx(
+        evaluate(signed, model.predict(signed), metric="DCG:top=10"))
+    model = RankNet(max_epochs=2, random_state=0).fit(train, eval_set=[test])
+    assert list(model.evals_result_["valid_0"]) == ["NDCG:top=10"]
+
+
 @pytest.mark.parametrize("cls", [RankNet, LambdaRank])
 def test_save_load_round_trip(cls, split, tmp_path):
     train, test = split

@@ -269,10 +269,10 @@ max_query_size, random_state, importance_type, lgb_params
         for name, eds in evals:
             if eds.n_features != X.shape[1]:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {X.shape[1]}")
-        # the objective's metric read for the labels it judges here: the eval sets' (the training labels are on the
-        # cluster; GBRanker reads its training labels)
-        if eval_metrics is None and evals:
-            specs = [objective.eval_spec_for(np.concatenate([eds.y for _, eds in evals]))]
+        # the objective's metric read for the labels it judges, as GBRanker's: the training labels (their least,
+        # from the partitions' summaries) and the eval sets'
+        if eval_metrics is None:
+            specs = [objective.eval_spec_for(np.concatenate([[layout.min_label], *(eds.y for _, eds in evals)]))]
         check_eval_labels(evals, specs, self.preset)
 
         import dask.array as da

@@ -44,10 +44,14 @@ class QueryLayout:
         Query id of every query of partition ``i``.
     sizes : list of ndarray of int64
         Rows of every query of partition ``i``.
+    min_label : float
+        The least training label (``inf`` without rows): whether a stand-in NDCG
+        must read the labels as DCG (:meth:`~metricrank.objectives.Objective.eval_spec_for`).
     """
 
     query_ids: list
     sizes: list
+    min_label: float = np.inf
 
     @property
     def group_sizes(self) -> np.ndarray:
@@ -175,7 +179,7 @@ def _summarise(qid, y, index: int, objective):
     """One partition's queries, checked: rows contiguous, labels finite and in the objective's domain."""
     qid = np.asarray(qid)
     if qid.size == 0:
-        return qid[:0], np.zeros(0, dtype=np.int64)
+        return qid[:0], np.zeros(0, dtype=np.int64), np.inf
     bounds, run_ids = query_runs(qid)
     check_query_ids(bounds, run_ids, f" of partition {index}")
     repeat = first_reappearance(bounds, run_ids)
@@ -192,7 +196,7 @@ def _summarise(qid, y, index: int, objective):
     if objective is not None:
         objective.check_labels(y)
     sizes = np.diff(np.concatenate((bounds, [qid.size]))).astype(np.int64)
-    return run_ids, sizes
+    return run_ids, sizes, float(y.min())
 
 
 def check_query_layout(client, qid, y, objective=None) -> QueryLayout:
@@ -228,7 +232,7 @@ def check_query_layout(client, qid, y, objective=None) -> QueryLayout:
                         f"query id {q!r} is split across partitions {owner[q]} and {p}: each worker computes the "
                         f"objective over whole queries of its own partitions; {_ADVICE}")
                 owner[q] = p
-    return QueryLayout(ids, sizes)
+    return QueryLayout(ids, sizes, min((s[2] for s in summaries), default=np.inf))
 
 
 def _query_aligned_cuts(group_ptr: np.ndarray, npartitions: int) -> np.ndarray:

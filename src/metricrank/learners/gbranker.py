@@ -306,7 +306,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         eval_names : list of str, optional
         eval_metrics : list of str, optional
             Metric specs evaluated on every eval set; the first drives early
-            stopping. Default: the objective's own metric (``objective_.eval_spec``).
+            stopping. Default: the objective's own metric (``objective_.eval_spec``;
+            where NDCG@10 only stands in, DCG@10 when the training or eval labels
+            hold a negative one, which NDCG refuses).
         early_stopping_rounds : int, optional
             Stop when the first eval metric on the last eval set has not improved
             for this many trees; :meth:`predict` then uses the best tree count.
@@ -361,8 +363,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         for name, eds in evals:
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
-        if eval_metrics is None:
-            eval_metrics = [objective.eval_spec_for(ds.y)]
+        if eval_metrics is None:  # read for every label it judges: the capacity check's (training) and the eval sets'
+            eval_metrics = [objective.eval_spec_for(np.concatenate([ds.y, *(eds.y for _, eds in evals)]))]
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
         check_eval_labels(evals, eval_metrics, self.preset)

@@ -201,7 +201,8 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
         if eval_metrics is None:
-            eval_metrics = [self._score_metric(ds.y)]  # score's default, so fit and score judge alike
+            # score's default, so fit and score judge alike, read for every label it judges
+            eval_metrics = [self._score_metric(np.concatenate([ds.y, *(eds.y for _, eds in evals)]))]
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
         check_eval_labels(evals, eval_metrics, self.preset)

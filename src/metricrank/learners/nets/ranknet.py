@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from ...metrics.registry import judge_reading
 from ...objectives.lambda_objective import LambdaObjective
 from ._base import NetRanker, _check_torch_installed
 from ._lambdas import LabelLambdas, PairLambdas
 
 __all__ = ["RankNet"]
 
-#: RankNet optimises no ranking metric; fit's evaluation (early stopping) and score judge it by NDCG@10.
+#: RankNet optimises no ranking metric; fit's evaluation (early stopping) and score judge it by NDCG@10 (DCG@10 where
+#: labels are negative, which NDCG refuses).
 _EVAL_SPEC = "NDCG:top=10"
 
 _COMMON_PARAMS = """
@@ -144,7 +146,7 @@ class RankNet(NetRanker):
         return LabelLambdas(objective, ds.y, ds.weight, ds.group_weight)
 
     def _score_metric(self, y) -> str:
-        return _EVAL_SPEC
+        return judge_reading(_EVAL_SPEC, y)  # a stand-in: negative labels, which RankNet trains on, read by DCG@10
 
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
@@ -163,4 +165,4 @@ class RankNet(NetRanker):
             ``pair_weight · log(1 + exp(-σ (s_winner - s_loser)))``; ``sample_weight``
             is then not allowed.
         pair_weight : array-like of shape (n_pairs,), optional""",
-        default_metric=f"``{_EVAL_SPEC}``")
+        default_metric=f"``{_EVAL_SPEC}`` (``DCG:top=10`` where the training or eval labels hold a negative one)")
