@@ -18,7 +18,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GroupKFold, cross_val_score
 
-from metricrank import evaluate, make_ltr
+from metricrank import RankingDataset, evaluate, make_ltr
 from metricrank.data import OneQueryWarning
 from metricrank.learners.lp_ranker import LPRanker
 from metricrank.learners.svm_acc import SVMAcc
@@ -92,6 +92,28 @@ def test_score_is_the_rankers_own_metric_per_query(name, data, fitted):
     # a metric argument wins over the default
     assert model.score(X, y, qid=qid, metric=OTHER) == pytest.approx(
         evaluate(y, scores, qid=qid, metric=OTHER), rel=1e-12)
+    # a RankingDataset carries the labels and the queries, as in fit and predict
+    ds = RankingDataset(X, y, qid=qid)
+    assert model.score(ds) == pytest.approx(evaluate(y, scores, qid=qid, metric=spec), rel=1e-12)
+    assert model.score(ds, metric=OTHER) == pytest.approx(evaluate(y, scores, qid=qid, metric=OTHER), rel=1e-12)
+
+
+def test_score_reads_a_datasets_own_weights_and_refuses_arrays_beside_it():
+    from metricrank import LambdaMART
+
+    ds = make_ltr(20, n_features=6, docs_per_query=(5, 10), random_state=1)
+    weighted = RankingDataset(ds.X, ds.y, group_ptr=ds.group_ptr, group_weight=np.arange(ds.n_queries) + 1.0)
+    model = LambdaMART("NDCG:top=5", n_estimators=3, min_data_in_leaf=3).fit(ds)
+    s = model.predict(ds.X)
+    value = model.score(weighted)  # NDCG reads per-query weights: the weighted mean over queries
+    per_query = evaluate(ds, s, metric="NDCG:top=5", per_query=True)
+    assert value == pytest.approx(np.sum(per_query * weighted.group_weight) / weighted.group_weight.sum(), rel=1e-12)
+    assert value != pytest.approx(model.score(ds))
+    for extra in ({"y": ds.y}, {"qid": ds.qid}, {"group": ds.query_sizes}, {"sample_weight": np.ones(ds.n_docs)}):
+        with pytest.raises(ValueError, match=f"RankingDataset or arrays.*got {next(iter(extra))} with the dataset"):
+            model.score(ds, **extra)
+    with pytest.raises(ValueError, match="score needs y"):
+        model.score(ds.X, qid=ds.qid)
 
 
 def test_the_border_changes_the_default_metric(data, fitted):

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._groups import group_ptr_from_qid
-from ..data import OneQueryWarning
+from ..data import OneQueryWarning, RankingDataset
 from ..metrics import evaluate, get_metric
 from ..objectives._base import default_eval_spec
 
@@ -137,14 +137,18 @@ class RankerScoreMixin:
         """Scores of ``X`` for :meth:`score` (an override passes the queries to ``predict``)."""
         return self.predict(X)
 
-    def score(self, X, y, *, qid=None, group=None, metric=None, sample_weight=None) -> float:
+    def score(self, X, y=None, *, qid=None, group=None, metric=None, sample_weight=None) -> float:
         """Mean per-query metric of ``self.predict(X)`` (negated if lower is better).
 
         Parameters
         ----------
-        X : array-like, sparse matrix or DataFrame
+        X : array-like, sparse matrix, DataFrame or RankingDataset
+            A RankingDataset carries the labels, the queries and its weights
+            (then leave ``y``, ``qid``, ``group`` and ``sample_weight`` None), as
+            in ``fit`` and ``predict``.
         y : array-like of shape (n,), or str
-            Labels, or the name of X's label column (as in ``fit``).
+            Labels, or the name of X's label column (as in ``fit``); required
+            unless ``X`` is a RankingDataset.
         qid : array-like of shape (n,), or str, optional
             Query id of every row (rows of a query contiguous), or the name of
             X's query column. Without qid and
@@ -161,6 +165,18 @@ class RankerScoreMixin:
         """
         from ..learners._frames import take_columns
 
+        if isinstance(X, RankingDataset):
+            given = [name for name, value in (("y", y), ("qid", qid), ("group", group),
+                                               ("sample_weight", sample_weight)) if value is not None]
+            if given:
+                raise ValueError(f"score: pass either a RankingDataset or arrays (X, y, qid/group), not both; got "
+                                 f"{', '.join(given)} with the dataset, which carries its own")
+            scores = self._score_predict(X, None, None)
+            m = get_metric(metric if metric is not None else self._score_metric(X.y),
+                           preset=getattr(self, "preset", None))
+            return float(_sign(m) * evaluate(X, scores, metric=m))
+        if y is None:
+            raise ValueError("score needs y (the labels), unless X is a RankingDataset")
         X, y, qid = take_columns(X, y, qid)
         # predict checks X (and fittedness) first, with the estimator's own messages
         scores = self._score_predict(X, qid, group)
