@@ -127,7 +127,7 @@ def make_ltr(
         if not is_integer(value) or value < minimum:
             raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if not is_integer(n_informative) or not 0 <= n_informative <= n_features:
-        raise ValueError(f"n_informative must be an integer in 0..n_features, got {n_informative!r}")
+        raise ValueError(f"n_informative must be an integer in 0..n_features ({n_features}), got {n_informative!r}")
     if not (is_real(noise) and np.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be finite and >= 0, got {noise!r}")
     if relevance not in ("linear", "nonlinear"):
