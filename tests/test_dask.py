@@ -312,6 +312,7 @@ def test_score_is_the_objective_metric_per_query_on_dask_and_in_memory_inputs(cl
     dask_args = (one_partition(valid), da.from_array(valid.y, chunks=300))
     assert model.score(*dask_args, qid=da.from_array(valid.qid, chunks=300)) == pytest.approx(expected, rel=1e-12)
     assert model.score(valid.X, valid.y, qid=valid.qid) == pytest.approx(expected, rel=1e-12)
+    assert model.score(valid) == pytest.approx(expected, rel=1e-12)  # an in-memory RankingDataset, as GBRanker's
     assert model.score(*dask_args, qid=valid.qid, metric="ERR:type=Graded") == pytest.approx(
         evaluate(valid.y, model.predict(valid.X), qid=valid.qid, metric="ERR:type=Graded"), rel=1e-12)
 

@@ -390,8 +390,8 @@ max_query_size, random_state, importance_type, lgb_params
                             f"predict(X, num_iteration=k) for the iteration counts you need")
         return self._local.staged_predict(X)
 
-    def score(self, X, y, *, qid=None, group=None, metric=None, sample_weight=None) -> float:
-        """As :meth:`metricrank.GBRanker.score`, on dask or in-memory data.
+    def score(self, X, y=None, *, qid=None, group=None, metric=None, sample_weight=None) -> float:
+        """As :meth:`metricrank.GBRanker.score`, on dask or in-memory data (a RankingDataset too).
 
         With a dask DataFrame, ``y`` and ``qid`` may be column names, as in
         :meth:`fit`; without ``qid`` or ``group`` its ``qid`` column gives the
