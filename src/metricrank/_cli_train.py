@@ -260,7 +260,7 @@ def _train(args, model, objective, console, client) -> int:
     console.print(f"training {type(model).__name__} on {args.train}: {train.n_queries} queries, {train.n_docs} "
                   f"documents, {train.n_features} features; objective {objective.spec}{target_note(model)}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
-    specs = args.metric or [objective.eval_spec_for(np.concatenate([train.y, *(v.y for v in valid)]))]
+    specs = args.metric or [objective.eval_spec_for(train.y, *(v.y for v in valid))]
     if args.dask is None and _capacity.applies(model, train, specs[0]):
         console.print("--leaves auto: checking first whether bigger trees win on held-out training queries "
                       "(one fit on 80 % of the queries per capacity and held-out fold; --leaves N skips it)")

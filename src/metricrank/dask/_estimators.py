@@ -272,7 +272,7 @@ max_query_size, random_state, importance_type, lgb_params
         # the objective's metric read for the labels it judges, as GBRanker's: the training labels (their least,
         # from the partitions' summaries) and the eval sets'
         if eval_metrics is None:
-            specs = [objective.eval_spec_for(np.concatenate([[layout.min_label], *(eds.y for _, eds in evals)]))]
+            specs = [objective.eval_spec_for([layout.min_label], *(eds.y for _, eds in evals))]
         check_eval_labels(evals, specs, self.preset)
 
         import dask.array as da

@@ -364,7 +364,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
         if eval_metrics is None:  # read for every label it judges: the capacity check's (training) and the eval sets'
-            eval_metrics = [objective.eval_spec_for(np.concatenate([ds.y, *(eds.y for _, eds in evals)]))]
+            eval_metrics = [objective.eval_spec_for(ds.y, *(eds.y for _, eds in evals))]
         elif isinstance(eval_metrics, str):
             eval_metrics = [eval_metrics]
         check_eval_labels(evals, eval_metrics, self.preset)

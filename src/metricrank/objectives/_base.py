@@ -286,10 +286,13 @@ class Objective:
         """Whether :attr:`eval_spec` stands in for a metric the objective does not name (NDCG@10)."""
         return type(self).eval_spec is Objective.eval_spec
 
-    def eval_spec_for(self, y) -> str:
-        """:attr:`eval_spec` for the labels ``y``: a stand-in NDCG reads negative labels, which NDCG refuses, as
-        DCG (:func:`~metricrank.metrics.registry.judge_reading`); a metric the objective names is kept."""
-        return judge_reading(self.eval_spec, y) if self.judge_stands_in else self.eval_spec
+    def eval_spec_for(self, *label_sets) -> str:
+        """:attr:`eval_spec` for every label it judges (the training set's, the eval sets'...): a stand-in NDCG
+        reads negative labels, which NDCG refuses, as DCG (:func:`~metricrank.metrics.registry.judge_reading`);
+        a metric the objective names is kept."""
+        if not self.judge_stands_in:
+            return self.eval_spec
+        return judge_reading(self.eval_spec, np.concatenate([np.ravel(y) for y in label_sets]))
 
     def check_labels(self, y: np.ndarray) -> None:
         """Raise ValueError (naming the objective) if ``y`` is outside its label domain."""
