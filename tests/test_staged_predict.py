@@ -60,11 +60,21 @@ def vali():
                     random_state=1)
 
 
+def lightgbm_scores(model, X, k):
+    """The oracle: LightGBM's raw scores of the first k iterations, the mean over the models of an iteration, plus
+    a warm start's base model (``predict`` keeps nothing for a call with every tree)."""
+    X = X if sp.issparse(X) else np.asarray(X)
+    raw = model.booster_.predict(X, num_iteration=k, raw_score=True)
+    scores = raw.mean(axis=1) if raw.ndim == 2 else raw
+    return scores if model.init_model_ is None else scores + model.init_model_.predict(X)
+
+
 def assert_staged_is_predict(model, X, inputs=None):
     staged = list(model.staged_predict(X if inputs is None else inputs))  # every array kept: none is reused
     assert len(staged) == model.n_estimators_
     for k, scores in enumerate(staged, start=1):
         np.testing.assert_array_equal(scores, model.predict(X, num_iteration=k))
+        np.testing.assert_array_equal(scores, lightgbm_scores(model, X, k))
 
 
 @pytest.mark.parametrize("params", [{"grow_policy": "leafwise", "n_models": 1},
@@ -109,3 +119,61 @@ def test_staged_predict_reads_frames_and_checks_x_when_called(train, vali):
         model.staged_predict(pd.DataFrame(vali.X, columns=columns).drop(columns="f3"))
     with pytest.raises(NotFittedError):
         GBRanker("YetiRank").staged_predict(vali.X)
+
+
+class CountingBooster:
+    """A booster that counts the iterations its ``predict`` calls read."""
+
+    def __init__(self, booster):
+        self.booster, self.iterations = booster, 0
+
+    def predict(self, X, start_iteration=0, num_iteration=None, **kwargs):
+        self.iterations += num_iteration if num_iteration and num_iteration > 0 else self.booster.current_iteration()
+        return self.booster.predict(X, start_iteration=start_iteration, num_iteration=num_iteration, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.booster, name)
+
+
+@pytest.mark.parametrize("params", [{"grow_policy": "leafwise", "n_models": 1}, {"grow_policy": "mixed", "n_models": 2}])
+@pytest.mark.parametrize("form", ["dense", "float32", "csr"])
+def test_predict_loop_over_iterations_reads_each_tree_once_and_gives_lightgbms_scores(train, vali, params, form):
+    model = LambdaMART("NDCG:top=10", n_estimators=20, random_state=3, n_jobs=1, **params).fit(train)
+    X = {"dense": vali.X, "float32": vali.X.astype(np.float32), "csr": sp.csr_matrix(vali.X)}[form]
+    expected = {k: lightgbm_scores(model, X, k) for k in range(21)}
+    counting = model.booster_ = CountingBooster(model.booster_)
+    for k in range(1, 20):  # the validation curve's loop: one iteration more each call
+        np.testing.assert_array_equal(model.predict(X, num_iteration=k), expected[k])
+    assert counting.iterations == 19  # not 1 + 2 + ... + 19
+    for k in (3, 7, 7, 12, 5, 20, 0, 6):  # down, equal, up by several, every tree (20 and 0: not kept)
+        np.testing.assert_array_equal(model.predict(X, num_iteration=k), expected[k])
+    # 3 and 5 from scratch (fewer than kept), 7, 7 and 12 from the kept 3, 7 and 7; 20 and 0 every tree, not kept,
+    # so 6 grows the kept 5
+    assert counting.iterations == 19 + 3 + (7 - 3) + 0 + (12 - 7) + 5 + 20 + 20 + (6 - 5)
+    np.testing.assert_array_equal(model.predict(X[:7], num_iteration=8), expected[8][:7])  # other rows
+
+
+def test_predict_keeps_no_scores_for_rows_changed_in_place_or_another_fit(train, vali):
+    model = LambdaMART("NDCG:top=10", n_estimators=20, random_state=3, n_jobs=1).fit(train)
+    X = vali.X.copy()
+    model.predict(X, num_iteration=5)
+    X[:, 0] += 1.0  # the same array object, other values
+    np.testing.assert_array_equal(model.predict(X, num_iteration=6), lightgbm_scores(model, X, 6))
+    model.predict(X, num_iteration=5)
+    model.set_params(random_state=4).fit(train)  # another booster: the kept scores were the first one's
+    np.testing.assert_array_equal(model.predict(X, num_iteration=6), lightgbm_scores(model, X, 6))
+
+
+def test_predict_keeps_scores_only_for_a_prefix_and_they_pickle_empty(train, vali):
+    import copy
+    import pickle
+
+    model = LambdaMART("NDCG:top=10", n_estimators=10, random_state=3, n_jobs=1).fit(train)
+    model.predict(vali.X)
+    model.predict(vali.X, num_iteration=10)
+    assert "_prefix_cache" not in model.__dict__  # every tree, as serving scores: nothing kept (predict leaves
+    model.predict(vali.X, num_iteration=4)        # scikit-learn's __dict__ as it was)
+    assert model._prefix_cache._entry is not None
+    for twin in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+        assert twin._prefix_cache._entry is None
+        np.testing.assert_array_equal(twin.predict(vali.X, num_iteration=5), lightgbm_scores(model, vali.X, 5))

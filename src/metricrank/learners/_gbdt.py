@@ -499,6 +499,7 @@ class GBDTBase(BaseEstimator):
 
     def _set_fitted(self, result: BoostResult, n_features: int, init_model=None) -> None:
         self.booster_ = result.booster
+        self.__dict__.pop("_prefix_cache", None)  # GBRanker.predict's kept scores belong to the previous booster
         self.n_features_in_ = int(n_features)
         self.evals_result_ = result.evals_result
         self.best_iteration_ = result.best_iteration
