@@ -70,6 +70,10 @@ class EvalSet:
     evaluate: Callable[[np.ndarray], list]
 
 
+#: What LightGBM's ``CallbackEnv`` holds and ``IterationInfo`` does not (a LightGBM callback given as a plain function).
+_LIGHTGBM_ENV_FIELDS = frozenset({"model", "params", "begin_iteration", "end_iteration", "evaluation_result_list"})
+
+
 @dataclass
 class IterationInfo:
     """What a callback sees after each boosting iteration."""
@@ -77,6 +81,16 @@ class IterationInfo:
     iteration: int  # 1-based number of trees so far
     evaluations: dict  # {eval set name: {metric spec: value}}
     booster: lgb.Booster  # with several lanes (boost_lanes): a lane's hooks see its own, callbacks the first
+    higher_is_better: dict = field(default_factory=dict)  # {(eval set name, metric spec): bool}
+
+    def __getattr__(self, name):
+        if name in _LIGHTGBM_ENV_FIELDS:
+            raise AttributeError(
+                f"IterationInfo has no attribute {name!r}: a plain function given as a callback is called with "
+                f"metricrank's IterationInfo (iteration, evaluations, booster, higher_is_better); LightGBM's "
+                f"CallbackEnv goes to LightGBM's callbacks (lgb.early_stopping, lgb.log_evaluation, "
+                f"lgb.record_evaluation) and to any callable with LightGBM's 'order' attribute")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 @dataclass
@@ -327,7 +341,7 @@ def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence
             result.stopped_early = True
             result.stop_reason = f"no split improves the objective after {it} trees"
         for callback in callbacks:
-            if callback(IterationInfo(it, evaluations, boosters[0])):
+            if callback(IterationInfo(it, evaluations, boosters[0], directions)):
                 stop = True
                 result.stop_reason = f"a callback stopped training after {it} trees"
         if eval_sets:

@@ -23,6 +23,7 @@ from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
 from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_hessian_mass, positive_int
 from ._model_text import side_by_side
+from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
 from ._inputs import as_dataset, check_eval_labels, check_features, check_num_iteration, eval_datasets
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
@@ -321,7 +322,11 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             Raw starting scores (as LightGBM's ``init_score``); not added at predict.
         callbacks : list of callables
             Called after each tree with an :class:`~metricrank.learners._boosting.IterationInfo`;
-            returning True stops training.
+            returning True stops training. LightGBM's callbacks (``lgb.early_stopping``,
+            ``lgb.log_evaluation``, ``lgb.record_evaluation``, or any with LightGBM's
+            ``order`` attribute) get LightGBM's ``CallbackEnv`` instead, with the eval
+            sets' metrics; where ``lgb.early_stopping`` stops training, :meth:`predict`
+            uses the best iteration it found, as LightGBM's ``LGBMRanker`` does.
 
         Returns
         -------
@@ -329,6 +334,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         """
         self._check_params()
         check_early_stopping_rounds(early_stopping_rounds)
+        callbacks, lightgbm_callbacks = split_callbacks(callbacks)
         objective = self._make_objective()
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X, categorical_feature)
@@ -410,7 +416,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                                           [eds.X for _, eds in evals],
                                           [np.zeros(eds.n_docs) if b is None else b
                                            for (_, eds), b in zip(evals, eval_bases)])
-        callbacks = list(callbacks)
+        if lightgbm_callbacks:  # one callback of ours runs them with LightGBM's CallbackEnv
+            lightgbm_callbacks = LightGBMCallbacks(lightgbm_callbacks, setups[0][1], self.n_estimators)
+            callbacks.append(lightgbm_callbacks)
         if self.verbose:
             callbacks.append(_printer(int(self.verbose)))
         eval_objs = [EvalSet(name, None, _evaluator(eds, eval_metrics, self.preset)) for name, eds in evals]
@@ -453,6 +461,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                               f"most likely of features that had no split of positive gain with "
                               f"lambda_l2={kind.lambda_l2:g} higher up; lambda_l2=0 grows them whole",
                               UserWarning, stacklevel=2)
+        if lightgbm_callbacks and lightgbm_callbacks.best_iteration and result.best_iteration is None:
+            result.best_iteration = lightgbm_callbacks.best_iteration  # lgb.early_stopping's, as LightGBM's
+            result.best_score = {name: {spec: values[result.best_iteration - 1] for spec, values in metrics.items()}
+                                 for name, metrics in result.evals_result.items()}
         if len(result.boosters) > 1:
             result.booster = side_by_side(result.boosters)
         self._set_kinds([kind for kind, _ in setups])

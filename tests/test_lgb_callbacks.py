@@ -1,0 +1,84 @@
+"""LightGBM's own callbacks in a metricrank fit (``lgb.early_stopping``, ``lgb.record_evaluation``, ...).
+
+The oracles are metricrank's own equivalents, which the suite checks elsewhere: ``early_stopping_rounds`` for
+``lgb.early_stopping`` (both stop after that many trees without a strict improvement of the first metric) and
+``evals_result_`` for ``lgb.record_evaluation``.
+"""
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+
+from metricrank import GBRanker, LambdaMART, make_ltr
+
+
+@pytest.fixture(scope="module")
+def train():
+    return make_ltr(120, docs_per_query=(10, 30), n_features=8, n_informative=4, relevance="nonlinear", noise=2.0,
+                    random_state=0)
+
+
+@pytest.fixture(scope="module")
+def vali():
+    return make_ltr(40, docs_per_query=(10, 30), n_features=8, n_informative=4, relevance="nonlinear", noise=2.0,
+                    random_state=1)
+
+
+@pytest.mark.parametrize("params", [{}, {"grow_policy": "mixed", "n_models": 2}])
+def test_lightgbm_early_stopping_stops_and_predicts_at_its_best_iteration(train, vali, params):
+    def fit(**kwargs):
+        return LambdaMART("NDCG:top=10", n_estimators=80, learning_rate=0.3, random_state=0, n_jobs=1,
+                          **params).fit(train, eval_set=[vali], **kwargs)
+
+    ours = fit(early_stopping_rounds=6)
+    theirs = fit(callbacks=[lgb.early_stopping(6, verbose=False)])
+    assert 1 < ours.best_iteration_ < ours.n_estimators_ < 80  # the case is not trivial
+    assert (theirs.best_iteration_, theirs.n_estimators_) == (ours.best_iteration_, ours.n_estimators_)
+    assert theirs.best_score_ == ours.best_score_
+    np.testing.assert_array_equal(theirs.predict(vali.X), ours.predict(vali.X))
+    np.testing.assert_array_equal(theirs.predict(vali.X), theirs.predict(vali.X, num_iteration=ours.best_iteration_))
+
+
+def test_lightgbm_record_and_log_evaluation_see_every_eval_set_and_metric(train, vali, capsys):
+    recorded = {}
+    model = GBRanker("YetiRank", n_estimators=7, random_state=0, n_jobs=1).fit(
+        train, eval_set=[train, vali], eval_names=["train", "vali"], eval_metrics=["NDCG:top=5", "MAP"],
+        callbacks=[lgb.record_evaluation(recorded), lgb.log_evaluation(period=3)])
+    assert recorded == model.evals_result_ and set(recorded["vali"]) == {"NDCG:top=5", "MAP"}
+    logged = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
+    assert [line.split("\t")[0] for line in logged] == ["[3]", "[6]"]
+    assert f"vali's MAP: {recorded['vali']['MAP'][2]:g}" in logged[0]
+
+
+def test_lightgbm_callbacks_run_in_their_order_beside_metricrank_callbacks(train, vali):
+    seen = []
+
+    def ours(info):
+        seen.append(("ours", info.iteration, info.higher_is_better[("valid_0", "MAP")]))
+
+    def late(env):
+        seen.append(("late", env.iteration, env.end_iteration))
+
+    def early(env):
+        seen.append(("early", env.iteration, env.evaluation_result_list[0][:2]))
+
+    late.order, early.order = 30, 10  # LightGBM's protocol: callables marked with an order get its CallbackEnv
+    GBRanker("YetiRank", n_estimators=2, random_state=0, n_jobs=1).fit(
+        train, eval_set=[vali], eval_metrics=["MAP"], callbacks=[late, ours, early])
+    assert seen == [("ours", 1, True), ("early", 0, ("valid_0", "MAP")), ("late", 0, 2),
+                    ("ours", 2, True), ("early", 1, ("valid_0", "MAP")), ("late", 1, 2)]
+
+
+def test_lightgbm_callbacks_that_cannot_run_are_refused_clearly(train, vali):
+    model = GBRanker("YetiRank", n_estimators=3, random_state=0, n_jobs=1)
+    with pytest.raises(ValueError, match="before an iteration"):
+        model.fit(train, eval_set=[vali], callbacks=[lgb.reset_parameter(learning_rate=[0.1, 0.05, 0.01])])
+    assert not hasattr(model, "booster_")  # refused before any tree
+    with pytest.raises(ValueError, match="at least one dataset and eval metric"):
+        model.fit(train, callbacks=[lgb.early_stopping(2)])  # LightGBM's own message: nothing to watch
+
+    def plain(env):  # a LightGBM-style function without LightGBM's mark gets metricrank's IterationInfo
+        return env.evaluation_result_list
+
+    with pytest.raises(AttributeError, match="'order' attribute"):
+        model.fit(train, eval_set=[vali], callbacks=[plain])
