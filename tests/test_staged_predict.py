@@ -156,7 +156,8 @@ def test_predict_loop_over_iterations_reads_each_tree_once_and_gives_lightgbms_s
 def test_predict_keeps_no_scores_for_rows_changed_in_place_or_another_fit(train, vali):
     model = LambdaMART("NDCG:top=10", n_estimators=20, random_state=3, n_jobs=1).fit(train)
     X = vali.X.copy()
-    model.predict(X, num_iteration=5)
+    model.predict(X, num_iteration=5)[:] = 0.0  # the caller's array: changing it changes nothing kept
+    np.testing.assert_array_equal(model.predict(X, num_iteration=5), lightgbm_scores(model, X, 5))
     X[:, 0] += 1.0  # the same array object, other values
     np.testing.assert_array_equal(model.predict(X, num_iteration=6), lightgbm_scores(model, X, 6))
     model.predict(X, num_iteration=5)

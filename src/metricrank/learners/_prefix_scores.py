@@ -76,11 +76,11 @@ class PrefixScores:
             entry = self._entry
         if entry is not None and entry.booster is booster and entry.rows == rows and entry.iterations <= iterations:
             raw = entry.raw
-            for it in range(entry.iterations, iterations):  # a new array each time: a kept entry is never changed
+            for it in range(entry.iterations, iterations):  # a new array each time, as the kept one is read
                 raw = raw + np.asarray(booster.predict(X, start_iteration=it, num_iteration=1, raw_score=True),
                                        dtype=np.float64)
         else:
             raw = np.asarray(booster.predict(X, num_iteration=iterations, raw_score=True), dtype=np.float64)
         with self._lock:
             self._entry = _Entry(booster, rows, iterations, raw)
-        return raw
+        return raw.copy()  # the caller's to change: a kept entry is never changed

@@ -416,9 +416,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                                           [eds.X for _, eds in evals],
                                           [np.zeros(eds.n_docs) if b is None else b
                                            for (_, eds), b in zip(evals, eval_bases)])
-        if lightgbm_callbacks:  # one callback of ours runs them with LightGBM's CallbackEnv
-            lightgbm_callbacks = LightGBMCallbacks(lightgbm_callbacks, setups[0][1], self.n_estimators)
-            callbacks.append(lightgbm_callbacks)
+        lightgbm_runner = None  # one callback of ours runs LightGBM's with its CallbackEnv
+        if lightgbm_callbacks:
+            lightgbm_runner = LightGBMCallbacks(lightgbm_callbacks, setups[0][1], self.n_estimators)
+            callbacks.append(lightgbm_runner)
         if self.verbose:
             callbacks.append(_printer(int(self.verbose)))
         eval_objs = [EvalSet(name, None, _evaluator(eds, eval_metrics, self.preset)) for name, eds in evals]
@@ -461,8 +462,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                               f"most likely of features that had no split of positive gain with "
                               f"lambda_l2={kind.lambda_l2:g} higher up; lambda_l2=0 grows them whole",
                               UserWarning, stacklevel=2)
-        if lightgbm_callbacks and lightgbm_callbacks.best_iteration and result.best_iteration is None:
-            result.best_iteration = lightgbm_callbacks.best_iteration  # lgb.early_stopping's, as LightGBM's
+        if lightgbm_runner is not None and lightgbm_runner.best_iteration and result.best_iteration is None:
+            result.best_iteration = lightgbm_runner.best_iteration  # lgb.early_stopping's, as LightGBM's
             result.best_score = {name: {spec: values[result.best_iteration - 1] for spec, values in metrics.items()}
                                  for name, metrics in result.evals_result.items()}
         if len(result.boosters) > 1:
