@@ -98,6 +98,26 @@ def test_contributions_sum_to_the_averaged_score(data):
     np.testing.assert_allclose(contrib.sum(axis=1), model.predict(vali.X), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("policy", ["leafwise", "mixed"])
+def test_leaves_give_back_the_averaged_score(data, policy):
+    train, vali = data
+    model = LambdaMART(NDCG, n_estimators=8, num_leaves=7, min_data_in_leaf=5, n_models=2, grow_policy=policy,
+                       max_depth=3, random_state=0, n_jobs=1).fit(train)
+    per_iteration = model.booster_.num_model_per_iteration()
+    assert per_iteration == (4 if policy == "mixed" else 2)
+    leaves = model.predict(vali.X, pred_leaf=True, num_iteration=5)
+    assert leaves.shape == (vali.n_docs, 5 * per_iteration)
+    # a row's score: each model's leaf values summed over its trees (tree t belongs to model t % per_iteration),
+    # then the mean over the models
+    values = np.array([[model.booster_.get_leaf_output(t, int(leaf)) for t, leaf in enumerate(row)] for row in leaves])
+    by_model = values.reshape(vali.n_docs, 5, per_iteration).sum(axis=1)
+    np.testing.assert_allclose(by_model, model.booster_.predict(vali.X, num_iteration=5, raw_score=True),
+                               rtol=1e-12, atol=1e-12)  # LightGBM's score column of each model
+    np.testing.assert_allclose(by_model.mean(axis=1), model.predict(vali.X, num_iteration=5), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="pred_leaf and pred_contrib"):
+        model.predict(vali.X, pred_leaf=True, pred_contrib=True)
+
+
 def test_export_folds_the_models_into_one_lightgbm_model(data, tmp_path):
     train, vali = data
     base = LambdaMART(NDCG, n_estimators=6, num_leaves=7, min_data_in_leaf=5, n_models=2, random_state=1,

@@ -501,7 +501,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             raise ValueError(f"{name} must be finite; row {row} is {base[row]}")
         return base
 
-    def predict(self, X, *, num_iteration: int | None = None, pred_contrib: bool = False):
+    def predict(self, X, *, num_iteration: int | None = None, pred_leaf: bool = False, pred_contrib: bool = False):
         """Scores (higher = ranked higher), one per row.
 
         Parameters
@@ -518,6 +518,12 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             loop over k = 1, 2, ... costs about one ``predict`` with every tree,
             not half the square of the trees (the scores are LightGBM's bit for bit
             either way).
+        pred_leaf : bool, default False
+            Return the leaf each row reaches in every tree used instead (LightGBM's
+            ``pred_leaf``): an int array of shape (n, iterations × trees per
+            iteration), an iteration's trees side by side
+            (``booster_.num_model_per_iteration()``: ``n_models_``, times two with
+            ``grow_policy_`` "mixed"). A warm-start base model's trees are not in it.
         pred_contrib : bool, default False
             Return SHAP values instead (LightGBM's TreeSHAP, in its layout): an
             array of shape (n, n_features + 1), one column per feature and the
@@ -528,6 +534,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         prefix = check_num_iteration(num_iteration) is not None and 0 < num_iteration < self.n_estimators_
         if num_iteration is None:
             num_iteration = self.best_iteration_ or self.n_estimators_
+        if pred_leaf and pred_contrib:
+            raise ValueError("pred_leaf and pred_contrib are both True; ask for one of them")
+        if pred_leaf:
+            return np.asarray(self.booster_.predict(X, num_iteration=num_iteration, pred_leaf=True))
         if pred_contrib:
             out = np.asarray(self.booster_.predict(X, num_iteration=num_iteration, pred_contrib=True))
             if self.booster_.num_model_per_iteration() > 1:  # n_models blocks of (features + 1): their mean
