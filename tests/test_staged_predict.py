@@ -12,6 +12,7 @@ from sklearn.exceptions import NotFittedError
 
 from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
 from metricrank.learners import _staged
+from metricrank.learners._prefix_scores import MAX_KEPT
 from metricrank.learners._staged import iteration_outputs, staged_raw_scores
 
 
@@ -174,7 +175,23 @@ def test_predict_keeps_scores_only_for_a_prefix_and_they_pickle_empty(train, val
     model.predict(vali.X, num_iteration=10)
     assert "_prefix_cache" not in model.__dict__  # every tree, as serving scores: nothing kept (predict leaves
     model.predict(vali.X, num_iteration=4)        # scikit-learn's __dict__ as it was)
-    assert model._prefix_cache._entry is not None
+    assert len(model._prefix_cache._entries) == 1
     for twin in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
-        assert twin._prefix_cache._entry is None
+        assert not twin._prefix_cache._entries
         np.testing.assert_array_equal(twin.predict(vali.X, num_iteration=5), lightgbm_scores(model, vali.X, 5))
+
+
+def test_predict_keeps_the_scores_of_several_sets_of_rows(train, vali):
+    model = LambdaMART("NDCG:top=10", n_estimators=20, random_state=3, n_jobs=1).fit(train)
+    sets = [vali.X, train.X, vali.X[:50], train.X[:50], vali.X[50:]]  # one more than are kept
+    expected = [{k: lightgbm_scores(model, X, k) for k in range(1, 20)} for X in sets]
+    counting = model.booster_ = CountingBooster(model.booster_)
+    for k in range(1, 20):  # a validation and a test curve in one loop: each call on other rows than the last
+        for X, scores in zip(sets[:MAX_KEPT], expected):
+            np.testing.assert_array_equal(model.predict(X, num_iteration=k), scores[k])
+    assert counting.iterations == MAX_KEPT * 19
+    # the first set scored again (kept), then the fifth pushes out the least recently scored: the second
+    for i, read in ((0, 0), (MAX_KEPT, 19), (0, 0), (1, 19)):
+        counting.iterations = 0
+        np.testing.assert_array_equal(model.predict(sets[i], num_iteration=19), expected[i][19])
+        assert counting.iterations == read

@@ -7,21 +7,26 @@ iterations between the two counts, one ``predict(start_iteration=i, num_iteratio
 each tree once, as ``staged_predict`` does. LightGBM adds a row's trees one after another from zero, so adding
 one iteration's output at a time to the kept sum gives its own scores bit for bit.
 
-Only the latest call's rows are kept, recognised by a digest of their values (not by the array object, which a
-caller may change in place), and only for a prefix of the iterations: a call that scores with every tree, as
-serving does, neither reads nor keeps anything.
+The scores of the last :data:`MAX_KEPT` sets of rows asked for are kept (a loop may score the validation and the
+test rows at each count), each recognised by a digest of its values (not by the array object, which a caller may
+change in place), and only for a prefix of the iterations: a call that scores with every tree, as serving does,
+neither reads nor keeps anything.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["PrefixScores"]
+__all__ = ["MAX_KEPT", "PrefixScores"]
+
+#: Sets of rows whose scores are kept, the most recently asked for.
+MAX_KEPT = 4
 
 
 def _digest(X) -> bytes:
@@ -37,7 +42,6 @@ def _digest(X) -> bytes:
 @dataclass(frozen=True)
 class _Entry:
     booster: object
-    rows: bytes
     iterations: int
     raw: np.ndarray
 
@@ -60,7 +64,7 @@ class PrefixScores:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._entry: _Entry | None = None
+        self._entries: OrderedDict[bytes, _Entry] = OrderedDict()  # by the rows' digest, the latest last
 
     def __getstate__(self):
         return {}
@@ -73,8 +77,8 @@ class PrefixScores:
         of the same rows and of no more iterations."""
         rows = _digest(X)
         with self._lock:
-            entry = self._entry
-        if entry is not None and entry.booster is booster and entry.rows == rows and entry.iterations <= iterations:
+            entry = self._entries.get(rows)
+        if entry is not None and entry.booster is booster and entry.iterations <= iterations:
             raw = entry.raw
             for it in range(entry.iterations, iterations):  # a new array each time, as the kept one is read
                 raw = raw + np.asarray(booster.predict(X, start_iteration=it, num_iteration=1, raw_score=True),
@@ -82,5 +86,8 @@ class PrefixScores:
         else:
             raw = np.asarray(booster.predict(X, num_iteration=iterations, raw_score=True), dtype=np.float64)
         with self._lock:
-            self._entry = _Entry(booster, rows, iterations, raw)
+            self._entries.pop(rows, None)
+            self._entries[rows] = _Entry(booster, iterations, raw)
+            while len(self._entries) > MAX_KEPT:
+                self._entries.popitem(last=False)
         return raw.copy()  # the caller's to change: a kept entry is never changed

@@ -513,8 +513,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             model's first ``num_iteration`` trees); default the best iteration when
             early stopping found one, otherwise all. As in LightGBM, 0 or less, or
             more than were grown, means all of them. A count below the grown
-            one keeps these rows' scores, so that the next call on the same
-            rows with a count no smaller reads only the trees between the two: a
+            one keeps these rows' scores (of the last four sets of rows), so that
+            a later call on the same rows with a count no smaller reads only the
+            trees between the two: a
             loop over k = 1, 2, ... costs about one ``predict`` with every tree,
             not half the square of the trees (the scores are LightGBM's bit for bit
             either way).
