@@ -195,3 +195,16 @@ def test_predict_keeps_the_scores_of_several_sets_of_rows(train, vali):
         counting.iterations = 0
         np.testing.assert_array_equal(model.predict(sets[i], num_iteration=19), expected[i][19])
         assert counting.iterations == read
+
+
+def test_predict_loop_reads_a_warm_starts_base_model_once(train, vali):
+    base = LambdaMART("NDCG:top=10", n_estimators=8, random_state=0, n_jobs=1).fit(train)
+    model = GBRanker("YetiRank", n_estimators=10, random_state=0, n_jobs=1).fit(train, init_model=base)
+    expected = {k: lightgbm_scores(model, X, k) for X in (vali.X,) for k in range(1, 10)}
+    calls = []
+    model.init_model_ = type("CountingBase", (), {"predict": lambda self, X: calls.append(1) or base.predict(X)})()
+    for k in range(1, 10):
+        np.testing.assert_array_equal(model.predict(vali.X, num_iteration=k), expected[k])
+    assert len(calls) == 1
+    np.testing.assert_array_equal(model.predict(vali.X), lightgbm_scores(model, vali.X, 10))  # every tree: read anew
+    assert len(calls) == 3  # the oracle's call and predict's

@@ -549,14 +549,14 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                                      f"{type(self.init_model_).__name__}")
                 out = out + self.init_model_.predict(X, pred_contrib=True)
             return out
+        base = None if self.init_model_ is None else self.init_model_.predict
         if prefix:  # a validation curve's loop: the kept scores of a shorter prefix on the same rows grow
-            raw = self._prefix_scores().raw(self.booster_, X, num_iteration)
+            raw, base_scores = self._prefix_scores().raw(self.booster_, X, num_iteration, base)
         else:
             raw = self.booster_.predict(X, num_iteration=num_iteration, raw_score=True)
+            base_scores = None if base is None else np.asarray(base(X), dtype=np.float64)
         scores = model_mean(raw)
-        if self.init_model_ is not None:
-            scores = scores + np.asarray(self.init_model_.predict(X), dtype=np.float64)
-        return scores
+        return scores if base_scores is None else scores + base_scores
 
     def staged_predict(self, X):
         """Scores after each iteration: a generator of ``n_estimators_`` arrays, the k-th equal to
