@@ -515,10 +515,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             more than were grown, means all of them. A count below the grown
             one keeps these rows' scores (of the last four sets of rows), so that
             a later call on the same rows with a count no smaller reads only the
-            trees between the two: a
-            loop over k = 1, 2, ... costs about one ``predict`` with every tree,
-            not half the square of the trees (the scores are LightGBM's bit for bit
-            either way).
+            trees between the two: a loop over k = 1, 2, ... costs about one
+            ``predict`` with every tree, not half the square of the trees (the
+            scores are LightGBM's bit for bit either way).
         pred_leaf : bool, default False
             Return the leaf each row reaches in every tree used instead (LightGBM's
             ``pred_leaf``): an int array of shape (n, iterations × trees per
