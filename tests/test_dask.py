@@ -343,10 +343,12 @@ def test_search_with_default_scoring_routes_qid_to_score(client, data):
 def test_early_stopping_matches_gbranker_on_one_partition(client, data):
     train, valid = data
     params = dict(objective="lambda:NDCG:top=10", n_estimators=40, learning_rate=0.3, random_state=0)
-    fit = dict(eval_set=[(valid.X, valid.y, valid.qid)], eval_metrics=["MAP", "NDCG:top=10"],
-               early_stopping_rounds=4)
-    model = DaskGBRanker(**params).fit(one_partition(train), train.y, qid=train.qid, **fit)
-    local = GBRanker(**params, n_jobs=1).fit(train.X, train.y, qid=train.qid, **fit)
+    fit = dict(eval_set=[(valid.X, valid.y, valid.qid)], early_stopping_rounds=4)
+    # LightGBM's spelling on the cluster, the specs written out on one machine
+    model = DaskGBRanker(**params).fit(one_partition(train), train.y, qid=train.qid, eval_metric=["MAP", "NDCG"],
+                                       eval_at=10, **fit)
+    local = GBRanker(**params, n_jobs=1).fit(train.X, train.y, qid=train.qid,
+                                             eval_metrics=["MAP:top=10", "NDCG:top=10"], **fit)
     assert model.best_iteration_ == local.best_iteration_ is not None
     assert model.n_estimators_ == local.n_estimators_ < 40
     assert model.evals_result_ == local.evals_result_
@@ -392,6 +394,8 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
         DaskGBRanker(num_leaves=1).fit(one_partition(train), train.y, qid=train.qid)
     with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, early_stopping_rounds=3)
+    with pytest.raises(ValueError, match="eval_at sets the cutoff 'top' of each eval metric, and AUC has none"):
+        DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, eval_metric="AUC", eval_at=3)
     with pytest.raises(ValueError, match="early_stopping_rounds must be None or an integer >= 1; got 'x'"):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, eval_set=[(one_partition(train), train.y)],
                            eval_qid=[train.qid], early_stopping_rounds="x")

@@ -22,7 +22,7 @@ from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import FeatureSchema
-from ..learners._inputs import check_eval_labels, check_num_iteration
+from ..learners._inputs import check_eval_labels, check_num_iteration, eval_specs
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -210,7 +210,8 @@ max_query_size, random_state, importance_type, lgb_params
     # --- fitting ---------------------------------------------------------------------------------
 
     def fit(self, X, y=None, *, qid=None, sample_weight=None, pairs=None, eval_set=None, eval_qid=None,
-            eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None):
+            eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None, eval_metric=None,
+            eval_at=None):
         """Grow the trees on the cluster.
 
         Parameters
@@ -229,7 +230,7 @@ max_query_size, random_state, importance_type, lgb_params
         eval_set : list of RankingDataset, (X, y) or (X, y, qid), optional
             Dask or in-memory; read to the client after training and scored
             tree by tree there with metricrank's metrics.
-        eval_qid, eval_group, eval_names, eval_metrics, early_stopping_rounds
+        eval_qid, eval_group, eval_names, eval_metrics, early_stopping_rounds, eval_metric, eval_at
             As :meth:`metricrank.GBRanker.fit`; early stopping selects the
             tree count after all trees were grown.
 
@@ -243,8 +244,7 @@ max_query_size, random_state, importance_type, lgb_params
         check_early_stopping_rounds(early_stopping_rounds)
         objective = twin._make_objective()
         check_distributable(objective, pairs)
-        specs = [objective.eval_spec] if eval_metrics is None else (
-            [eval_metrics] if isinstance(eval_metrics, str) else list(eval_metrics))
+        specs = eval_specs(eval_metrics, eval_metric, eval_at, default=lambda: objective.eval_spec)
         for spec in specs:
             get_metric(spec, preset=self.preset)
         if early_stopping_rounds is not None and not eval_set:
@@ -271,8 +271,9 @@ max_query_size, random_state, importance_type, lgb_params
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {X.shape[1]}")
         # the objective's metric read for the labels it judges, as GBRanker's: the training labels (their least,
         # from the partitions' summaries) and the eval sets'
-        if eval_metrics is None:
-            specs = [objective.eval_spec_for([layout.min_label], *(eds.y for _, eds in evals))]
+        if eval_metrics is None and eval_metric is None:
+            specs = eval_specs(None, None, eval_at, default=lambda: objective.eval_spec_for(
+                [layout.min_label], *(eds.y for _, eds in evals)))
         check_eval_labels(evals, specs, self.preset)
 
         import dask.array as da

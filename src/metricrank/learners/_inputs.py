@@ -11,8 +11,9 @@ from .._arrays import numeric_array
 from .._checks import is_integer
 from ..data import OneQueryWarning, RankingDataset
 from ..metrics.evaluate import evaluate_dataset_arrays
+from ..metrics.registry import Metric, parse_spec
 
-__all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "eval_datasets"]
+__all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "eval_datasets", "eval_specs"]
 
 
 def check_num_iteration(num_iteration):
@@ -123,6 +124,58 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> 
         qid = entry[2] if len(entry) == 3 else (eval_qid[i] if eval_qid is not None else None)
         group = eval_group[i] if eval_group is not None else None
         out.append((name, as_dataset(X, y, qid=qid, group=group, what=what)))
+    return out
+
+
+def eval_specs(eval_metrics, eval_metric=None, eval_at=None, *, default) -> list[str]:
+    """The metric specs a fit evaluates, from its own ``eval_metrics`` or LightGBM's and XGBoost's spellings.
+
+    Parameters
+    ----------
+    eval_metrics, eval_metric : str or list of str, optional
+        Metric specs; ``eval_metric`` is the name LightGBM's and XGBoost's ``fit`` give them (one of the two).
+    eval_at : int or list of int, optional
+        LightGBM's ``eval_at``: each metric is evaluated at each of these cutoffs (its ``top``), metric by metric,
+        so the first cutoff of the first metric drives early stopping. A metric without ``top`` (AUC), or one
+        whose spec writes ``top`` itself, is refused rather than evaluated at another cutoff than asked.
+    default : callable
+        Returns the fit's default spec where no metric is named; ``eval_at`` replaces that spec's ``top``.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> eval_specs(None, "ndcg", [1, 10], default=lambda: "MAP")
+    ['NDCG:top=1', 'NDCG:top=10']
+    >>> eval_specs(None, eval_at=5, default=lambda: "NDCG:top=10;type=Exp")
+    ['NDCG:top=5;type=Exp']
+    """
+    if eval_metrics is not None and eval_metric is not None:
+        raise ValueError("eval_metric is LightGBM's and XGBoost's name for eval_metrics; pass one of the two")
+    named = eval_metrics if eval_metrics is not None else eval_metric
+    specs = [default()] if named is None else [named] if isinstance(named, str) or callable(named) else list(named)
+    for spec in specs:
+        if not isinstance(spec, str):
+            raise TypeError(f"eval metrics are metric specs such as 'NDCG:top=10;type=Exp' or 'map@5'; got "
+                            f"{spec!r}; metric functions are not taken (metricrank.metrics lists the metrics)")
+    if eval_at is None:
+        return specs
+    cutoffs = [eval_at] if is_integer(eval_at) else list(eval_at) if isinstance(eval_at, (list, tuple, range, np.ndarray)) else None
+    if not cutoffs or not all(is_integer(k) and k >= 1 for k in cutoffs) or len(set(cutoffs)) < len(cutoffs):
+        raise ValueError(f"eval_at must be a positive integer or a list of distinct ones; got {eval_at!r}")
+    out = []
+    for spec in specs:
+        definition, written = parse_spec(spec)
+        if "top" not in {p.name for p in definition.params}:
+            raise ValueError(f"eval_at sets the cutoff 'top' of each eval metric, and {spec} has none; "
+                             f"evaluate it without eval_at")
+        if "top" in written and named is not None:
+            raise ValueError(f"eval metric {spec!r} writes its cutoff 'top' and eval_at={eval_at!r} another; "
+                             f"pass one of the two")
+        rest = {k: v for k, v in written.items() if k != "top"}
+        out += [Metric(definition, {}, {"top": int(k), **rest}).spec for k in cutoffs]
     return out
 
 

@@ -24,7 +24,7 @@ from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
 from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_hessian_mass, positive_int
 from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
-from ._inputs import as_dataset, check_eval_labels, check_features, check_num_iteration, eval_datasets
+from ._inputs import as_dataset, check_eval_labels, check_features, check_num_iteration, eval_datasets, eval_specs
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
 from ._prefix_scores import PrefixScores
@@ -272,7 +272,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
             early_stopping_rounds=None, init_model=None, init_score=None, categorical_feature=None,
-            callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
+            eval_metric=None, eval_at=None, callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
         """Grow the trees.
 
         Parameters
@@ -311,6 +311,16 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             stopping. Default: the objective's own metric (``objective_.eval_spec``;
             where NDCG@10 only stands in, DCG@10 when the training or eval labels
             hold a negative one, which NDCG refuses).
+        eval_metric : str or list of str, optional
+            LightGBM's and XGBoost's name for ``eval_metrics`` (pass one of the two).
+            Names mean what they mean in :func:`~metricrank.metrics.evaluate`:
+            ``"ndcg"`` is CatBoost's NDCG (linear gain) unless ``preset="lightgbm"``
+            or ``"NDCG:type=Exp"``.
+        eval_at : int or list of int, optional
+            LightGBM's cutoffs: every eval metric (the objective's own when none is
+            named) is evaluated at each, metric by metric, so the first metric's
+            first cutoff drives early stopping. A metric without a cutoff (AUC) or
+            one that writes ``top`` itself is refused.
         early_stopping_rounds : int, optional
             Stop when the first eval metric on the last eval set has not improved
             for this many trees; :meth:`predict` then uses the best tree count.
@@ -355,6 +365,14 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                              "PairLogit and PairLogitPairwise (YetiRank generates its own)")
         objective = self._objective_for_training(objective, ds.y, ds.weight)
         self._check_query_sizes(objective, ds, "training data")
+        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
+        for name, eds in evals:
+            if eds.n_features != ds.n_features:
+                raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
+        # the default is read for every label it judges: the capacity check's (training) and the eval sets'
+        eval_metrics = eval_specs(eval_metrics, eval_metric, eval_at,
+                                  default=lambda: objective.eval_spec_for(ds.y, *(eds.y for _, eds in evals)))
+        check_eval_labels(evals, eval_metrics, self.preset)
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)
         base_train = self._base_scores(init_model, init_score, ds)
@@ -366,15 +384,6 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                 mean_hessian = first_hessian_mass(objective, data, base_train, self.random_state) / ds.n_docs
         # None: a fixed seed, as LightGBM's, CatBoost's and XGBoost's defaults, so the same data give the same model
         bound = objective.bind(data, 0 if self.random_state is None else self.random_state)
-        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
-        for name, eds in evals:
-            if eds.n_features != ds.n_features:
-                raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
-        if eval_metrics is None:  # read for every label it judges: the capacity check's (training) and the eval sets'
-            eval_metrics = [objective.eval_spec_for(ds.y, *(eds.y for _, eds in evals))]
-        elif isinstance(eval_metrics, str):
-            eval_metrics = [eval_metrics]
-        check_eval_labels(evals, eval_metrics, self.preset)
         # "auto" reads the data and the judged metric: leaf-wise where categorical features are
         self._resolve_grow_policy(ds, eval_metrics[0], categorical=bool(schema.categorical), init_score=init_score,
                                   objective=objective)

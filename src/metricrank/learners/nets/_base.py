@@ -24,7 +24,7 @@ from ...metrics.conventions import check_preset
 from ...metrics.evaluate import evaluate_dataset_arrays
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
-from .._inputs import as_dataset, check_eval_labels, check_features, eval_datasets
+from .._inputs import as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs
 from .._persistence import read_model_file, write_model_file
 from ._model import ACTIVATIONS, build_scorer
 from ._state import decode_state_dict, encode_state_dict
@@ -188,7 +188,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
     # --- fitting ---------------------------------------------------------------------------
 
     def _fit(self, X, y, *, qid, group, sample_weight, group_weight, pairs, pair_weight, eval_set, eval_qid,
-             eval_group, eval_names, eval_metrics, early_stopping_rounds):
+             eval_group, eval_names, eval_metrics, early_stopping_rounds, eval_metric=None, eval_at=None):
         self._check_params()
         check_early_stopping_rounds(early_stopping_rounds)
         torch = require_torch()
@@ -200,11 +200,9 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         for name, eds in evals:
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
-        if eval_metrics is None:
-            # score's default, so fit and score judge alike, read for every label it judges
-            eval_metrics = [self._score_metric(np.concatenate([ds.y, *(eds.y for _, eds in evals)]))]
-        elif isinstance(eval_metrics, str):
-            eval_metrics = [eval_metrics]
+        # score's default, so fit and score judge alike, read for every label it judges
+        eval_metrics = eval_specs(eval_metrics, eval_metric, eval_at, default=lambda: self._score_metric(
+            np.concatenate([ds.y, *(eds.y for _, eds in evals)])))
         check_eval_labels(evals, eval_metrics, self.preset)
         if early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set")

@@ -84,6 +84,8 @@ _FIT_DOC = """Train the network.
         eval_metrics : list of str, optional
             Metric specs evaluated on every eval set; the first drives early stopping.
             Default: {default_metric}.
+        eval_metric, eval_at : optional
+            LightGBM's and XGBoost's spellings, as :meth:`metricrank.GBRanker.fit`.
         early_stopping_rounds : int, optional
             Stop when that metric has not improved for this many epochs and restore
             the weights of the best epoch.
@@ -150,11 +152,11 @@ class RankNet(NetRanker):
 
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
-            early_stopping_rounds=None):
+            early_stopping_rounds=None, eval_metric=None, eval_at=None):
         return self._fit(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
                          pairs=pairs, pair_weight=pair_weight, eval_set=eval_set, eval_qid=eval_qid,
                          eval_group=eval_group, eval_names=eval_names, eval_metrics=eval_metrics,
-                         early_stopping_rounds=early_stopping_rounds)
+                         early_stopping_rounds=early_stopping_rounds, eval_metric=eval_metric, eval_at=eval_at)
 
     fit.__doc__ = _FIT_DOC.format(
         pairs_y=", or when ``pairs`` are given: then labels are not used",
