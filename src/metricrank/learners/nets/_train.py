@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .._boosting import _improved
 from ._batches import make_batch
 from ._lambdas import backward_lambdas
