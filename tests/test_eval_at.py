@@ -1,4 +1,4 @@
-"""LightGBM's and XGBoost's spellings of a fit's eval metrics: ``eval_metric`` and ``eval_at``.
+"""LightGBM's spellings of a fit's eval metrics: ``eval_metric`` and ``eval_at``.
 
 Oracles: metricrank's own ``evaluate`` of ``predict(X, num_iteration=k)`` for the values recorded tree by tree, and
 the explicitly written specs (``eval_metrics=["MAP:top=3", ...]``) for what ``eval_at`` stands for. That

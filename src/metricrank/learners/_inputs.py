@@ -128,12 +128,12 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> 
 
 
 def eval_specs(eval_metrics, eval_metric=None, eval_at=None, *, default) -> list[str]:
-    """The metric specs a fit evaluates, from its own ``eval_metrics`` or LightGBM's and XGBoost's spellings.
+    """The metric specs a fit evaluates, from its own ``eval_metrics`` or LightGBM's spellings.
 
     Parameters
     ----------
     eval_metrics, eval_metric : str or list of str, optional
-        Metric specs; ``eval_metric`` is the name LightGBM's and XGBoost's ``fit`` give them (one of the two).
+        Metric specs; ``eval_metric`` is the name LightGBM's ``fit`` gives them (one of the two).
     eval_at : int or list of int, optional
         LightGBM's ``eval_at``: each metric is evaluated at each of these cutoffs (its ``top``), metric by metric,
         so the first cutoff of the first metric drives early stopping. A metric without ``top`` (AUC), or one
@@ -153,7 +153,7 @@ def eval_specs(eval_metrics, eval_metric=None, eval_at=None, *, default) -> list
     ['NDCG:top=5;type=Exp']
     """
     if eval_metrics is not None and eval_metric is not None:
-        raise ValueError("eval_metric is LightGBM's and XGBoost's name for eval_metrics; pass one of the two")
+        raise ValueError("eval_metric is LightGBM's name for eval_metrics; pass one of the two")
     named = eval_metrics if eval_metrics is not None else eval_metric
     specs = [default()] if named is None else [named] if isinstance(named, str) or callable(named) else list(named)
     for spec in specs:

@@ -312,7 +312,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             where NDCG@10 only stands in, DCG@10 when the training or eval labels
             hold a negative one, which NDCG refuses).
         eval_metric : str or list of str, optional
-            LightGBM's and XGBoost's name for ``eval_metrics`` (pass one of the two).
+            LightGBM's name for ``eval_metrics`` (``LGBMRanker.fit``'s; pass one of the two).
             Names mean what they mean in :func:`~metricrank.metrics.evaluate`:
             ``"ndcg"`` is CatBoost's NDCG (linear gain) unless ``preset="lightgbm"``
             or ``"NDCG:type=Exp"``.

@@ -85,7 +85,7 @@ _FIT_DOC = """Train the network.
             Metric specs evaluated on every eval set; the first drives early stopping.
             Default: {default_metric}.
         eval_metric, eval_at : optional
-            LightGBM's and XGBoost's spellings, as :meth:`metricrank.GBRanker.fit`.
+            LightGBM's spellings, as :meth:`metricrank.GBRanker.fit`.
         early_stopping_rounds : int, optional
             Stop when that metric has not improved for this many epochs and restore
             the weights of the best epoch.
