@@ -80,14 +80,26 @@ def test_eval_at_sets_the_cutoff_of_the_objectives_own_metric(train, vali, metri
     ({"eval_at": True}, "eval_at must be"),
     ({"eval_at": "10"}, "eval_at must be"),
     ({"eval_metric": len}, "metric specs"),
+    # a repeated curve name would interleave two curves under one key of evals_result_
+    ({"eval_metrics": ["MAP", "MAP"]}, "eval metrics must be distinct"),
+    ({"eval_metric": ["ndcg", "NDCG"], "eval_at": 5}, r"distinct.*'NDCG:top=5', 'NDCG:top=5'"),
+    ({"eval_set_twice": True, "eval_names": ["a", "a"]}, "eval_names must be distinct"),
+    ({"eval_names": ["a", "b"]}, "eval_names has 2 entries and eval_set 1"),
+    ({"eval_qid": []}, "eval_qid has 0 entries and eval_set 1"),
 ])
-def test_bad_eval_metric_or_eval_at_is_refused_before_training(train, vali, monkeypatch, kwargs, message):
+def test_bad_eval_arguments_are_refused_before_training(train, vali, monkeypatch, kwargs, message):
     def no_training(*args, **kwargs):
         raise AssertionError("training started")
 
     monkeypatch.setattr("metricrank.learners.gbranker.as_training_data", no_training)
+    eval_set = [vali, vali] if kwargs.pop("eval_set_twice", False) else [vali]
     with pytest.raises((ValueError, TypeError), match=message):
-        GBRanker("YetiRank", n_estimators=2).fit(train, eval_set=[vali], **kwargs)
+        GBRanker("YetiRank", n_estimators=2).fit(train, eval_set=eval_set, **kwargs)
+
+
+def test_one_eval_name_may_be_a_string(train, vali):
+    model = GBRanker("YetiRank", n_estimators=2).fit(train, eval_set=(vali.X, vali.y, vali.qid), eval_names="vali")
+    assert list(model.evals_result_) == ["vali"] and len(model.evals_result_["vali"]["NDCG:top=10"]) == 2
 
 
 def test_nets_take_the_same_spellings(train, vali):

@@ -111,6 +111,14 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> 
         return []
     if isinstance(eval_set, (RankingDataset, tuple)):
         eval_set = [eval_set]
+    if isinstance(eval_names, str):
+        eval_names = [eval_names]
+    for what, values in (("eval_names", eval_names), ("eval_qid", eval_qid), ("eval_group", eval_group)):
+        if values is not None and len(values) != len(eval_set):
+            raise ValueError(f"{what} has {len(values)} entries and eval_set {len(eval_set)}; give one per eval set")
+    if eval_names is not None and len(set(eval_names)) < len(eval_names):
+        raise ValueError(f"eval_names must be distinct (each names its set's curves in evals_result_); "
+                         f"got {list(eval_names)}")
     out = []
     for i, entry in enumerate(eval_set):
         name = eval_names[i] if eval_names is not None else f"valid_{i}"
@@ -161,7 +169,7 @@ def eval_specs(eval_metrics, eval_metric=None, eval_at=None, *, default) -> list
             raise TypeError(f"eval metrics are metric specs such as 'NDCG:top=10;type=Exp' or 'map@5'; got "
                             f"{spec!r}; metric functions are not taken (metricrank.metrics lists the metrics)")
     if eval_at is None:
-        return specs
+        return _distinct(specs)
     cutoffs = [eval_at] if is_integer(eval_at) else list(eval_at) if isinstance(eval_at, (list, tuple, range, np.ndarray)) else None
     if not cutoffs or not all(is_integer(k) and k >= 1 for k in cutoffs) or len(set(cutoffs)) < len(cutoffs):
         raise ValueError(f"eval_at must be a positive integer or a list of distinct ones; got {eval_at!r}")
@@ -176,7 +184,13 @@ def eval_specs(eval_metrics, eval_metric=None, eval_at=None, *, default) -> list
                              f"pass one of the two")
         rest = {k: v for k, v in written.items() if k != "top"}
         out += [Metric(definition, {}, {"top": int(k), **rest}).spec for k in cutoffs]
-    return out
+    return _distinct(out)
+
+
+def _distinct(specs: list[str]) -> list[str]:
+    if len(set(specs)) < len(specs):
+        raise ValueError(f"eval metrics must be distinct (each names its curve in evals_result_); got {specs}")
+    return specs
 
 
 def check_eval_labels(evals, specs, preset=None) -> None:
