@@ -168,6 +168,7 @@ def test_train_any_objective_with_explicit_pairs_then_predict(files, capsys, tmp
     (["--objective", "QueryRMSE", "--pairs", "{root}/train.txt"], "--pairs needs an objective that reads explicit pairs"),
     (["--objective", "YetiRank", "--sigma", "2"], "--sigma applies to λ objectives"),
     (["--objective", "YetiRank", "--metric", "NDGC"], "unknown metric"),
+    (["--objective", "YetiRank", "--metric", "MAP", "--metric", "MAP"], "eval metrics must be distinct"),
     (["--objective", "YetiRank", "--target", "auto"], "--target applies to λ objectives"),
     (["--objective", "lambda:MRR", "--target", "AUC"], "--target AUC: 'AUC' cannot be a λ target"),
     (["--objective", "lambda:MAP", "--target", "YetiRank", "--sigma", "2"],

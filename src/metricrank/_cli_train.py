@@ -224,6 +224,7 @@ def _check_options(args) -> None:
 
 
 def cmd_train(args) -> int:
+    from .learners._inputs import eval_specs
     from .metrics import get_metric
 
     console = message_console()
@@ -231,6 +232,8 @@ def cmd_train(args) -> int:
     model, objective = _model_for(args)
     for spec in args.metric or []:
         get_metric(spec, preset=args.preset)  # fail before reading data
+    if args.metric:
+        eval_specs(args.metric, default=None)  # a repeated --metric too
     if args.pairs and not objective.accepts_pairs:
         raise ValueError(f"--pairs needs an objective that reads explicit pairs (PairLogit, PairLogitPairwise), "
                          f"not {objective.spec}")
