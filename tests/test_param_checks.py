@@ -29,6 +29,15 @@ BAD = [
     ("lgb_params", "x", "lgb_params must be a dict of LightGBM parameters or None"),
     ("lgb_params", {"objective": "lambdarank"}, "lgb_params must not set objective"),
     ("lgb_params", {"application": "lambdarank"}, "lgb_params must not set application"),
+    # a parameter the estimator sets, under LightGBM's primary name (it would override a resolved "auto") or an
+    # alias (LightGBM would ignore it beside the primary name metricrank passes)
+    ("lgb_params", {"num_leaves": 63}, r"lgb_params must not set num_leaves: the estimator's num_leaves sets it; "
+                                       r"pass num_leaves=63 to the estimator instead"),
+    ("lgb_params", {"num_leaf": 63}, r"must not set num_leaf \(LightGBM's num_leaves\): the estimator's num_leaves"),
+    ("lgb_params", {"min_child_samples": 5}, r"min_child_samples \(LightGBM's min_data_in_leaf\)"),
+    ("lgb_params", {"subsample": 0.5}, r"subsample \(LightGBM's bagging_fraction\)"),
+    ("lgb_params", {"reg_lambda": 1.0}, r"reg_lambda \(LightGBM's lambda_l2\)"),
+    ("lgb_params", {"random_state": 3}, r"random_state \(LightGBM's seed\): the estimator's random_state"),
     ("verbose", "x", r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
     ("verbose", 2.5, r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
     ("verbose", -1, r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
@@ -163,3 +172,14 @@ def test_early_stopping_without_an_eval_set_fails_before_any_work(data, estimato
 
 def _no_work(*args, **kwargs):
     raise AssertionError("the grow policy (and the capacity check's fits) came before the parameter check")
+
+
+def test_lgb_params_may_set_what_the_estimator_does_not():
+    # LightGBM's own alias table is read (not the fallback of the name alone)
+    from metricrank.learners._gbdt import lightgbm_aliases
+
+    assert {"num_leaf", "max_leaves", "min_child_samples"} <= lightgbm_aliases("num_leaves") | lightgbm_aliases(
+        "min_data_in_leaf")
+    ds = make_ltr(12, docs_per_query=(4, 8), n_features=6, random_state=0)
+    model = GBRanker(n_estimators=2, lgb_params={"bagging_seed": 7, "min_gain_to_split": 0.5, "nthread": 1}).fit(ds)
+    assert model.booster_.params["min_gain_to_split"] == 0.5

@@ -183,6 +183,44 @@ def auto_n_models(n_docs: int, objective) -> int:
 #: LightGBM's names of its ``objective`` parameter, which ``lgb_params`` may not set.
 OBJECTIVE_ALIASES = frozenset({"objective", "objective_type", "app", "application", "loss"})
 
+#: LightGBM parameters that the estimator sets from its own (LightGBM's name -> the estimator's): ``lgb_params``
+#: may not set them under any of LightGBM's names, where it would override a resolved "auto" silently, or be
+#: ignored beside the primary name that metricrank passes. Not ``num_threads``: a thread count does not change the
+#: model, and the Dask estimators, which have no ``n_jobs``, take the workers' through ``lgb_params``.
+OWNED_PARAMS = {name: name for name in (
+    "num_leaves", "learning_rate", "min_data_in_leaf", "min_sum_hessian_in_leaf", "lambda_l2", "path_smooth",
+    "extra_trees", "max_depth", "max_bin", "feature_fraction", "bagging_fraction", "bagging_freq")} | {
+    "seed": "random_state"}
+
+
+def lightgbm_aliases(name: str) -> set[str]:
+    """LightGBM's names of one of its parameters (its own table; the name alone if that table moves)."""
+    try:
+        from lightgbm.basic import _ConfigAliases  # LightGBM's alias table, read from its C library
+    except ImportError:  # pragma: no cover - a LightGBM without the table
+        return {name}
+    return set(_ConfigAliases.get(name)) | {name}
+
+
+def check_lgb_params(lgb_params) -> None:
+    """A ValueError unless ``lgb_params`` is None or a dict that sets no parameter the estimator owns."""
+    if lgb_params is not None and not isinstance(lgb_params, dict):
+        raise ValueError(f"lgb_params must be a dict of LightGBM parameters or None; got {lgb_params!r}")
+    keys = set(lgb_params or ())
+    owned = sorted(OBJECTIVE_ALIASES & keys)
+    if owned:
+        raise ValueError(f"lgb_params must not set {owned[0]}: LightGBM grows the trees and metricrank's "
+                         "objective gives the gradients (choose it with the estimator's objective, metric or "
+                         "target)")
+    if {"num_class", "num_classes"} & keys:
+        raise ValueError("lgb_params must not set num_class: the objective is a ranking score (n_models sets "
+                         "how many models train side by side)")
+    for lightgbm_name, own in OWNED_PARAMS.items():
+        for key in sorted(lightgbm_aliases(lightgbm_name) & keys):
+            alias = "" if key == lightgbm_name else f" (LightGBM's {lightgbm_name})"
+            raise ValueError(f"lgb_params must not set {key}{alias}: the estimator's {own} sets it; "
+                             f"pass {own}={lgb_params[key]!r} to the estimator instead")
+
 
 def auto_or_int(est, name: str, minimum: int) -> None:
     """Raise ValueError unless ``est.<name>`` is "auto" or an integer >= ``minimum``."""
@@ -415,17 +453,8 @@ class GBDTBase(BaseEstimator):
                 raise ValueError(f"{name} must be a number >= 0; got {value!r}")
         if not (isinstance(self.extra_trees, (bool, np.bool_)) or self.extra_trees == "auto"):
             raise ValueError(f"extra_trees must be 'auto', True or False; got {self.extra_trees!r}")
-        if self.lgb_params is not None and not isinstance(self.lgb_params, dict):
-            raise ValueError(f"lgb_params must be a dict of LightGBM parameters or None; got {self.lgb_params!r}")
-        owned = sorted(OBJECTIVE_ALIASES & set(self.lgb_params or ()))
-        if owned:
-            raise ValueError(f"lgb_params must not set {owned[0]}: LightGBM grows the trees and metricrank's "
-                             "objective gives the gradients (choose it with the estimator's objective, metric or "
-                             "target)")
+        check_lgb_params(self.lgb_params)
         check_lightgbm_seed(self.random_state, "random_state", allow_none=True)
-        if self.lgb_params and {"num_class", "num_classes"} & set(self.lgb_params):
-            raise ValueError("lgb_params must not set num_class: the objective is a ranking score (n_models sets "
-                             "how many models train side by side)")
         if self.importance_type not in ("split", "gain"):
             raise ValueError(f"importance_type must be 'split' or 'gain'; got {self.importance_type!r}")
         if not is_integer(self.max_depth) or not -(2 ** 31) <= self.max_depth < 2 ** 31:

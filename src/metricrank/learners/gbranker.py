@@ -141,7 +141,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         model; pass different values for different draws.
     importance_type : {"split", "gain"}, default "split"
     lgb_params : dict, optional
-        Extra LightGBM parameters for the tree learner (not the objective).
+        Extra LightGBM parameters for the tree learner (``min_gain_to_split``,
+        ``linear_tree``...); not the objective, and not a parameter the estimator
+        has (``num_leaves``, ``random_state``...) under any of LightGBM's names
+        for it (``num_leaf``, ``seed``...): those raise a ValueError.
     verbose : int, default 0
         Print the evaluation every ``verbose`` trees (0: silent).
 
