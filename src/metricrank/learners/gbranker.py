@@ -322,8 +322,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         eval_at : int or list of int, optional
             LightGBM's cutoffs: every eval metric (the objective's own when none is
             named) is evaluated at each, metric by metric, so the first metric's
-            first cutoff drives early stopping. A metric without a cutoff (AUC) or
-            one that writes ``top`` itself is refused.
+            first cutoff drives early stopping and judges the capacity check, as
+            the first of ``eval_metrics`` does (``eval_at=[1, 3, 5]`` judges by the
+            coarse NDCG@1; name the judged cutoff first). A metric without a
+            cutoff (AUC) or one that writes ``top`` itself is refused.
         early_stopping_rounds : int, optional
             Stop when the first eval metric on the last eval set has not improved
             for this many trees; :meth:`predict` then uses the best tree count.

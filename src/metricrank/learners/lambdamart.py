@@ -111,7 +111,8 @@ class LambdaMART(GBRanker):
         pay (:mod:`metricrank.learners._capacity`): the rule's trees and one
         level more (twice the leaves plus one, splits not randomised) are
         trained on all but one fold of the training queries and read at their
-        best tree count on the held-out fold by ``metric`` (stopped as the fit
+        best tree count on the held-out fold by ``metric`` (by the first of
+        ``fit``'s ``eval_metrics`` where they are named; stopped as the fit
         is: ``early_stopping_rounds``, or all ``n_estimators``); MRR and ERR,
         whose value on a query its first relevant documents decide, judge by
         exponential-gain NDCG@10 instead (by MRR both capacities put a relevant
