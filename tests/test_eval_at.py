@@ -80,6 +80,7 @@ def test_eval_at_sets_the_cutoff_of_the_objectives_own_metric(train, vali, metri
     ({"eval_at": True}, "eval_at must be"),
     ({"eval_at": "10"}, "eval_at must be"),
     ({"eval_metric": len}, "metric specs"),
+    ({"eval_metric": 5}, "eval metrics are metric specs such as"),
     # a repeated curve name would interleave two curves under one key of evals_result_
     ({"eval_metrics": ["MAP", "MAP"]}, "eval metrics must be distinct"),
     ({"eval_metric": ["ndcg", "NDCG"], "eval_at": 5}, r"distinct.*'NDCG:top=5', 'NDCG:top=5'"),

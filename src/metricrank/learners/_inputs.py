@@ -163,14 +163,15 @@ def eval_specs(eval_metrics, eval_metric=None, eval_at=None, *, default) -> list
     if eval_metrics is not None and eval_metric is not None:
         raise ValueError("eval_metric is LightGBM's name for eval_metrics; pass one of the two")
     named = eval_metrics if eval_metrics is not None else eval_metric
-    specs = [default()] if named is None else [named] if isinstance(named, str) or callable(named) else list(named)
+    specs = [default()] if named is None else list(named) if isinstance(named, (list, tuple, np.ndarray)) else [named]
     for spec in specs:
         if not isinstance(spec, str):
             raise TypeError(f"eval metrics are metric specs such as 'NDCG:top=10;type=Exp' or 'map@5'; got "
                             f"{spec!r}; metric functions are not taken (metricrank.metrics lists the metrics)")
     if eval_at is None:
         return _distinct(specs)
-    cutoffs = [eval_at] if is_integer(eval_at) else list(eval_at) if isinstance(eval_at, (list, tuple, range, np.ndarray)) else None
+    cutoffs = ([eval_at] if is_integer(eval_at)
+               else list(eval_at) if isinstance(eval_at, (list, tuple, range, np.ndarray)) else None)
     if not cutoffs or not all(is_integer(k) and k >= 1 for k in cutoffs) or len(set(cutoffs)) < len(cutoffs):
         raise ValueError(f"eval_at must be a positive integer or a list of distinct ones; got {eval_at!r}")
     out = []
