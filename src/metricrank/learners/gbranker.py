@@ -275,7 +275,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
             early_stopping_rounds=None, init_model=None, init_score=None, categorical_feature=None,
-            eval_metric=None, eval_at=None, callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
+            eval_metric=None, eval_at=None, eval_init_score=None,
+            callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
         """Grow the trees.
 
         Parameters
@@ -335,6 +336,11 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             for training; only a GBRanker/LambdaMART base is saved with :meth:`save`.
         init_score : array-like of shape (n,), optional
             Raw starting scores (as LightGBM's ``init_score``); not added at predict.
+        eval_init_score : list of array-like, optional
+            The eval sets' starting scores, one array (or None: zeros) per eval set,
+            with ``init_score`` (LightGBM's): their curves, early stopping and
+            ``best_iteration_`` then read the scores the trees add to these, as the
+            training's do. Without it an eval set starts from zeros.
         callbacks : list of callables
             Called after each tree with an :class:`~metricrank.learners._boosting.IterationInfo`;
             returning True stops training. LightGBM's callbacks (``lgb.early_stopping``,
@@ -378,9 +384,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         eval_metrics = eval_specs(eval_metrics, eval_metric, eval_at,
                                   default=lambda: objective.eval_spec_for(ds.y, *(eds.y for _, eds in evals)))
         check_eval_labels(evals, eval_metrics, self.preset)
+        base_train = self._base_scores(init_model, init_score, ds)
+        eval_bases = self._eval_base_scores(init_model, init_score, eval_init_score, evals)
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
                                 pairs=ds.pairs, pair_weights=ds.pair_weight if ds.pairs is not None else None)
-        base_train = self._base_scores(init_model, init_score, ds)
         # lambda_l2="auto" is bounded by the mean hessian per row (auto_lambda_l2); taken before the training's
         # binding, so that two bindings (their pairs and buffers) are never held at once
         mean_hessian = None
@@ -421,8 +428,6 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                                        else (check.num_leaves, check.extra_trees, check.lambda_l2),
                                        mean_hessian=mean_hessian)
             setups.append((self._kind_record(), params))
-        eval_bases = [None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
-                      for _, eds in evals]
         tracker = None
         if objective.pairwise_leaves:
             tracker = PairwiseLeafTracker(bound, self.learning_rate, self.lambda_l2_, ds.X,
@@ -507,13 +512,26 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             base, name = np.asarray(init_score, dtype=np.float64), "init_score"
         else:
             return None
-        if base.shape not in ((ds.n_docs,), (ds.n_docs, 1)):  # a column is one score a row; any other shape is not
-            raise ValueError(f"{name} must have shape ({ds.n_docs},), one score a row; got shape {base.shape}")
-        base = base.ravel()
-        if not np.all(np.isfinite(base)):
-            row = int(np.flatnonzero(~np.isfinite(base))[0])
-            raise ValueError(f"{name} must be finite; row {row} is {base[row]}")
-        return base
+        return _score_column(base, ds.n_docs, name)
+
+    @staticmethod
+    def _eval_base_scores(init_model, init_score, eval_init_score, evals) -> list:
+        """Each eval set's starting scores: the base model's, ``eval_init_score``'s, or None (zeros)."""
+        if eval_init_score is None:
+            return [None if init_model is None else np.asarray(init_model.predict(eds.X), dtype=np.float64)
+                    for _, eds in evals]
+        if init_model is not None:
+            raise ValueError("eval_init_score goes with init_score; with init_model the eval sets start from the "
+                             "base model's scores")
+        if init_score is None:
+            raise ValueError("eval_init_score needs init_score: the eval sets would start elsewhere than the "
+                             "training data")
+        if not evals or isinstance(eval_init_score, np.ndarray) or len(eval_init_score) != len(evals):
+            raise ValueError(f"eval_init_score must be a list of one score array (or None) per eval set; "
+                             f"got {type(eval_init_score).__name__} for {len(evals)} eval set(s)")
+        return [None if scores is None else _score_column(np.asarray(scores, dtype=np.float64), eds.n_docs,
+                                                          f"eval_init_score[{i}]")
+                for i, (scores, (_, eds)) in enumerate(zip(eval_init_score, evals))]
 
     def predict(self, X, *, num_iteration: int | None = None, pred_leaf: bool = False, pred_contrib: bool = False):
         """Scores (higher = ranked higher), one per row.
@@ -817,6 +835,17 @@ class _ModelGradients:
             # the bound objective returns its own buffers, overwritten by the next call: copy them out
             grad[:, j], hess[:, j] = self.bound(np.ascontiguousarray(raw[:, j]))
         return grad, hess
+
+
+def _score_column(scores: np.ndarray, n_docs: int, name: str) -> np.ndarray:
+    """``scores`` as one finite score a row (a column counts as one), else a ValueError naming them."""
+    if scores.shape not in ((n_docs,), (n_docs, 1)):  # a column is one score a row; any other shape is not
+        raise ValueError(f"{name} must have shape ({n_docs},), one score a row; got shape {scores.shape}")
+    scores = scores.ravel()
+    if not np.all(np.isfinite(scores)):
+        row = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise ValueError(f"{name} must be finite; row {row} is {scores[row]}")
+    return scores
 
 
 def _evaluator(ds: RankingDataset, specs: list[str], preset):
