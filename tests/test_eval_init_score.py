@@ -64,6 +64,8 @@ def test_the_curve_is_of_the_starting_scores_plus_the_trees(data, base):
      r"one score array \(or None\) per eval set"),
     (lambda t, v, b: {"init_score": np.zeros(t.n_docs), "eval_init_score": np.zeros(v.n_docs)},
      r"one score array \(or None\) per eval set"),
+    (lambda t, v, b: {"init_score": np.zeros(t.n_docs), "eval_init_score": "abcd"},
+     r"one score array \(or None\) per eval set; got str"),
     (lambda t, v, b: {"init_model": b, "eval_init_score": [None]}, "eval_init_score goes with init_score"),
 ])
 def test_bad_eval_init_score_is_refused_before_training(data, base, monkeypatch, make_kwargs, message):

@@ -526,7 +526,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if init_score is None:
             raise ValueError("eval_init_score needs init_score: the eval sets would start elsewhere than the "
                              "training data")
-        if not evals or isinstance(eval_init_score, np.ndarray) or len(eval_init_score) != len(evals):
+        if not evals or isinstance(eval_init_score, (np.ndarray, str)) or len(eval_init_score) != len(evals):
             raise ValueError(f"eval_init_score must be a list of one score array (or None) per eval set; "
                              f"got {type(eval_init_score).__name__} for {len(evals)} eval set(s)")
         return [None if scores is None else _score_column(np.asarray(scores, dtype=np.float64), eds.n_docs,
