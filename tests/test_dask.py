@@ -285,6 +285,24 @@ def test_dask_dataframe_with_a_qid_column(client, data):
     np.testing.assert_array_equal(scores.to_numpy(), on_array.predict(valid.X))
 
 
+def test_feature_name_names_a_dask_arrays_columns(client, data):
+    train, valid = data
+    names = [f"g{j}" for j in range(train.n_features)]
+    model = DaskGBRanker("lambda:NDCG:top=10", n_estimators=10, random_state=0).fit(
+        one_partition(train), train.y, qid=train.qid, feature_name=names)
+    assert model.feature_name_ == names == model.booster_.dump_model()["feature_names"]
+    assert not hasattr(model, "feature_names_in_")  # a DataFrame's only
+    # a DataFrame at predict is read by those names, whatever its column order
+    vframe = pd.DataFrame(valid.X, columns=names)[names[::-1]].assign(qid=valid.qid)
+    scores = model.predict(dd.from_pandas(vframe, npartitions=2)).compute()
+    np.testing.assert_array_equal(scores.to_numpy(), model.predict(valid.X))
+    with pytest.raises(ValueError, match=r"lacks the training feature columns \['g0'\]"):
+        model.predict(dd.from_pandas(vframe.rename(columns={"g0": "h0"}), npartitions=1))
+    frame = pd.DataFrame(train.X, columns=names).assign(qid=train.qid, label=train.y)
+    with pytest.raises(ValueError, match="feature_name differs from X's columns"):
+        DaskGBRanker(n_estimators=2).fit(dd.from_pandas(frame, npartitions=1), "label", feature_name=names[::-1])
+
+
 def test_score_on_a_dask_dataframe_reads_label_and_qid_columns_as_fit_does(client, data):
     train, valid = data
     columns = [f"f{j}" for j in range(train.n_features)]

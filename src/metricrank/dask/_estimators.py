@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
-from ..learners._frames import FeatureSchema
+from ..learners._frames import column_schema
 from ..learners._inputs import check_eval_labels, check_num_iteration, eval_specs
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
@@ -211,7 +211,7 @@ max_query_size, random_state, importance_type, lgb_params
 
     def fit(self, X, y=None, *, qid=None, sample_weight=None, pairs=None, eval_set=None, eval_qid=None,
             eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None, eval_metric=None,
-            eval_at=None):
+            eval_at=None, feature_name="auto"):
         """Grow the trees on the cluster.
 
         Parameters
@@ -233,6 +233,9 @@ max_query_size, random_state, importance_type, lgb_params
         eval_qid, eval_group, eval_names, eval_metrics, early_stopping_rounds, eval_metric, eval_at
             As :meth:`metricrank.GBRanker.fit`; early stopping selects the
             tree count after all trees were grown.
+        feature_name : "auto" or list of str, default "auto"
+            As :meth:`metricrank.GBRanker.fit`: names for a dask array's columns
+            (a dask DataFrame's are its columns).
 
         Returns
         -------
@@ -253,6 +256,7 @@ max_query_size, random_state, importance_type, lgb_params
 
         qid_column = qid if isinstance(qid, str) else "qid"
         X, y, qid, sample_weight, names = as_dask_inputs(X, y, qid, sample_weight)
+        schema = column_schema(names, feature_name, X.shape[1])
         if self.repartition_by_query:
             parts = partition_by_query(X, y, qid, sample_weight=sample_weight)
             X, y, qid = parts[:3]
@@ -302,8 +306,7 @@ max_query_size, random_state, importance_type, lgb_params
             # LightGBM's Dask fit warns that n_jobs (an LGBMRanker default, None) is ignored: it is, by
             # design; and it prints how it found ports ("Finding random open ports for workers") on stdout.
             warnings.filterwarnings("ignore", message="Parameter n_jobs will be ignored")
-            engine.fit(X, y, sample_weight=sample_weight, group=group,
-                       feature_name=FeatureSchema(names).lightgbm_names())
+            engine.fit(X, y, sample_weight=sample_weight, group=group, feature_name=schema.lightgbm_names())
 
         booster, machines = _without_network(engine.booster_)
         curves, directions = per_tree_curves(booster, evals, specs, self.preset) if evals else ({}, {})
@@ -312,7 +315,7 @@ max_query_size, random_state, importance_type, lgb_params
         twin.capacity_check_ = None  # Dask keeps the size rule
         twin._set_kinds([twin._kind_record()])  # of leaf-wise trees (grow_policy is not distributed)
         twin.objective_ = objective
-        twin._set_schema(FeatureSchema(names))
+        twin._set_schema(schema)
         self._local = twin
         self.n_partitions_ = len(layout.sizes)
         self.n_workers_ = machines
@@ -362,7 +365,7 @@ max_query_size, random_state, importance_type, lgb_params
         if _is_dask_frame(X):
             import pandas as pd
 
-            names = getattr(self, "feature_names_in_", None)
+            names = model._schema().column_names  # a DataFrame's columns, or fit's feature_name
             if names is not None:
                 missing = [c for c in names if c not in [str(c) for c in X.columns]]
                 if missing:
@@ -407,6 +410,12 @@ max_query_size, random_state, importance_type, lgb_params
                     raise ValueError(f"column {name!r} is not in X; columns are {', '.join(columns)}")
             y, qid = (X[v] if isinstance(v, str) else v for v in (y, qid))
         return super().score(X, y, qid=qid, group=group, metric=metric, sample_weight=sample_weight)
+
+    @property
+    def feature_name_(self) -> list:
+        """As :attr:`metricrank.GBRanker.feature_name_`."""
+        self._check_fitted()
+        return self._local.feature_name_
 
     @property
     def feature_importances_(self) -> np.ndarray:

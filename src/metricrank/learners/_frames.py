@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["FeatureSchema", "apply_schema", "fit_schema", "take_columns"]
+__all__ = ["FeatureSchema", "apply_schema", "check_feature_name", "column_schema", "fit_schema",
+           "take_columns"]
 
 # LightGBM refuses these characters in feature names (they would break its JSON dump).
 _LGB_FORBIDDEN = str.maketrans({c: "_" for c in '[]{}:,"'})
@@ -33,27 +34,40 @@ class FeatureSchema:
         Indices of the categorical columns.
     categories : dict
         ``{column index: list of training categories}`` for pandas category columns.
+    given : list of str or None
+        Names that fit's ``feature_name`` gave the columns of input without
+        names (an array): the booster's names, and the columns a DataFrame
+        must have at predict. Not ``feature_names_in_``, which scikit-learn
+        (and LightGBM) keep for DataFrames only.
     """
 
     names: list | None = None
     categorical: list = field(default_factory=list)
     categories: dict = field(default_factory=dict)
+    given: list | None = None
+
+    @property
+    def column_names(self) -> list | None:
+        """The columns' names, from the DataFrame or from ``feature_name``; None if neither."""
+        return self.names if self.names is not None else self.given
 
     def lightgbm_names(self) -> list | str:
         """Names LightGBM accepts (its forbidden characters replaced), or ``"auto"``."""
-        if self.names is None:
+        if self.column_names is None:
             return "auto"
-        return [name.translate(_LGB_FORBIDDEN).replace(" ", "_") for name in self.names]
+        return [name.translate(_LGB_FORBIDDEN).replace(" ", "_") for name in self.column_names]
 
     def to_dict(self) -> dict:
         return {"names": self.names, "categorical": self.categorical,
-                "categories": {str(k): v for k, v in self.categories.items()}}
+                "categories": {str(k): v for k, v in self.categories.items()}, "given": self.given}
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "FeatureSchema":
         if not d:
             return cls()
-        return cls(d["names"], list(d["categorical"]), {int(k): v for k, v in d["categories"].items()})
+        # "given" is absent from models saved before fit took feature_name
+        return cls(d["names"], list(d["categorical"]), {int(k): v for k, v in d["categories"].items()},
+                   d.get("given"))
 
 
 def _as_pandas(X):
@@ -91,27 +105,73 @@ def _column_index(spec, names: list | None, n_columns: int) -> int:
                      f"got {spec!r}")
 
 
-def fit_schema(X, categorical_feature=None):
+def _is_auto(feature_name) -> bool:
+    return feature_name is None or (isinstance(feature_name, str) and feature_name == "auto")
+
+
+def check_feature_name(feature_name, n_columns: int) -> list | None:
+    """LightGBM's ``feature_name`` fit argument as a list of ``n_columns`` distinct strings, or None for "auto".
+
+    Raises
+    ------
+    ValueError
+        If it is neither "auto" nor a list of that many distinct non-empty strings.
+    """
+    if _is_auto(feature_name):
+        return None
+    if isinstance(feature_name, str) or not hasattr(feature_name, "__iter__"):
+        raise ValueError(f"feature_name must be 'auto' or a list of {n_columns} column names; got {feature_name!r}")
+    names = list(feature_name)
+    if len(names) != n_columns:
+        raise ValueError(f"feature_name has {len(names)} names; X has {n_columns} columns")
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"feature_name entries must be non-empty strings; got {name!r}")
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise ValueError(f"feature_name {dup!r} appears twice; column names must be unique")
+    return names
+
+
+def column_schema(names: list | None, feature_name, n_columns: int) -> FeatureSchema:
+    """The schema of fit input's column names: a DataFrame's ``names``, which a ``feature_name`` list must
+    equal, or for input without names (``names`` None) those of ``feature_name`` (LightGBM's), if any."""
+    given = check_feature_name(feature_name, n_columns)
+    if names is None:
+        return FeatureSchema(given=given)
+    if given is not None and given != names:
+        raise ValueError(f"feature_name differs from X's columns ({', '.join(names)}); a DataFrame's feature "
+                         f"names are its columns: rename them, or leave feature_name='auto'")
+    return FeatureSchema(names)
+
+
+def fit_schema(X, categorical_feature=None, feature_name="auto"):
     """``(X as numbers, FeatureSchema)`` for training input.
 
     ``X`` may be a pandas/polars DataFrame, an array, a sparse matrix or a
     RankingDataset (returned unchanged, with a schema of its categorical columns).
+    ``feature_name`` (LightGBM's) names the columns of input without names; a
+    DataFrame's names are its columns, so there it must equal them.
     """
     frame = _as_pandas(X)
     if frame is None:
-        if not categorical_feature:
-            return X, FeatureSchema()
+        if not categorical_feature and _is_auto(feature_name):
+            return X, FeatureSchema()  # X's shape unread: scikit-learn's checks pass objects that refuse numpy
         n_columns = X.X.shape[1] if hasattr(X, "X") and hasattr(X, "group_ptr") else np.shape(X)[-1]
-        cats = sorted({_column_index(c, None, n_columns) for c in categorical_feature})
+        given = column_schema(None, feature_name, n_columns).given
+        if not categorical_feature:
+            return X, FeatureSchema(given=given)
+        cats = sorted({_column_index(c, given, n_columns) for c in categorical_feature})
         if cats and not hasattr(X, "group_ptr") and not hasattr(X, "tocsr"):
             values = np.asarray(X, dtype=np.float64)
             for c in cats:
                 _check_integer_codes(values[:, c], f"column {c}")
-        return X, FeatureSchema(None, cats, {})
+        return X, FeatureSchema(None, cats, {}, given)
     names = [str(c) for c in frame.columns]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise ValueError(f"column {dup!r} appears twice; column names must be unique")
+    column_schema(names, feature_name, len(names))
     cats = {_column_index(c, names, len(names)) for c in (categorical_feature or [])}
     categories = {}
     for j, (name, dtype) in enumerate(zip(names, frame.dtypes)):
@@ -151,20 +211,23 @@ def apply_schema(X, schema: FeatureSchema, what: str = "X"):
     if frame is None:
         return X
     names = [str(c) for c in frame.columns]
-    if schema.names is None:
-        if len(names) and all(not n.isdigit() for n in names):
+    expected = schema.column_names
+    if expected is None or (schema.names is None and all(n.isdigit() for n in names)):
+        # fitted on an array: a DataFrame of positional (digit) column names is read by position
+        if expected is None and len(names) and all(not n.isdigit() for n in names):
             raise ValueError(f"{what} has column names, but the model was fitted without names (on an array); "
                              "pass an array, or refit on a DataFrame")
         return _encode(frame, FeatureSchema([str(n) for n in names], schema.categorical, schema.categories), what)
-    if names != schema.names:
-        missing = [n for n in schema.names if n not in names]
-        extra = [n for n in names if n not in schema.names]
+    if names != expected:
+        missing = [n for n in expected if n not in names]
+        extra = [n for n in names if n not in expected]
         if not missing and not extra:
             raise ValueError(f"{what} has the training columns in another order; reorder them as in training: "
-                             f"{', '.join(schema.names)}")
-        raise ValueError(f"{what} columns differ from training: missing {missing or 'none'}, "
+                             f"{', '.join(expected)}")
+        source = "training" if schema.names is not None else "fit's feature_name"
+        raise ValueError(f"{what} columns differ from {source}: missing {missing or 'none'}, "
                          f"unexpected {extra or 'none'}")
-    return _encode(frame, schema, what)
+    return _encode(frame, FeatureSchema(expected, schema.categorical, schema.categories), what)
 
 
 def take_columns(X, y, qid):

@@ -154,6 +154,11 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     objective_ : Objective
         The resolved objective.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        A training DataFrame's columns (scikit-learn's; absent for arrays).
+    feature_name_ : list of str
+        The booster's feature names (LightGBM's): the DataFrame's columns, fit's
+        ``feature_name``, or ``Column_0``, ``Column_1``...
     evals_result_ : dict
         ``{eval set name: {metric spec: [value after each tree]}}``.
     best_iteration_ : int or None
@@ -275,7 +280,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
             early_stopping_rounds=None, init_model=None, init_score=None, categorical_feature=None,
-            eval_metric=None, eval_at=None, eval_init_score=None,
+            eval_metric=None, eval_at=None, eval_init_score=None, feature_name="auto",
             callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
         """Grow the trees.
 
@@ -293,8 +298,15 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         group : array-like, optional
             Query sizes in row order (LightGBM's ``group``), instead of ``qid``.
         categorical_feature : list of int or str, optional
-            Further categorical columns (indices, or names of DataFrame columns);
-            their values must be non-negative integers (LightGBM's rule).
+            Further categorical columns (indices, or names of DataFrame columns
+            or of ``feature_name``); their values must be non-negative integers
+            (LightGBM's rule).
+        feature_name : "auto" or list of str, default "auto"
+            LightGBM's: names for the columns of an array, sparse matrix or
+            RankingDataset, kept in ``booster_`` (``feature_name_``, importances,
+            dumps, ``save``); a DataFrame given at predict must then have these
+            columns. "auto": a DataFrame's columns, else LightGBM's ``Column_i``.
+            A DataFrame's names are its columns, so there a list must equal them.
         sample_weight : array-like of shape (n,), optional
             Row weights, as each objective defines them (λ: multiply a row's λ;
             generated pairs: the weight of the query's first row, as CatBoost).
@@ -358,7 +370,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         callbacks, lightgbm_callbacks = split_callbacks(callbacks)
         objective = self._make_objective()
         X, y, qid = take_columns(X, y, qid)
-        X, schema = fit_schema(X, categorical_feature)
+        X, schema = fit_schema(X, categorical_feature, feature_name)
         if self.grow_policy in (*SYMMETRIC_POLICIES, "mixed") and schema.categorical:
             raise ValueError(f"grow_policy={self.grow_policy!r} splits numerical features only; categorical features "
                              f"{schema.categorical} need grow_policy='leafwise' or 'auto' (or encode them as numbers)")
@@ -644,6 +656,13 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         tags.input_tags.sparse = True
         tags.target_tags.required = True
         return tags
+
+    @property
+    def feature_name_(self) -> list:
+        """The booster's feature names (LightGBM's): a DataFrame's columns, fit's ``feature_name``, or
+        ``Column_i``; LightGBM's forbidden characters (``[]{}:,"`` and spaces) read ``_``."""
+        self._check_fitted()
+        return list(self.booster_.feature_name())
 
     @property
     def feature_categories_(self) -> dict:
