@@ -17,7 +17,6 @@ reader never sees a half-written file.
 from __future__ import annotations
 
 import math
-import os
 from typing import Iterator
 
 import numpy as np

@@ -59,7 +59,6 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from .._checks import check_verbose, is_integer, is_real
-from ..data import RankingDataset
 from ._sklearn_compat import RankerContractMixin, border_spec
 
 __all__ = [

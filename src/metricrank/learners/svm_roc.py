@@ -27,7 +27,6 @@ from numba import njit, prange
 from sklearn.base import BaseEstimator, clone
 
 from .._checks import check_verbose
-from ..data import RankingDataset
 from ..metrics import evaluate
 from ._sklearn_compat import RankerContractMixin
 from ._struct_svm import (VERBOSE_MEANING, StructSVMBase, check_max_iter, check_positive, run_most_violated,
