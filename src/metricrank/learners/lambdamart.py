@@ -396,6 +396,11 @@ class LambdaMART(GBRanker):
     ----------
     booster_ : lightgbm.Booster
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        A training DataFrame's columns (scikit-learn's; absent for arrays).
+    feature_name_ : list of str
+        The booster's feature names (LightGBM's): the DataFrame's columns, fit's
+        ``feature_name``, or ``Column_0``, ``Column_1``...
     evals_result_ : dict
         ``{eval set name: {metric spec: [value after each tree]}}``.
     best_iteration_ : int or None
