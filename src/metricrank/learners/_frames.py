@@ -158,7 +158,7 @@ def fit_schema(X, categorical_feature=None, feature_name="auto"):
         if not categorical_feature and _is_auto(feature_name):
             return X, FeatureSchema()  # X's shape unread: scikit-learn's checks pass objects that refuse numpy
         n_columns = X.X.shape[1] if hasattr(X, "X") and hasattr(X, "group_ptr") else np.shape(X)[-1]
-        given = column_schema(None, feature_name, n_columns).given
+        given = check_feature_name(feature_name, n_columns)
         if not categorical_feature:
             return X, FeatureSchema(given=given)
         cats = sorted({_column_index(c, given, n_columns) for c in categorical_feature})
