@@ -11,6 +11,7 @@ pytest.importorskip("dask", reason="metricrank.dask needs dask (pip install metr
 pytest.importorskip("distributed", reason="metricrank.dask needs distributed (pip install metricrank[dask])")
 pytest.importorskip("dask.dataframe", reason="dask DataFrame support needs dask[dataframe]")
 
+import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -476,3 +477,79 @@ def test_querysoftmax_keeps_the_capped_penalty(client):
                                        qid=da.from_array(qid, chunks=360))
     assert model.lambda_l2_ == AUTO_LAMBDA_L2
     assert GBRanker(**params, n_jobs=1).fit(X, y, qid=qid).lambda_l2_ == AUTO_LAMBDA_L2
+
+
+# (g) starting scores ------------------------------------------------------------------------------
+
+
+def test_init_score_on_one_partition_is_gbrankers(client, data):
+    # LightGBM's init_score on the cluster: one partition is the single-machine fit with the same starting scores,
+    # tree for tree, and the eval curves (so early stopping) start from eval_init_score, as GBRanker's
+    train, valid = data
+    start, vstart = 3.0 * train.X[:, 0] - train.X[:, 1], 3.0 * valid.X[:, 0] - valid.X[:, 1]
+    params = dict(objective="lambda:NDCG:top=10", n_estimators=30, learning_rate=0.3, random_state=0)
+    fit = dict(eval_set=[(valid.X, valid.y, valid.qid)], eval_metrics=["NDCG:top=10"], early_stopping_rounds=4,
+               eval_init_score=[vstart])
+    model = DaskGBRanker(**params).fit(one_partition(train), train.y, qid=train.qid,
+                                       init_score=da.from_array(start, chunks=train.n_docs), **fit)
+    local = GBRanker(**params, n_jobs=1).fit(train.X, train.y, qid=train.qid, init_score=start, **fit)
+    plain = GBRanker(**params, n_jobs=1).fit(train.X, train.y, qid=train.qid,
+                                             **{k: v for k, v in fit.items() if k != "eval_init_score"})
+    assert model.booster_.model_to_string().split("parameters:")[0] == \
+        local.booster_.model_to_string().split("parameters:")[0]
+    assert model.evals_result_ == local.evals_result_ != plain.evals_result_
+    assert model.best_iteration_ == local.best_iteration_
+    # the curve is the starting scores plus the trees: the first value from both, evaluated independently
+    first = evaluate(valid, vstart + local.booster_.predict(valid.X, num_iteration=1), metric="NDCG:top=10")
+    assert model.evals_result_["valid_0"]["NDCG:top=10"][0] == pytest.approx(first, abs=1e-12)
+
+
+def test_the_auto_penalty_reads_the_hessian_at_the_starting_scores(client):
+    # PairLogit's hessian s (1 - s) falls as a pair's score gap grows: from init_score the mean is the one at those
+    # scores on both sides (two partitions), and smaller than at zeros
+    X, y, qid, rng = two_sparse_partitions()
+    start = 2.0 * y + rng.normal(scale=0.1, size=720)
+    params = dict(objective="PairLogit", min_data_in_leaf=3, n_estimators=2, random_state=0)
+    model = DaskGBRanker(**params).fit(da.from_array(X, chunks=(360, 4)), da.from_array(y, chunks=360),
+                                       qid=da.from_array(qid, chunks=360),
+                                       init_score=da.from_array(start, chunks=360))
+    local = GBRanker(**params, n_jobs=1).fit(X, y, qid=qid, init_score=start)
+    assert model.lambda_l2_ == pytest.approx(local.lambda_l2_, rel=1e-12)
+    assert local.lambda_l2_ < GBRanker(**params, n_jobs=1).fit(X, y, qid=qid).lambda_l2_
+
+
+def test_partition_by_query_moves_init_score_with_its_rows(client):
+    qid = np.array([2, 1, 2, 3, 1, 3, 2])
+    y = np.array([0.0, 1.0, 2.0, 0.0, 1.0, 1.0, 0.0])
+    start = 10.0 * qid + y  # each row's own value, so a row moved without its score shows
+    w = np.arange(7.0)
+    X, y2, q2, w2, s2 = dask.compute(*partition_by_query(da.from_array(np.c_[w, w], chunks=(4, 2)), y, qid,
+                                                           sample_weight=w, init_score=start))
+    np.testing.assert_array_equal(s2, 10.0 * q2 + y2)
+    np.testing.assert_array_equal(w2, X[:, 0])
+    # with repartition_by_query the fit trains on the moved scores: as on the rows put in order first
+    first = {q: i for i, q in reversed(list(enumerate(qid)))}
+    order = np.argsort([first[q] for q in qid], kind="stable")  # queries in order of first appearance, as moved
+    Xs = np.c_[w, w]
+    params = dict(objective="PairLogit", n_estimators=3, min_data_in_leaf=1, random_state=0)
+    moved = DaskGBRanker(**params, repartition_by_query=True).fit(
+        da.from_array(Xs, chunks=(7, 2)), y, qid=qid, init_score=start)
+    ordered = GBRanker(**params, n_jobs=1).fit(Xs[order], y[order], qid=qid[order], init_score=start[order])
+    np.testing.assert_allclose(moved.predict(Xs), ordered.predict(Xs), rtol=0, atol=1e-12)
+
+
+def test_bad_starting_scores_are_named(client, data):
+    train, valid = data
+    X, y, qid = one_partition(train), train.y, train.qid
+    bad = np.zeros(train.n_docs)
+    bad[7] = np.nan
+    with pytest.raises(ValueError, match=r"init_score must be finite; row 7 is nan"):
+        DaskGBRanker(n_estimators=2).fit(X, y, qid=qid, init_score=da.from_array(bad))
+    with pytest.raises(ValueError, match=f"init_score has 5 entries but X has {train.n_docs} rows"):
+        DaskGBRanker(n_estimators=2).fit(X, y, qid=qid, init_score=np.zeros(5))
+    with pytest.raises(ValueError, match="eval_init_score needs init_score"):
+        DaskGBRanker(n_estimators=2).fit(X, y, qid=qid, eval_set=[(valid.X, valid.y, valid.qid)],
+                                         eval_init_score=[np.zeros(valid.n_docs)])
+    with pytest.raises(ValueError, match=r"eval_init_score\[0\] must have shape"):
+        DaskGBRanker(n_estimators=2).fit(X, y, qid=qid, init_score=np.zeros(train.n_docs),
+                                         eval_set=[(valid.X, valid.y, valid.qid)], eval_init_score=[np.zeros(3)])

@@ -76,6 +76,16 @@ def _without_network(booster):
     return lgb.Booster(model_str=text), machines
 
 
+def _check_finite(scores, name: str) -> None:
+    """Raise ValueError naming the first row of the dask vector ``scores`` that is not finite (one pass)."""
+    import dask.array as da
+
+    finite = da.isfinite(scores)
+    if not bool(finite.all().compute()):
+        row = int(da.argmin(finite).compute())
+        raise ValueError(f"{name} must be finite; row {row} is {float(scores[row].compute())}")
+
+
 class DaskGBRanker(RankerScoreMixin, BaseEstimator):
     """:class:`~metricrank.GBRanker` trained on a Dask cluster by ``lightgbm.dask``.
 
@@ -211,7 +221,7 @@ max_query_size, random_state, importance_type, lgb_params
 
     def fit(self, X, y=None, *, qid=None, sample_weight=None, pairs=None, eval_set=None, eval_qid=None,
             eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None, eval_metric=None,
-            eval_at=None, feature_name="auto"):
+            eval_at=None, feature_name="auto", init_score=None, eval_init_score=None):
         """Grow the trees on the cluster.
 
         Parameters
@@ -236,6 +246,12 @@ max_query_size, random_state, importance_type, lgb_params
         feature_name : "auto" or list of str, default "auto"
             As :meth:`metricrank.GBRanker.fit`: names for a dask array's columns
             (a dask DataFrame's are its columns).
+        init_score : dask array or Series of shape (n,), optional
+            Raw starting scores, as GBRanker's (LightGBM's ``init_score``): the
+            trees learn what to add to them; not added at predict.
+        eval_init_score : list of array-like, optional
+            The eval sets' starting scores, one per eval set (or None: zeros),
+            with ``init_score``, as :meth:`metricrank.GBRanker.fit`.
 
         Returns
         -------
@@ -255,12 +271,15 @@ max_query_size, random_state, importance_type, lgb_params
         client = self._client()
 
         qid_column = qid if isinstance(qid, str) else "qid"
-        X, y, qid, sample_weight, names = as_dask_inputs(X, y, qid, sample_weight)
+        X, y, qid, sample_weight, init_score, names = as_dask_inputs(X, y, qid, sample_weight, init_score)
         schema = column_schema(names, feature_name, X.shape[1])
+        if init_score is not None:
+            _check_finite(init_score, "init_score")
         if self.repartition_by_query:
-            parts = partition_by_query(X, y, qid, sample_weight=sample_weight)
-            X, y, qid = parts[:3]
-            sample_weight = parts[3] if sample_weight is not None else None
+            parts = iter(partition_by_query(X, y, qid, sample_weight=sample_weight, init_score=init_score))
+            X, y, qid = next(parts), next(parts), next(parts)
+            sample_weight = None if sample_weight is None else next(parts)
+            init_score = None if init_score is None else next(parts)
         # LambdaMART: target="auto" for these labels and weights (a Dask reduction over the weights)
         objective = twin._objective_for_training(objective, y, sample_weight)
         layout = check_query_layout(client, qid, y, objective)
@@ -279,6 +298,7 @@ max_query_size, random_state, importance_type, lgb_params
             specs = eval_specs(None, None, eval_at, default=lambda: objective.eval_spec_for(
                 [layout.min_label], *(eds.y for _, eds in evals)))
         check_eval_labels(evals, specs, self.preset)
+        eval_bases = GBRanker._eval_base_scores(None, init_score, eval_init_score, evals)
 
         import dask.array as da
         from distributed import wait
@@ -291,25 +311,26 @@ max_query_size, random_state, importance_type, lgb_params
         mean_hessian = None
         if twin._penalty_reads_hessian(objective):
             mean_hessian = hessian_mass_of_partitions(
-                client, y, layout.sizes, sample_weight, objective, self.random_state) / int(sizes.sum())
+                client, y, layout.sizes, sample_weight, objective, self.random_state,
+                init_score=init_score) / int(sizes.sum())
         params = twin._tree_params(int(sizes.sum()), mean_hessian=mean_hessian)
         self.num_leaves_, self.extra_trees_, self.lambda_l2_ = twin.num_leaves_, twin.extra_trees_, twin.lambda_l2_
         del params["objective"]  # ours, below
         engine = DaskLGBMRanker(objective=WorkerObjective(objective, self.random_state),
                                 n_estimators=int(self.n_estimators), client=client, **params)
-        if sample_weight is None:
-            X, y, group = client.persist([X, y, group])
-        else:
-            X, y, group, sample_weight = client.persist([X, y, group, sample_weight])
+        arrays = [X, y, group, sample_weight, init_score]
+        persisted = iter(client.persist([a for a in arrays if a is not None]))
+        X, y, group, sample_weight, init_score = (None if a is None else next(persisted) for a in arrays)
         wait([X, y, group])
         with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             # LightGBM's Dask fit warns that n_jobs (an LGBMRanker default, None) is ignored: it is, by
             # design; and it prints how it found ports ("Finding random open ports for workers") on stdout.
             warnings.filterwarnings("ignore", message="Parameter n_jobs will be ignored")
-            engine.fit(X, y, sample_weight=sample_weight, group=group, feature_name=schema.lightgbm_names())
+            engine.fit(X, y, sample_weight=sample_weight, init_score=init_score, group=group,
+                       feature_name=schema.lightgbm_names())
 
         booster, machines = _without_network(engine.booster_)
-        curves, directions = per_tree_curves(booster, evals, specs, self.preset) if evals else ({}, {})
+        curves, directions = per_tree_curves(booster, evals, specs, self.preset, eval_bases) if evals else ({}, {})
         result = select_iteration(booster, curves, directions, early_stopping_rounds, int(self.n_estimators))
         twin._set_fitted(result, X.shape[1])
         twin.capacity_check_ = None  # Dask keeps the size rule

@@ -64,8 +64,10 @@ def worker_seed(random_state, y: np.ndarray, group_sizes: np.ndarray):
     return int(np.random.SeedSequence(entropy).generate_state(1, dtype=np.uint64)[0])
 
 
-def hessian_mass_of_partitions(client, y, sizes: list, sample_weight, objective: Objective, random_state) -> float:
-    """``objective``'s hessian at scores 0, summed over every row: divided by the rows, the mean that bounds
+def hessian_mass_of_partitions(client, y, sizes: list, sample_weight, objective: Objective, random_state,
+                               init_score=None) -> float:
+    """``objective``'s hessian at the starting scores (``init_score``, or 0), summed over every row: divided by the
+    rows, the mean that bounds
     ``lambda_l2="auto"`` (:func:`metricrank.learners._gbdt.auto_lambda_l2`). One task per partition
     (``sizes``: its query sizes, as :func:`~metricrank.dask._partitions.check_query_layout` returns them); only
     the partitions' sums travel.
@@ -74,20 +76,22 @@ def hessian_mass_of_partitions(client, y, sizes: list, sample_weight, objective:
     from dask import delayed
 
     y_blocks = y.to_delayed().ravel().tolist()
-    w_blocks = [None] * len(y_blocks) if sample_weight is None else sample_weight.to_delayed().ravel().tolist()
-    tasks = [delayed(_partition_mass, pure=True)(yb, part, wb, objective, random_state)
-             for yb, part, wb in zip(y_blocks, sizes, w_blocks)]
+    w_blocks, s_blocks = ([None] * len(y_blocks) if v is None else v.to_delayed().ravel().tolist()
+                          for v in (sample_weight, init_score))
+    tasks = [delayed(_partition_mass, pure=True)(yb, part, wb, sb, objective, random_state)
+             for yb, part, wb, sb in zip(y_blocks, sizes, w_blocks, s_blocks)]
     return float(sum(client.compute(tasks, sync=True)))
 
 
-def _partition_mass(y, sizes, weight, objective: Objective, random_state) -> float:
+def _partition_mass(y, sizes, weight, raw, objective: Objective, random_state) -> float:
     y = np.ascontiguousarray(y, dtype=np.float64)
     if y.size == 0:
         return 0.0
     data = as_training_data(y, group_ptr_from_sizes(sizes, n_rows=len(y)),
                             weights=None if weight is None else np.asarray(weight, dtype=np.float64))
     with numba_threads(_worker_threads()):
-        return first_hessian_mass(objective, data, None, worker_seed(random_state, y, sizes))
+        base = None if raw is None else np.ascontiguousarray(raw, dtype=np.float64)
+        return first_hessian_mass(objective, data, base, worker_seed(random_state, y, sizes))
 
 
 def _worker_threads():

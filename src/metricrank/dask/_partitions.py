@@ -121,8 +121,8 @@ def _wrong_length(name: str, got: int, n_rows: int):
     raise ValueError(f"{name} has {got} entries but X has {n_rows} rows")
 
 
-def as_dask_inputs(X, y, qid, sample_weight=None):
-    """``(X, y, qid, sample_weight, feature names)`` as dask arrays sharing X's row blocks.
+def as_dask_inputs(X, y, qid, sample_weight=None, init_score=None):
+    """``(X, y, qid, sample_weight, init_score, feature names)`` as dask arrays sharing X's row blocks.
 
     ``X`` is a 2-D dask array or a dask DataFrame. With a DataFrame, ``qid``
     (and ``y``) may be column names; ``qid=None`` takes the column ``"qid"``.
@@ -170,9 +170,10 @@ def as_dask_inputs(X, y, qid, sample_weight=None):
     y = _numeric_vector(_vector(y, rows, "y", n), "y")
     qid = _vector(qid, rows, "qid", n)
     sample_weight = _numeric_vector(_vector(sample_weight, rows, "sample_weight", n), "sample_weight")
+    init_score = _numeric_vector(_vector(init_score, rows, "init_score", n), "init_score")
     if n and X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
-    return X, y, qid, sample_weight, names
+    return X, y, qid, sample_weight, init_score, names
 
 
 def _summarise(qid, y, index: int, objective):
@@ -258,7 +259,7 @@ def _layout(qid: np.ndarray, npartitions: int):
     return order, tuple(int(c) for c in np.diff(cuts))
 
 
-def partition_by_query(X, y, qid, *, sample_weight=None, npartitions=None):
+def partition_by_query(X, y, qid, *, sample_weight=None, init_score=None, npartitions=None):
     """Repartition so that every query lies in one partition, its rows contiguous.
 
     Query ids are read to the client (one integer per row). When the rows of
@@ -274,6 +275,8 @@ def partition_by_query(X, y, qid, *, sample_weight=None, npartitions=None):
     y, qid : dask arrays or ndarrays of shape (n,)
     sample_weight : dask array or ndarray of shape (n,), optional
         Row weights, moved with their rows.
+    init_score : dask array or ndarray of shape (n,), optional
+        Raw starting scores, moved with their rows.
     npartitions : int, optional
         Number of partitions (default: X's current number of row blocks, 1
         for an in-memory X). Fewer are returned when there are fewer queries.
@@ -281,7 +284,7 @@ def partition_by_query(X, y, qid, *, sample_weight=None, npartitions=None):
     Returns
     -------
     X, y, qid : dask arrays with the same row blocks
-        Followed by ``sample_weight`` when it was given.
+        Followed by ``sample_weight`` and then ``init_score``, each when it was given.
 
     Examples
     --------
@@ -307,7 +310,8 @@ def partition_by_query(X, y, qid, *, sample_weight=None, npartitions=None):
         X = X.compute_chunk_sizes()
     n = X.shape[0]
     rows = X.chunks[0]
-    vectors = [_vector(v, rows, name, n) for v, name in ((y, "y"), (qid, "qid"), (sample_weight, "sample_weight"))]
+    vectors = [_vector(v, rows, name, n) for v, name in ((y, "y"), (qid, "qid"), (sample_weight, "sample_weight"),
+                                                         (init_score, "init_score"))]
     order, chunks = _layout(vectors[1].compute(), npartitions)
     if order is not None:
         X = X[order]
