@@ -334,3 +334,62 @@ def test_clone_and_get_params():
     copy = clone(model)
     assert copy.get_params() == model.get_params()
     assert copy.get_params()["metric"] == "MAP" and "sigma" in RankNet().get_params()
+
+
+# starting scores (init_score) ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", [None, "NDCG:top=3;type=Exp"])
+def test_gradient_at_starting_scores_equals_autograd_of_the_cost_there(spec):
+    # with init_score b the cost is read at b + s: autograd of the pair cost at b + model(X) (λ-NDCG: with the
+    # |ΔZ| of the ranking by b + s), against one factorised backward pass with the offset
+    X, y, ptr = _queries(5)
+    model = _mlp(X.shape[1], 5)
+    b = np.random.default_rng(5).normal(scale=2.0, size=len(y))
+    with torch.no_grad():
+        s = model(X).squeeze(-1).numpy()
+    delta = None if spec is None else _global_deltas(spec, s + b, y, ptr)
+    bt = torch.as_tensor(b)
+    want = _autograd(model, X, lambda scores: _pairwise_cost(scores + bt, y, ptr, delta))
+    ds = RankingDataset(X.numpy(), y, group_ptr=ptr)
+    lambdas = (RankNet(sigma=SIGMA) if spec is None else LambdaRank(metric=spec, sigma=SIGMA, norm=False))._lambdas(ds)
+    model.zero_grad()
+    backward_lambdas(model, X, make_batch(ptr, np.arange(len(ptr) - 1)), lambdas, offset=b)
+    _assert_same(_param_grads(model), want)
+
+
+@pytest.mark.parametrize("cls", [RankNet, LambdaRank])
+def test_init_score_that_already_ranks_perfectly_leaves_nothing_to_learn(cls, split):
+    # starting scores 50 × label order every query with margins of 50: every pair's λ is about e^-50, so the
+    # network keeps its initial weights, which a run at a negligible step size also keeps; without them it learns
+    train, test = split
+    params = dict(max_epochs=3, random_state=0)
+    settled = cls(**params).fit(train, init_score=50.0 * train.y)
+    unmoved = cls(**params, learning_rate=1e-12).fit(train)
+    learned = cls(**params).fit(train)
+    np.testing.assert_allclose(settled.predict(test), unmoved.predict(test), rtol=0, atol=1e-6)
+    assert np.max(np.abs(learned.predict(test) - unmoved.predict(test))) > 0.1
+
+
+def test_eval_curves_start_from_eval_init_score(split):
+    train, test = split
+    rng = np.random.default_rng(1)
+    start, vstart = rng.normal(size=train.n_docs), rng.normal(size=test.n_docs)
+    model = LambdaRank(max_epochs=1, random_state=0).fit(train, init_score=start, eval_set=[test],
+                                                          eval_init_score=[vstart], eval_metrics=["NDCG:top=5"])
+    # the curve reads the starting scores plus the network's; predict gives the network's alone
+    first = evaluate(test, vstart + model.predict(test), metric="NDCG:top=5")
+    assert model.evals_result_["valid_0"]["NDCG:top=5"][0] == pytest.approx(first, abs=1e-12)
+    assert evaluate(test, model.predict(test), metric="NDCG:top=5") != pytest.approx(first, abs=1e-3)
+
+
+def test_bad_starting_scores_are_named(split):
+    train, test = split
+    with pytest.raises(ValueError, match=rf"init_score must have shape \({train.n_docs},\)"):
+        RankNet(max_epochs=1).fit(train, init_score=np.zeros(3))
+    bad = np.zeros(train.n_docs)
+    bad[4] = np.inf
+    with pytest.raises(ValueError, match="init_score must be finite; row 4 is inf"):
+        RankNet(max_epochs=1).fit(train, init_score=bad)
+    with pytest.raises(ValueError, match="eval_init_score needs init_score"):
+        RankNet(max_epochs=1).fit(train, eval_set=[test], eval_init_score=[np.zeros(test.n_docs)])

@@ -22,7 +22,7 @@ from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import column_schema
-from ..learners._inputs import check_eval_labels, check_num_iteration, eval_specs
+from ..learners._inputs import check_eval_labels, check_num_iteration, eval_specs, eval_starting_scores
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -298,7 +298,7 @@ max_query_size, random_state, importance_type, lgb_params
             specs = eval_specs(None, None, eval_at, default=lambda: objective.eval_spec_for(
                 [layout.min_label], *(eds.y for _, eds in evals)))
         check_eval_labels(evals, specs, self.preset)
-        eval_bases = GBRanker._eval_base_scores(None, init_score, eval_init_score, evals)
+        eval_bases = eval_starting_scores(init_score, eval_init_score, evals)
 
         import dask.array as da
         from distributed import wait

@@ -13,7 +13,8 @@ from ..data import OneQueryWarning, RankingDataset
 from ..metrics.evaluate import evaluate_dataset_arrays
 from ..metrics.registry import Metric, parse_spec
 
-__all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "eval_datasets", "eval_specs"]
+__all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "eval_datasets", "eval_specs",
+           "eval_starting_scores", "starting_scores"]
 
 
 def check_num_iteration(num_iteration):
@@ -203,3 +204,35 @@ def check_eval_labels(evals, specs, preset=None) -> None:
                                     group_weights=ds.group_weight)
         except ValueError as err:
             raise ValueError(f"eval set {name}: {err}") from None
+
+
+def starting_scores(scores, n_docs: int, name: str) -> np.ndarray:
+    """``scores`` (an ``init_score``) as one finite float score a row (a column counts as one), else a ValueError
+    naming them.
+
+    >>> starting_scores([[0.5], [1.0]], 2, "init_score").tolist()
+    [0.5, 1.0]
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.shape not in ((n_docs,), (n_docs, 1)):  # a column is one score a row; any other shape is not
+        raise ValueError(f"{name} must have shape ({n_docs},), one score a row; got shape {scores.shape}")
+    scores = scores.ravel()
+    if not np.all(np.isfinite(scores)):
+        row = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise ValueError(f"{name} must be finite; row {row} is {scores[row]}")
+    return scores
+
+
+def eval_starting_scores(init_score, eval_init_score, evals) -> list:
+    """The eval sets' starting scores from ``eval_init_score`` (LightGBM's: one array, or None for zeros, per eval
+    set of ``evals``, ``[(name, RankingDataset)]``), which needs ``init_score``; all None without it."""
+    if eval_init_score is None:
+        return [None] * len(evals)
+    if init_score is None:
+        raise ValueError("eval_init_score needs init_score: the eval sets would start elsewhere than the "
+                         "training data")
+    if not evals or isinstance(eval_init_score, (np.ndarray, str)) or len(eval_init_score) != len(evals):
+        raise ValueError(f"eval_init_score must be a list of one score array (or None) per eval set; "
+                         f"got {type(eval_init_score).__name__} for {len(evals)} eval set(s)")
+    return [None if scores is None else starting_scores(scores, eds.n_docs, f"eval_init_score[{i}]")
+            for i, (scores, (_, eds)) in enumerate(zip(eval_init_score, evals))]

@@ -24,7 +24,8 @@ from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
 from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_hessian_mass, positive_int
 from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
-from ._inputs import as_dataset, check_eval_labels, check_features, check_num_iteration, eval_datasets, eval_specs
+from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, eval_datasets, eval_specs,
+                      eval_starting_scores, starting_scores)
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
 from ._prefix_scores import PrefixScores
@@ -524,7 +525,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             base, name = np.asarray(init_score, dtype=np.float64), "init_score"
         else:
             return None
-        return _score_column(base, ds.n_docs, name)
+        return starting_scores(base, ds.n_docs, name)
 
     @staticmethod
     def _eval_base_scores(init_model, init_score, eval_init_score, evals) -> list:
@@ -535,15 +536,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if init_model is not None:
             raise ValueError("eval_init_score goes with init_score; with init_model the eval sets start from the "
                              "base model's scores")
-        if init_score is None:
-            raise ValueError("eval_init_score needs init_score: the eval sets would start elsewhere than the "
-                             "training data")
-        if not evals or isinstance(eval_init_score, (np.ndarray, str)) or len(eval_init_score) != len(evals):
-            raise ValueError(f"eval_init_score must be a list of one score array (or None) per eval set; "
-                             f"got {type(eval_init_score).__name__} for {len(evals)} eval set(s)")
-        return [None if scores is None else _score_column(np.asarray(scores, dtype=np.float64), eds.n_docs,
-                                                          f"eval_init_score[{i}]")
-                for i, (scores, (_, eds)) in enumerate(zip(eval_init_score, evals))]
+        return eval_starting_scores(init_score, eval_init_score, evals)
 
     def predict(self, X, *, num_iteration: int | None = None, pred_leaf: bool = False, pred_contrib: bool = False):
         """Scores (higher = ranked higher), one per row.
@@ -854,17 +847,6 @@ class _ModelGradients:
             # the bound objective returns its own buffers, overwritten by the next call: copy them out
             grad[:, j], hess[:, j] = self.bound(np.ascontiguousarray(raw[:, j]))
         return grad, hess
-
-
-def _score_column(scores: np.ndarray, n_docs: int, name: str) -> np.ndarray:
-    """``scores`` as one finite score a row (a column counts as one), else a ValueError naming them."""
-    if scores.shape not in ((n_docs,), (n_docs, 1)):  # a column is one score a row; any other shape is not
-        raise ValueError(f"{name} must have shape ({n_docs},), one score a row; got shape {scores.shape}")
-    scores = scores.ravel()
-    if not np.all(np.isfinite(scores)):
-        row = int(np.flatnonzero(~np.isfinite(scores))[0])
-        raise ValueError(f"{name} must be finite; row {row} is {scores[row]}")
-    return scores
 
 
 def _evaluator(ds: RankingDataset, specs: list[str], preset):

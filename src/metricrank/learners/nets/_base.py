@@ -24,7 +24,8 @@ from ...metrics.conventions import check_preset
 from ...metrics.evaluate import evaluate_dataset_arrays
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
-from .._inputs import as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs
+from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
+                       starting_scores)
 from .._persistence import read_model_file, write_model_file
 from ._model import ACTIVATIONS, build_scorer
 from ._state import decode_state_dict, encode_state_dict
@@ -171,7 +172,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         torch = require_torch()
         return torch.as_tensor(self._standardise(X), dtype=torch.float32, device=self._device_)
 
-    def _evaluator(self, eds: RankingDataset, specs: list[str]):
+    def _evaluator(self, eds: RankingDataset, specs: list[str], base=None):
         X = self._tensor(_dense_features(eds.X, what="eval set X"))
 
         def evaluate(model):
@@ -179,6 +180,8 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
 
             with torch.no_grad():
                 raw = model(X).squeeze(-1).cpu().numpy().astype(np.float64)
+            if base is not None:
+                raw = raw + base
             results = evaluate_dataset_arrays(eds.y, raw, specs, preset=self.preset, group_ptr=eds.group_ptr,
                                               group_weights=eds.group_weight)
             return [(spec, r.value, r.higher_is_better) for spec, r in zip(specs, results)]
@@ -188,7 +191,8 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
     # --- fitting ---------------------------------------------------------------------------
 
     def _fit(self, X, y, *, qid, group, sample_weight, group_weight, pairs, pair_weight, eval_set, eval_qid,
-             eval_group, eval_names, eval_metrics, early_stopping_rounds, eval_metric=None, eval_at=None):
+             eval_group, eval_names, eval_metrics, early_stopping_rounds, eval_metric=None, eval_at=None,
+             init_score=None, eval_init_score=None):
         self._check_params()
         check_early_stopping_rounds(early_stopping_rounds)
         torch = require_torch()
@@ -206,6 +210,8 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         check_eval_labels(evals, eval_metrics, self.preset)
         if early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set")
+        offset = None if init_score is None else starting_scores(init_score, ds.n_docs, "init_score")
+        eval_bases = eval_starting_scores(init_score, eval_init_score, evals)
 
         if self.standardize:
             mean, scale = Xd.mean(axis=0), Xd.std(axis=0)
@@ -223,11 +229,12 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
             opt_class = torch.optim.Adam if self.optimizer == "adam" else torch.optim.SGD
             optimizer = opt_class(model.parameters(), lr=float(self.learning_rate),
                                   weight_decay=float(self.weight_decay))
-            evaluators = [(name, self._evaluator(eds, list(eval_metrics))) for name, eds in evals]
+            evaluators = [(name, self._evaluator(eds, list(eval_metrics), base))
+                          for (name, eds), base in zip(evals, eval_bases)]
             result = train(model, self._tensor(Xd), ds.group_ptr, lambdas, optimizer,
                            max_epochs=int(self.max_epochs), batch_queries=int(self.batch_queries), rng=rng,
                            evals=evaluators, early_stopping_rounds=early_stopping_rounds,
-                           verbose=bool(self.verbose))
+                           verbose=bool(self.verbose), offset=offset)
         self.model_ = model
         self.n_features_in_ = int(Xd.shape[1])
         self.evals_result_ = result.evals_result

@@ -66,13 +66,16 @@ class PairLambdas:
                              batch.rows.size)
 
 
-def backward_lambdas(model, X, batch: Batch, lambdas, scale: float = 1.0):
+def backward_lambdas(model, X, batch: Batch, lambdas, scale: float = 1.0, offset=None):
     """Score ``X[batch.rows]``, get ``∂C/∂s`` from ``lambdas``, back-propagate it once.
 
-    Adds ``scale · ∂C/∂w`` to every parameter's ``.grad`` and returns ``∂C/∂s`` (numpy).
+    ``offset`` (numpy, one per row of ``X``, or None) is added to the network's scores: the cost is read at
+    ``offset + s``, whose derivative in ``s`` is the same. Adds ``scale · ∂C/∂w`` to every parameter's ``.grad``
+    and returns ``∂C/∂s`` (numpy).
     """
     scores = model(X[batch.rows]).squeeze(-1)
-    grad = lambdas.gradient(scores.detach().cpu().numpy().astype(np.float64), batch)
+    at = scores.detach().cpu().numpy().astype(np.float64)
+    grad = lambdas.gradient(at if offset is None else at + offset[batch.rows], batch)
     import torch
 
     scores.backward(torch.as_tensor(grad * scale, dtype=scores.dtype, device=scores.device))

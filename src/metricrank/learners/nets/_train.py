@@ -30,8 +30,9 @@ def _progress(verbose: bool, total: int):
 
 
 def train(model, X, group_ptr, lambdas, optimizer, *, max_epochs: int, batch_queries: int, rng,
-          evals=(), early_stopping_rounds: int | None = None, verbose: bool = False) -> TrainResult:
-    """Train ``model`` in place for up to ``max_epochs`` passes over the queries.
+          evals=(), early_stopping_rounds: int | None = None, verbose: bool = False, offset=None) -> TrainResult:
+    """Train ``model`` in place for up to ``max_epochs`` passes over the queries, its scores added to ``offset``
+    (the rows' starting scores, or None) in the cost.
 
     ``evals`` is a list of ``(name, evaluate)`` with ``evaluate(model) -> [(spec, value,
     higher_is_better), ...]``; early stopping watches the first metric of the last set
@@ -49,7 +50,7 @@ def train(model, X, group_ptr, lambdas, optimizer, *, max_epochs: int, batch_que
                 batch = make_batch(group_ptr, order[start:start + batch_queries])
                 optimizer.zero_grad(set_to_none=True)
                 # mean over the batch's queries, so the step size does not grow with batch_queries
-                backward_lambdas(model, X, batch, lambdas, scale=1.0 / batch.queries.size)
+                backward_lambdas(model, X, batch, lambdas, scale=1.0 / batch.queries.size, offset=offset)
                 optimizer.step()
             result.n_epochs = epoch
             evaluations = {}

@@ -89,6 +89,14 @@ _FIT_DOC = """Train the network.
         early_stopping_rounds : int, optional
             Stop when that metric has not improved for this many epochs and restore
             the weights of the best epoch.
+        init_score : array-like of shape (n,), optional
+            Raw starting scores (LightGBM's ``init_score``, as :meth:`metricrank.GBRanker.fit`):
+            the cost is read at these plus the network's scores, so the network learns
+            what to add to them; :meth:`predict` returns the network's scores alone.
+        eval_init_score : list of array-like, optional
+            The eval sets' starting scores, one array (or None: zeros) per eval set, with
+            ``init_score``: their metrics, and so early stopping, read them plus the
+            network's scores.
 
         Returns
         -------
@@ -152,11 +160,12 @@ class RankNet(NetRanker):
 
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
-            early_stopping_rounds=None, eval_metric=None, eval_at=None):
+            early_stopping_rounds=None, eval_metric=None, eval_at=None, init_score=None, eval_init_score=None):
         return self._fit(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
                          pairs=pairs, pair_weight=pair_weight, eval_set=eval_set, eval_qid=eval_qid,
                          eval_group=eval_group, eval_names=eval_names, eval_metrics=eval_metrics,
-                         early_stopping_rounds=early_stopping_rounds, eval_metric=eval_metric, eval_at=eval_at)
+                         early_stopping_rounds=early_stopping_rounds, eval_metric=eval_metric, eval_at=eval_at,
+                         init_score=init_score, eval_init_score=eval_init_score)
 
     fit.__doc__ = _FIT_DOC.format(
         pairs_y=", or when ``pairs`` are given: then labels are not used",
