@@ -67,10 +67,9 @@ def worker_seed(random_state, y: np.ndarray, group_sizes: np.ndarray):
 def hessian_mass_of_partitions(client, y, sizes: list, sample_weight, objective: Objective, random_state,
                                init_score=None) -> float:
     """``objective``'s hessian at the starting scores (``init_score``, or 0), summed over every row: divided by the
-    rows, the mean that bounds
-    ``lambda_l2="auto"`` (:func:`metricrank.learners._gbdt.auto_lambda_l2`). One task per partition
-    (``sizes``: its query sizes, as :func:`~metricrank.dask._partitions.check_query_layout` returns them); only
-    the partitions' sums travel.
+    rows, the mean that bounds ``lambda_l2="auto"`` (:func:`metricrank.learners._gbdt.auto_lambda_l2`). One task per
+    partition (``sizes``: its query sizes, as :func:`~metricrank.dask._partitions.check_query_layout` returns them);
+    only the partitions' sums travel.
     Whole queries per partition make it the single-machine mass for objectives that draw nothing; a stochastic
     one draws each partition's pairs from its :func:`worker_seed` stream."""
     from dask import delayed
