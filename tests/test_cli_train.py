@@ -63,6 +63,32 @@ def test_predict_num_iteration_scores_with_the_first_k_iterations(files, tmp_pat
         assert message in capsys.readouterr().err and not bad.exists()
 
 
+def test_predict_start_iteration_scores_with_the_iterations_from_s_on(files, tmp_path, capsys):
+    root, train, valid = files
+    out = tmp_path / "m.json"
+    assert main(["train", "--train", str(root / "train.txt"), "--trees", "9", "--threads", "1", "--quiet",
+                 "--out", str(out)]) == 0
+    model = LambdaMART.load(out)
+    full = model.predict(valid.X)
+    for args, expected in ((["--start-iteration", "4"], full - model.predict(valid.X, num_iteration=4)),
+                           (["--start-iteration", "2", "--num-iteration", "3"],
+                            model.predict(valid.X, num_iteration=5) - model.predict(valid.X, num_iteration=2)),
+                           (["--start-iteration", "0"], full)):
+        scores = tmp_path / "s.txt"
+        assert main(["predict", "--model", str(out), "--data", str(root / "valid.txt.gz"), "--out", str(scores),
+                     *args]) == 0
+        np.testing.assert_allclose(np.loadtxt(scores), expected, rtol=1e-12, atol=1e-12)
+    capsys.readouterr()
+    for args, message in ((["--start-iteration", "-1"], "--start-iteration must be an integer >= 0; got -1"),
+                          (["--start-iteration", "9"], f"--start-iteration 9: {out} holds 9 iterations (0 to 8)"),
+                          (["--start-iteration", "5", "--num-iteration", "5"],
+                           f"--num-iteration 5 from --start-iteration 5: {out} holds 9 iterations")):
+        bad = tmp_path / "bad.txt"
+        assert main(["predict", "--model", str(out), "--data", str(root / "valid.txt.gz"), "--out", str(bad),
+                     *args]) != 0
+        assert message in capsys.readouterr().err and not bad.exists()
+
+
 @pytest.mark.parametrize("metric_args, metric, target", [
     ([], "NDCG:top=10", "YetiRank"),
     (["--metric", "MAP", "--metric", "NDCG:top=5"], "MAP", "YetiRank"),

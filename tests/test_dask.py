@@ -264,6 +264,14 @@ def test_predict_on_dask_and_in_memory_data_agree_and_to_local_round_trips(clien
                                   model.to_local().predict(valid.X, num_iteration=3))
     with pytest.raises(TypeError, match="num_iteration must be an integer"):
         model.predict(da.from_array(valid.X, chunks=(300, 4)), num_iteration=2.5)
+    # and start_iteration: iterations 4 to 6, as the single-machine model reads them, on blocks and in memory
+    np.testing.assert_array_equal(model.predict(da.from_array(valid.X, chunks=(300, 4)), start_iteration=4,
+                                                num_iteration=3).compute(),
+                                  model.to_local().predict(valid.X, start_iteration=4, num_iteration=3))
+    np.testing.assert_allclose(model.predict(valid.X, start_iteration=4),
+                               in_memory - model.predict(valid.X, num_iteration=4), rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="start_iteration=10: the model holds 10 iterations"):
+        model.predict(da.from_array(valid.X, chunks=(300, 4)), start_iteration=10)
     staged = list(model.staged_predict(valid.X))
     assert len(staged) == 10
     np.testing.assert_array_equal(staged[2], model.to_local().predict(valid.X, num_iteration=3))

@@ -306,14 +306,21 @@ def cmd_predict(args) -> int:
 
     if args.num_iteration is not None and args.num_iteration < 1:
         raise ValueError(f"--num-iteration must be an integer >= 1; got {args.num_iteration}")
+    if args.start_iteration < 0:
+        raise ValueError(f"--start-iteration must be an integer >= 0; got {args.start_iteration}")
     if args.out != "-":
         check_writable(args.out, "--out")
     model = load_ranker(args.model)
-    if args.num_iteration is not None and args.num_iteration > model.n_estimators_:
-        raise ValueError(f"--num-iteration {args.num_iteration}: {args.model} holds {model.n_estimators_} "
-                         f"iterations")
+    if args.start_iteration >= model.n_estimators_:
+        raise ValueError(f"--start-iteration {args.start_iteration}: {args.model} holds {model.n_estimators_} "
+                         f"iterations (0 to {model.n_estimators_ - 1})")
+    if args.num_iteration is not None and args.start_iteration + args.num_iteration > model.n_estimators_:
+        raise ValueError(f"--num-iteration {args.num_iteration}"
+                         f"{f' from --start-iteration {args.start_iteration}' if args.start_iteration else ''}: "
+                         f"{args.model} holds {model.n_estimators_} iterations")
     data = load_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
-    text = "".join(f"{s:.17g}\n" for s in np.asarray(model.predict(data.X, num_iteration=args.num_iteration)))
+    text = "".join(f"{s:.17g}\n" for s in np.asarray(model.predict(data.X, start_iteration=args.start_iteration,
+                                                                     num_iteration=args.num_iteration)))
     if args.out == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -403,6 +410,9 @@ def add_parsers(sub, preset_choices) -> None:
     pr.add_argument("--num-iteration", type=int, default=None, metavar="K",
                     help="score with the first K iterations, 1 to the model's count (LightGBM's "
                          "num_iteration_predict; default: the best iteration when early stopping found one, else all)")
+    pr.add_argument("--start-iteration", type=int, default=0, metavar="S",
+                    help="score with the iterations from S on, 0-based (LightGBM's start_iteration_predict; with "
+                         "--num-iteration K, iterations S to S+K-1; without it, S to the last)")
     pr.add_argument("--out", required=True, help="scores, one per line in the file's row order ('-': stdout)")
     pr.set_defaults(func=cmd_predict)
 

@@ -22,7 +22,8 @@ from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import column_schema
-from ..learners._inputs import check_eval_labels, check_num_iteration, eval_specs, eval_starting_scores
+from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_specs,
+                                eval_starting_scores)
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -45,17 +46,17 @@ _GB = GBRanker().get_params()
 _LM = LambdaMART().get_params()
 
 
-def _predict_block(block, model, num_iteration):
+def _predict_block(block, model, iterations):
     if block.shape[0] == 0:
         return np.zeros(0)
-    return model.predict(block, num_iteration=num_iteration)
+    return model.predict(block, **iterations)
 
 
-def _predict_frame(frame, model, num_iteration, as_array: bool):
+def _predict_frame(frame, model, iterations, as_array: bool):
     import pandas as pd
 
     values = frame.to_numpy(dtype=np.float64) if as_array else frame
-    scores = model.predict(values, num_iteration=num_iteration) if len(frame) else np.zeros(0)
+    scores = model.predict(values, **iterations) if len(frame) else np.zeros(0)
     return pd.Series(scores, index=frame.index, name="score")
 
 
@@ -365,7 +366,7 @@ max_query_size, random_state, importance_type, lgb_params
         self._check_fitted()
         return copy.deepcopy(self._local)
 
-    def predict(self, X, *, num_iteration: int | None = None):
+    def predict(self, X, *, start_iteration: int = 0, num_iteration: int | None = None):
         """Scores, one per row: lazily on the cluster for dask input, in memory otherwise.
 
         Parameters
@@ -373,8 +374,10 @@ max_query_size, random_state, importance_type, lgb_params
         X : dask array, dask DataFrame, or anything GBRanker.predict takes
             A DataFrame's feature columns are selected by name (its qid column
             is ignored).
+        start_iteration : int, default 0
+            As :meth:`metricrank.GBRanker.predict`: the first iteration scored.
         num_iteration : int, optional
-            As :meth:`metricrank.GBRanker.predict` (default: the best iteration).
+            As :meth:`metricrank.GBRanker.predict` (default from 0: the best iteration).
 
         Returns
         -------
@@ -382,6 +385,8 @@ max_query_size, random_state, importance_type, lgb_params
         """
         self._check_fitted()
         check_num_iteration(num_iteration)  # here, not in a worker at compute time
+        iterations = {"start_iteration": check_start_iteration(start_iteration, self.n_estimators_),
+                      "num_iteration": num_iteration}
         model = self._local
         if _is_dask_frame(X):
             import pandas as pd
@@ -392,15 +397,15 @@ max_query_size, random_state, importance_type, lgb_params
                 if missing:
                     raise ValueError(f"X lacks the training feature columns {missing}")
                 X = X[list(names)]
-            return X.map_partitions(_predict_frame, model, num_iteration, names is None,
+            return X.map_partitions(_predict_frame, model, iterations, names is None,
                                     meta=pd.Series(dtype=np.float64, name="score"))
         if _is_dask(X) and hasattr(X, "chunks"):
             if X.ndim != 2 or X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has shape {X.shape}, but {type(self).__name__} is expecting "
                                  f"{self.n_features_in_} features as input")
             X = X.rechunk({1: -1})
-            return X.map_blocks(_predict_block, model, num_iteration, drop_axis=1, dtype=np.float64)
-        return model.predict(X, num_iteration=num_iteration)
+            return X.map_blocks(_predict_block, model, iterations, drop_axis=1, dtype=np.float64)
+        return model.predict(X, **iterations)
 
     def staged_predict(self, X):
         """As :meth:`metricrank.GBRanker.staged_predict` (the scores after each iteration), for in-memory data.

@@ -13,8 +13,8 @@ from ..data import OneQueryWarning, RankingDataset
 from ..metrics.evaluate import evaluate_dataset_arrays
 from ..metrics.registry import Metric, parse_spec
 
-__all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "eval_datasets", "eval_specs",
-           "eval_starting_scores", "starting_scores"]
+__all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "check_start_iteration",
+           "eval_datasets", "eval_specs", "eval_starting_scores", "starting_scores"]
 
 
 def check_num_iteration(num_iteration):
@@ -22,6 +22,18 @@ def check_num_iteration(num_iteration):
     if not (num_iteration is None or is_integer(num_iteration)):
         raise TypeError(f"num_iteration must be an integer (0 or less: every iteration); got {num_iteration!r}")
     return num_iteration
+
+
+def check_start_iteration(start_iteration, n_iterations: int) -> int:
+    """``start_iteration`` of ``predict`` as LightGBM reads it (0 or less: the first iteration), checked against the
+    ``n_iterations`` a model holds: a TypeError for a non-integer, a ValueError for a start past the last iteration
+    (LightGBM would score every row 0 there)."""
+    if not is_integer(start_iteration):
+        raise TypeError(f"start_iteration must be an integer (0 or less: the first iteration); got {start_iteration!r}")
+    if start_iteration >= n_iterations:
+        raise ValueError(f"start_iteration={start_iteration}: the model holds {n_iterations} iterations, so it must be "
+                         f"below {n_iterations}")
+    return max(int(start_iteration), 0)
 
 
 def check_features(X, *, n_features: int | None = None, what: str = "X", estimator: str = "the model"):

@@ -24,8 +24,8 @@ from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
 from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_hessian_mass, positive_int
 from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
-from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, eval_datasets, eval_specs,
-                      eval_starting_scores, starting_scores)
+from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, check_start_iteration,
+                      eval_datasets, eval_specs, eval_starting_scores, starting_scores)
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
 from ._prefix_scores import PrefixScores
@@ -538,23 +538,31 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                              "base model's scores")
         return eval_starting_scores(init_score, eval_init_score, evals)
 
-    def predict(self, X, *, num_iteration: int | None = None, pred_leaf: bool = False, pred_contrib: bool = False):
+    def predict(self, X, *, start_iteration: int = 0, num_iteration: int | None = None, pred_leaf: bool = False,
+                pred_contrib: bool = False):
         """Scores (higher = ranked higher), one per row.
 
         Parameters
         ----------
         X : array-like, sparse matrix, DataFrame or RankingDataset
             A DataFrame must have the training columns, in the training order.
+        start_iteration : int, default 0
+            Score with the iterations from this one on (0-based; LightGBM's
+            ``start_iteration``: 0 or less is the first). It must be below
+            ``n_estimators_``. A warm-start base model's scores come before the
+            first iteration, so they are added only from 0.
         num_iteration : int, optional
-            Use the first ``num_iteration`` iterations (with ``n_models_`` > 1, each
-            model's first ``num_iteration`` trees); default the best iteration when
-            early stopping found one, otherwise all. As in LightGBM, 0 or less, or
-            more than were grown, means all of them. A count below the grown
-            one keeps these rows' scores (of the last four sets of rows), so that
-            a later call on the same rows with a count no smaller reads only the
-            trees between the two: a loop over k = 1, 2, ... costs about one
-            ``predict`` with every tree, not half the square of the trees (the
-            scores are LightGBM's bit for bit either way).
+            Use ``num_iteration`` iterations from ``start_iteration`` (with
+            ``n_models_`` > 1, each model's trees of those iterations). By default,
+            from iteration 0 the best iteration's count when early stopping found
+            one, otherwise all; from a later start, all the rest (LightGBM's
+            reading). As in LightGBM, 0 or less, or more than remain, means all
+            the rest. From iteration 0, a count below the grown one keeps these
+            rows' scores (of the last four sets of rows), so that a later call on
+            the same rows with a count no smaller reads only the trees between the
+            two: a loop over k = 1, 2, ... costs about one ``predict`` with every
+            tree, not half the square of the trees (the scores are LightGBM's bit
+            for bit either way).
         pred_leaf : bool, default False
             Return the leaf each row reaches in every tree used instead (LightGBM's
             ``pred_leaf``): an int array of shape (n, iterations × trees per
@@ -566,30 +574,46 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             array of shape (n, n_features + 1), one column per feature and the
             expected value last; each row sums to the score. A warm-start base
             model's contributions are added when it is a GBRanker/LambdaMART.
+
+        Examples
+        --------
+        The scores of the first 5 iterations and of the rest add up to the whole model's:
+
+        >>> import numpy as np, metricrank
+        >>> train = metricrank.make_ltr(60, random_state=0)
+        >>> model = metricrank.LambdaMART("NDCG", n_estimators=20, random_state=0).fit(train)
+        >>> head = model.predict(train.X, num_iteration=5)
+        >>> rest = model.predict(train.X, start_iteration=5)
+        >>> bool(np.allclose(head + rest, model.predict(train.X)))
+        True
         """
         X = self._prediction_features(X)
-        prefix = check_num_iteration(num_iteration) is not None and 0 < num_iteration < self.n_estimators_
+        start = check_start_iteration(start_iteration, self.n_estimators_)
+        prefix = (check_num_iteration(num_iteration) is not None and 0 < num_iteration < self.n_estimators_
+                  and start == 0)
         if num_iteration is None:
-            num_iteration = self.best_iteration_ or self.n_estimators_
+            num_iteration = (self.best_iteration_ or self.n_estimators_) if start == 0 else -1
+        trees = {"start_iteration": start, "num_iteration": num_iteration}
+        with_base = self.init_model_ is not None and start == 0
         if pred_leaf and pred_contrib:
             raise ValueError("pred_leaf and pred_contrib are both True; ask for one of them")
         if pred_leaf:
-            return np.asarray(self.booster_.predict(X, num_iteration=num_iteration, pred_leaf=True))
+            return np.asarray(self.booster_.predict(X, pred_leaf=True, **trees))
         if pred_contrib:
-            out = np.asarray(self.booster_.predict(X, num_iteration=num_iteration, pred_contrib=True))
+            out = np.asarray(self.booster_.predict(X, pred_contrib=True, **trees))
             if self.booster_.num_model_per_iteration() > 1:  # n_models blocks of (features + 1): their mean
                 out = out.reshape(out.shape[0], self.booster_.num_model_per_iteration(), -1).mean(axis=1)
-            if self.init_model_ is not None:
+            if with_base:
                 if not isinstance(self.init_model_, GBRanker):
                     raise ValueError(f"pred_contrib needs a GBRanker/LambdaMART base model, not a "
                                      f"{type(self.init_model_).__name__}")
                 out = out + self.init_model_.predict(X, pred_contrib=True)
             return out
-        base = None if self.init_model_ is None else self.init_model_.predict
+        base = self.init_model_.predict if with_base else None
         if prefix:  # a validation curve's loop: the kept scores of a shorter prefix on the same rows grow
             raw, base_scores = self._prefix_scores().raw(self.booster_, X, num_iteration, base)
         else:
-            raw = self.booster_.predict(X, num_iteration=num_iteration, raw_score=True)
+            raw = self.booster_.predict(X, raw_score=True, **trees)
             base_scores = None if base is None else np.asarray(base(X), dtype=np.float64)
         scores = model_mean(raw)
         return scores if base_scores is None else scores + base_scores

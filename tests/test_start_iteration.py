@@ -1,0 +1,95 @@
+"""``predict(X, start_iteration=s, num_iteration=n)``: the scores of iterations s to s + n - 1 (LightGBM's reading).
+
+The oracle is ``staged_predict``, which splits the model text into iterations on its own path: the scores of
+iterations s to s + n - 1 are the staged scores after s + n iterations minus those after s (a base model's scores,
+in both, cancel).
+"""
+
+import numpy as np
+import pytest
+
+from metricrank import GBRanker, LambdaMART, make_ltr
+
+
+@pytest.fixture(scope="module")
+def train():
+    return make_ltr(60, docs_per_query=(8, 25), n_features=6, n_informative=4, relevance="nonlinear",
+                    random_state=0)
+
+
+@pytest.fixture(scope="module")
+def vali():
+    return make_ltr(25, docs_per_query=(8, 25), n_features=6, n_informative=4, relevance="nonlinear",
+                    random_state=1)
+
+
+def segment(staged, start, count):
+    """Iterations ``start`` to ``start + count - 1`` from the staged scores (``count`` None: to the last)."""
+    end = len(staged) if count is None else min(start + count, len(staged))
+    return staged[end - 1] - (staged[start - 1] if start else 0.0)
+
+
+MODELS = {
+    "one model": dict(),
+    "two averaged models": dict(n_models=2),
+    "mixed trees": dict(n_models=2, grow_policy="mixed"),
+}
+
+
+@pytest.mark.parametrize("settings", list(MODELS.values()), ids=list(MODELS))
+def test_scores_of_a_range_of_iterations_are_the_staged_differences(train, vali, settings):
+    model = LambdaMART("NDCG:top=5", n_estimators=12, random_state=0, **settings).fit(train)
+    staged = list(model.staged_predict(vali.X))
+    assert len(staged) == 12
+    for start, count in ((0, 4), (1, 1), (3, 4), (5, None), (11, 1), (4, 100), (4, 0), (4, -1)):
+        expected = segment(staged, start, None if count is not None and count <= 0 else count)
+        got = model.predict(vali.X, start_iteration=start, num_iteration=count)
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-10, err_msg=f"start {start}, count {count}")
+    np.testing.assert_array_equal(model.predict(vali.X, start_iteration=-3), model.predict(vali.X))  # as LightGBM
+
+
+def test_pred_leaf_and_pred_contrib_read_the_same_iterations(train, vali):
+    model = LambdaMART("MAP", n_estimators=10, n_models=2, random_state=1).fit(train)
+    per_iteration = model.booster_.num_model_per_iteration()
+    leaves = model.predict(vali.X, pred_leaf=True)
+    np.testing.assert_array_equal(model.predict(vali.X, pred_leaf=True, start_iteration=3, num_iteration=4),
+                                  leaves[:, 3 * per_iteration:7 * per_iteration])
+    contrib = model.predict(vali.X, pred_contrib=True, start_iteration=6)
+    np.testing.assert_allclose(contrib.sum(axis=1), model.predict(vali.X, start_iteration=6), rtol=1e-9, atol=1e-9)
+
+
+def test_a_base_models_scores_come_before_the_first_iteration(train, vali):
+    base = LambdaMART("NDCG", n_estimators=6, random_state=2).fit(train)
+    model = GBRanker("YetiRank", n_estimators=8, random_state=3).fit(train, init_model=base)
+    staged = list(model.staged_predict(vali.X))
+    np.testing.assert_allclose(model.predict(vali.X, start_iteration=0, num_iteration=3),
+                               staged[2], rtol=1e-10, atol=1e-10)  # staged scores hold the base's
+    for start in (1, 5):
+        np.testing.assert_allclose(model.predict(vali.X, start_iteration=start), segment(staged, start, None),
+                                   rtol=1e-10, atol=1e-10)
+    head = model.predict(vali.X, num_iteration=5)
+    np.testing.assert_allclose(head + model.predict(vali.X, start_iteration=5), model.predict(vali.X),
+                               rtol=1e-10, atol=1e-10)
+    contrib = model.predict(vali.X, pred_contrib=True, start_iteration=2)
+    np.testing.assert_allclose(contrib.sum(axis=1), segment(staged, 2, None), rtol=1e-9, atol=1e-9)
+
+
+def test_the_default_count_is_the_best_iteration_from_zero_and_all_the_rest_later(train, vali):
+    model = LambdaMART("NDCG:top=5", n_estimators=60, learning_rate=0.4, random_state=0).fit(
+        train, eval_set=[vali], early_stopping_rounds=3)
+    assert model.best_iteration_ is not None and model.best_iteration_ < model.n_estimators_
+    staged = list(model.staged_predict(vali.X))
+    np.testing.assert_allclose(model.predict(vali.X, start_iteration=0), staged[model.best_iteration_ - 1],
+                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(model.predict(vali.X, start_iteration=2), segment(staged, 2, None),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_bad_start_iterations_are_named(train, vali):
+    model = LambdaMART(n_estimators=5, random_state=0).fit(train)
+    for bad in (1.5, True, "2"):
+        with pytest.raises(TypeError, match="start_iteration must be an integer"):
+            model.predict(vali.X, start_iteration=bad)
+    with pytest.raises(ValueError, match=r"start_iteration=5: the model holds 5 iterations, so it must be below 5"):
+        model.predict(vali.X, start_iteration=5)
+    model.predict(vali.X, start_iteration=np.int64(4))
