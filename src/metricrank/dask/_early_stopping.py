@@ -69,13 +69,13 @@ def gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, feature
     return eval_datasets(out, None, eval_group, eval_names)
 
 
-def per_tree_curves(booster: lgb.Booster, evals, specs, preset, bases=None) -> tuple[dict, dict]:
+def per_tree_curves(booster: lgb.Booster, evals, specs, preset, bases: list) -> tuple[dict, dict]:
     """``({set: {spec: [value after tree 1..T]}}, {(set, spec): higher_is_better})``, each set's scores starting
-    from its entry of ``bases`` (its ``eval_init_score``; None, or no ``bases``: zeros)."""
+    from its entry of ``bases`` (its ``eval_init_score``; None: zeros)."""
     n_trees = booster.current_iteration()
     curves: dict = {}
     directions: dict = {}
-    for (name, ds), base in zip(evals, bases or [None] * len(evals)):
+    for (name, ds), base in zip(evals, bases, strict=True):
         scores = np.zeros(ds.n_docs) if base is None else np.array(base, dtype=np.float64)
         per_set = curves.setdefault(name, {spec: [] for spec in specs})
         for tree in range(n_trees):

@@ -65,7 +65,7 @@ def worker_seed(random_state, y: np.ndarray, group_sizes: np.ndarray):
 
 
 def hessian_mass_of_partitions(client, y, sizes: list, sample_weight, objective: Objective, random_state,
-                               init_score=None) -> float:
+                               init_score) -> float:
     """``objective``'s hessian at the starting scores (``init_score``, or 0), summed over every row: divided by the
     rows, the mean that bounds ``lambda_l2="auto"`` (:func:`metricrank.learners._gbdt.auto_lambda_l2`). One task per
     partition (``sizes``: its query sizes, as :func:`~metricrank.dask._partitions.check_query_layout` returns them);
