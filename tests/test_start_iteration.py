@@ -70,6 +70,7 @@ def test_a_base_models_scores_come_before_the_first_iteration(train, vali):
     head = model.predict(vali.X, num_iteration=5)
     np.testing.assert_allclose(head + model.predict(vali.X, start_iteration=5), model.predict(vali.X),
                                rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(model.predict(vali.X, start_iteration=-2), model.predict(vali.X))  # base kept
     contrib = model.predict(vali.X, pred_contrib=True, start_iteration=2)
     np.testing.assert_allclose(contrib.sum(axis=1), segment(staged, 2, None), rtol=1e-9, atol=1e-9)
 
