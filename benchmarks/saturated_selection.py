@@ -60,7 +60,7 @@ def main() -> None:
     means = {name: {key: float(np.mean([r[key] for r in rs])) for key in ("first", "last", "mean")}
              for name, rs in readings.items()}
     print(f"\nmean over {len(splits)} splits; in brackets the difference to the best anchor by that reading")
-    named_anchors = [name for name in args.systems if name in anchors]
+    named_anchors = [name for name in args.systems if name in quality.ANCHORS]
     for name, m in means.items():
         cells = []
         for key in ("first", "last", "mean"):

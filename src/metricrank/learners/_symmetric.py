@@ -424,6 +424,7 @@ class SymmetricTrees:
         built_at = {}  # (level, feature) -> whether each node of the level has a cut LightGBM takes, every model
         active = np.ones(1, dtype=np.bool_)
         levels = []
+        small = None  # each level's split sets it; the next level's histograms read it
         hist = _histograms(self.codes, np.arange(n), node, 1, self.n_bins, grad, hess)
         for level in range(self.depth):
             if level:
