@@ -8,7 +8,7 @@ hessian. This probe replaces the hessian LightGBM sees, for every tree, by:
 * ``mean``: its mean over all rows (gradient-only trees, at the Newton step's overall scale);
 * a number ``c``: ``c`` for every row (``1``: CatBoost's gradient step, leaf = mean gradient).
 
-It patches the engine's ``boost`` for the run, so nothing in the library changes, and runs
+It patches the engine's ``boost_lanes`` for the run, so nothing in the library changes, and runs
 ``GBRanker(YetiRank)`` (the trees of default ``LambdaMART`` for NDCG@10, MAP and MAUC) and, with
 ``--objectives``, others, judged by NDCG@10, MAP and MAUC, with ``benchmarks/data_shapes.py``'s protocol
 and shapes (learning rate 0.1, 300 trees, one thread, tree count chosen on validation); every other
@@ -21,23 +21,30 @@ option is ``data_shapes.py``'s:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 import numpy as np
 
 import metricrank.learners.gbranker as gbranker_module
 
-_boost = gbranker_module.boost
+_boost_lanes = gbranker_module.boost_lanes
 
 
 def flattened(mode: str):
-    """The engine's ``boost`` with the gradient callable's hessian replaced as ``mode`` says."""
-    def boost(params, train, gradient, n_estimators, **kwargs):
-        def replaced(raw):
+    """The engine's ``boost_lanes`` with every lane's hessian replaced as ``mode`` says (the lanes of the
+    final fit and of the capacity check's fold models alike)."""
+    def replaced(gradient):
+        def flat(raw):
             grad, hess = gradient(raw)
             return grad, np.full_like(hess, hess.mean() if mode == "mean" else float(mode))
-        return _boost(params, train, gradient if mode == "exact" else replaced, n_estimators, **kwargs)
-    return boost
+        return flat
+
+    def boost_lanes(lanes, n_estimators, **kwargs):
+        if mode != "exact":
+            lanes = [dataclasses.replace(lane, gradient=replaced(lane.gradient)) for lane in lanes]
+        return _boost_lanes(lanes, n_estimators, **kwargs)
+    return boost_lanes
 
 
 def _hessian(value: str) -> str:
@@ -64,12 +71,14 @@ def main() -> None:
             get_objective(spec)
         except (KeyError, ValueError) as error:
             parser.error(f"--objectives: {error}")
-    gbranker_module.boost = flattened(args.hessian)
+    gbranker_module.boost_lanes = flattened(args.hessian)
     import data_shapes
     from metricrank.experiments import quality as q
 
-    data_shapes.systems = lambda **params: {f"GBRanker({o})": (data_shapes.JUDGED, q.gbranker(o, **params))
-                                            for o in args.objectives}
+    def probe_systems(judged=data_shapes.JUDGED, cb_params=None, **params):  # data_shapes.systems' signature
+        return {f"GBRanker({o})": (judged, q.gbranker(o, **params)) for o in args.objectives}
+
+    data_shapes.systems = probe_systems
     sys.argv = [sys.argv[0], *rest]
     print(f"hessian: {args.hessian}", flush=True)
     data_shapes.main()

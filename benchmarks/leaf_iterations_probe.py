@@ -101,7 +101,7 @@ def main() -> None:
     if args.hessian != "exact":
         from hessian_probe import flattened
 
-        gbranker_module.boost = flattened(args.hessian)
+        gbranker_module.boost_lanes = flattened(args.hessian)
     plans = []
     for item in args.steps:
         method, _, k = item.partition(":")
