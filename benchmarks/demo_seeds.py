@@ -24,8 +24,8 @@ def main() -> None:
                         help="the judged metric (default: the demo's NDCG@10e)")
     parser.add_argument("--reference", help="the target paired with 'auto' (default: the metric's own λ)")
     args = parser.parse_args()
-    METRIC = args.metric
-    REFERENCE = args.reference or METRIC
+    metric = args.metric
+    reference = args.reference or metric
     means, diffs = [], []
     for seed in range(args.seeds):
         data = make_ltr(300, n_features=30, n_informative=8, relevance="nonlinear", random_state=seed)
@@ -33,10 +33,10 @@ def main() -> None:
         train, valid, test = (data.subset_queries(np.arange(a)), data.subset_queries(np.arange(a, b)),
                               data.subset_queries(np.arange(b, data.n_queries)))
         per_query = {}
-        for name, target in (("λ", REFERENCE), ("auto", "auto")):
-            model = LambdaMART(METRIC, target=target, n_estimators=300, learning_rate=0.1, random_state=seed, n_jobs=1)
+        for name, target in (("λ", reference), ("auto", "auto")):
+            model = LambdaMART(metric, target=target, n_estimators=300, learning_rate=0.1, random_state=seed, n_jobs=1)
             model.fit(train, eval_set=[valid], early_stopping_rounds=30)
-            per_query[name] = np.asarray(evaluate(test, model.predict(test.X), metric=METRIC, per_query=True))
+            per_query[name] = np.asarray(evaluate(test, model.predict(test.X), metric=metric, per_query=True))
         d = per_query["auto"] - per_query["λ"]
         means.append(np.nanmean(d))
         diffs.append(d[~np.isnan(d)])
