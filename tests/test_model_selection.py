@@ -19,7 +19,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearc
 from metricrank import LambdaMART, evaluate, make_ltr, save_letor
 from metricrank.data import OneQueryWarning
 from metricrank.learners._gbdt import EXTRA_TREES_MAX_DOCS, auto_num_leaves
-from metricrank.model_selection import RankerScoreMixin, default_param_space, improvement_pvalue, make_scorer, tune
+from metricrank.model_selection import default_param_space, improvement_pvalue, make_scorer, tune
 from metricrank.model_selection._space import _values_in_space
 
 optuna = pytest.importorskip("optuna")

@@ -29,7 +29,6 @@ from metricrank import evaluate
 from metricrank.objectives._base import as_training_data
 from metricrank.objectives.registry import get_objective
 from metricrank.objectives.stochastic_filter import StochasticFilter
-from metricrank.objectives.stochastic_rank import StochasticRank
 
 Z = 5.0  # tolerance in standard errors
 
