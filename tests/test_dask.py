@@ -19,7 +19,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 
 import metricrank  # noqa: E402
 import metricrank.dask  # noqa: E402
-from metricrank import GBRanker, LambdaMART, evaluate, make_ltr  # noqa: E402
+from metricrank import GBRanker, LambdaMART, RankingDataset, evaluate, make_ltr  # noqa: E402
 from metricrank.dask._estimators import NOT_DISTRIBUTED  # noqa: E402
 from metricrank.dask import (  # noqa: E402
     DaskGBRanker, DaskLambdaMART, QuerySplitError, partition_by_query, scatter_by_query)
@@ -398,6 +398,26 @@ def test_best_iteration_agrees_with_an_independent_computation(client, data):
     assert model.best_iteration_ == best
     assert model.n_estimators_ == 40 or model.n_estimators_ - best == 5
     np.testing.assert_array_equal(model.predict(valid.X), booster.predict(valid.X, num_iteration=best))
+
+
+def test_the_curve_reads_an_eval_datasets_weights_pairs_and_doc_ids(client, data):
+    # as GBRanker's (tests/test_eval_set_arrays.py): evaluate of the booster's own truncated predictions on the set
+    train, valid = data
+    rng = np.random.default_rng(0)
+    starts = valid.group_ptr[:-1]
+    rich = RankingDataset(valid.X, valid.y, group_ptr=valid.group_ptr, weight=rng.uniform(0.1, 3.0, valid.n_docs),
+                          group_weight=rng.uniform(0.1, 3.0, valid.n_queries),
+                          pairs=np.column_stack([starts + 1, starts]), pair_weight=rng.uniform(0.1, 3.0, starts.size),
+                          doc_ids=rng.permutation(valid.n_docs).astype(str))
+    specs = ["QueryRMSE", "PairAccuracy", "MRR", "NDCG:top=5;ties=docid"]
+    model = DaskGBRanker("YetiRank", n_estimators=4, learning_rate=0.3, random_state=1).fit(
+        one_partition(train), train.y, qid=train.qid, eval_set=[rich, valid], eval_names=["rich", "plain"],
+        eval_metrics=specs)
+    for spec in specs:
+        curve = [evaluate(rich, model.booster_.predict(valid.X, num_iteration=k, raw_score=True), metric=spec)
+                 for k in range(1, 5)]
+        np.testing.assert_allclose(model.evals_result_["rich"][spec], curve, rtol=0, atol=1e-12, err_msg=spec)
+        assert model.evals_result_["rich"][spec] != model.evals_result_["plain"][spec], spec
 
 
 # (f) what cannot run distributed ------------------------------------------------------------------

@@ -195,7 +195,7 @@ def test_eval_set_labels_outside_the_metric_fail_before_the_first_epoch(split, m
 
     train, test = split
     signed = RankingDataset(test.X, test.y - 1, group_ptr=test.group_ptr)
-    monkeypatch.setattr(nets_base, "evaluate_dataset_arrays", None)  # an epoch's evaluation calls it: none may run
+    monkeypatch.setattr(nets_base, "dataset_evaluator", None)  # an epoch's evaluation calls it: none may run
     with pytest.raises(ValueError, match="eval set valid_0: NDCG needs labels >= 0"):
         RankNet(max_epochs=2, random_state=0).fit(train, eval_set=[signed], eval_metrics=["NDCG:top=5"])
 

@@ -21,7 +21,7 @@ import numpy as np
 from ..data import RankingDataset
 from ..learners._boosting import BoostResult, StoppingRule
 from ..learners._inputs import eval_datasets
-from ..metrics.evaluate import evaluate_dataset_arrays
+from ..metrics.evaluate import dataset_evaluator
 
 __all__ = ["gather_eval_sets", "per_tree_curves", "select_iteration"]
 
@@ -78,11 +78,10 @@ def per_tree_curves(booster: lgb.Booster, evals, specs, preset, bases: list) -> 
     for (name, ds), base in zip(evals, bases, strict=True):
         scores = np.zeros(ds.n_docs) if base is None else np.array(base, dtype=np.float64)
         per_set = curves.setdefault(name, {spec: [] for spec in specs})
+        judge = dataset_evaluator(ds, specs, preset=preset)
         for tree in range(n_trees):
             scores += booster.predict(ds.X, start_iteration=tree, num_iteration=1, raw_score=True)
-            results = evaluate_dataset_arrays(ds.y, scores, specs, preset=preset, group_ptr=ds.group_ptr,
-                                              group_weights=ds.group_weight)
-            for spec, r in zip(specs, results):
+            for spec, r in zip(specs, judge(scores)):
                 per_set[spec].append(r.value)
                 directions[name, spec] = r.higher_is_better
     return curves, directions

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from .._arrays import numeric_array
 from .._checks import is_integer
 from ..data import OneQueryWarning, RankingDataset
-from ..metrics.evaluate import evaluate_dataset_arrays
+from ..metrics.evaluate import dataset_evaluator
 from ..metrics.registry import Metric, parse_spec
 
 __all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "check_start_iteration",
@@ -212,8 +212,7 @@ def check_eval_labels(evals, specs, preset=None) -> None:
     ERR's ``max_label``...): once before training, not when the first tree (or, under Dask, the last) is scored."""
     for name, ds in evals:
         try:
-            evaluate_dataset_arrays(ds.y, np.zeros(ds.n_docs), specs, preset=preset, group_ptr=ds.group_ptr,
-                                    group_weights=ds.group_weight)
+            dataset_evaluator(ds, specs, preset=preset)(np.zeros(ds.n_docs))
         except ValueError as err:
             raise ValueError(f"eval set {name}: {err}") from None
 

@@ -15,7 +15,7 @@ from .._checks import check_early_stopping_rounds, check_verbose
 from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.conventions import check_preset
-from ..metrics.evaluate import evaluate_dataset_arrays
+from ..metrics.evaluate import dataset_evaluator
 from ..objectives._base import Objective, as_training_data
 from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, model_mean, numba_threads
 from . import _capacity
@@ -874,11 +874,10 @@ class _ModelGradients:
 
 
 def _evaluator(ds: RankingDataset, specs: list[str], preset):
+    judge = dataset_evaluator(ds, specs, preset=preset)
+
     def evaluate(raw):
-        raw = model_mean(raw)
-        results = evaluate_dataset_arrays(ds.y, raw, specs, preset=preset, group_ptr=ds.group_ptr,
-                                          group_weights=ds.group_weight)
-        return [(spec, r.value, r.higher_is_better) for spec, r in zip(specs, results)]
+        return [(r.spec, r.value, r.higher_is_better) for r in judge(model_mean(raw))]
 
     return evaluate
 

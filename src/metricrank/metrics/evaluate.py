@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -13,7 +14,7 @@ from .._groups import check_pairs, resolve_groups
 from ._base import MetricInput
 from .registry import Metric, get_metric
 
-__all__ = ["EvaluationResult", "evaluate", "evaluate_dataset_arrays", "evaluate_many", "make_input", "with_scores"]
+__all__ = ["EvaluationResult", "evaluate", "dataset_evaluator", "evaluate_many", "make_input", "with_scores"]
 
 
 @dataclass(frozen=True)
@@ -203,13 +204,33 @@ def evaluate_many(y_true, y_score, metrics, *, preset=None, **arrays) -> list[Ev
     return _evaluate_many(y_true, y_score, metrics, preset, arrays)
 
 
-def evaluate_dataset_arrays(y_true, y_score, metrics, *, preset=None, **arrays) -> list[EvaluationResult]:
-    """:func:`evaluate_many` on a data set's own arrays (the library's eval sets), whose weights are there for
-    training: no warning that a metric leaves them unread."""
-    return _evaluate_many(y_true, y_score, metrics, preset, arrays, warn_unread=False)
+def dataset_evaluator(ds, metrics, *, preset=None) -> Callable[[np.ndarray], list[EvaluationResult]]:
+    """A function scoring ``ds`` (a :class:`~metricrank.data.RankingDataset`) by ``metrics`` at any scores, as
+    ``evaluate_many(ds, scores, metrics)`` does: its row and query weights, pairs and doc ids all read. For the
+    library's eval sets, read after every tree or epoch: ``ds`` is validated once, here. A metric that leaves the
+    data set's weights unread draws no warning: they are there for training too.
+
+    Examples
+    --------
+    >>> from metricrank import RankingDataset
+    >>> ds = RankingDataset(np.zeros((4, 1)), [1, 0, 0, 1], qid=[1, 1, 2, 2], group_weight=[1.0, 3.0])
+    >>> judge = dataset_evaluator(ds, ["MRR", "MAP"])
+    >>> [r.value for r in judge(np.array([0.3, 0.2, 0.9, 0.8]))]  # query 2 (RR 0.5) weighs 3; MAP reads no weights
+    [0.625, 0.75]
+    """
+    if isinstance(metrics, (str, Metric)):
+        metrics = [metrics]
+    inp = make_input(ds, np.zeros(ds.y.shape[0]))
+    judges = [(str(spec), get_metric(spec, preset)) for spec in metrics]
+
+    def evaluate_scores(y_score) -> list[EvaluationResult]:
+        scored = with_scores(inp, y_score)
+        return [EvaluationResult(spec, *metric.compute(scored), metric.higher_is_better) for spec, metric in judges]
+
+    return evaluate_scores
 
 
-def _evaluate_many(y_true, y_score, metrics, preset, arrays: dict, warn_unread=True) -> list[EvaluationResult]:
+def _evaluate_many(y_true, y_score, metrics, preset, arrays: dict) -> list[EvaluationResult]:
     """:func:`evaluate_many`, called by it and by :func:`evaluate` (a warning then names their caller's line)."""
     if isinstance(metrics, (str, Metric)):
         metrics = [metrics]
@@ -217,8 +238,7 @@ def _evaluate_many(y_true, y_score, metrics, preset, arrays: dict, warn_unread=T
     results = []
     for spec in metrics:
         metric = get_metric(spec, preset)
-        if warn_unread:
-            _warn_unread_weights(metric, spec, arrays)
+        _warn_unread_weights(metric, spec, arrays)
         value, per_q, counted = metric.compute(inp)
         results.append(EvaluationResult(str(spec), value, per_q, counted, metric.higher_is_better))
     return results

@@ -21,7 +21,7 @@ from ..._checks import (check_early_stopping_rounds, check_flag, check_positive_
                         is_real)
 from ...data import RankingDataset
 from ...metrics.conventions import check_preset
-from ...metrics.evaluate import evaluate_dataset_arrays
+from ...metrics.evaluate import dataset_evaluator
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
 from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
@@ -174,6 +174,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
 
     def _evaluator(self, eds: RankingDataset, specs: list[str], base=None):
         X = self._tensor(_dense_features(eds.X, what="eval set X"))
+        judge = dataset_evaluator(eds, specs, preset=self.preset)
 
         def evaluate(model):
             import torch
@@ -182,9 +183,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
                 raw = model(X).squeeze(-1).cpu().numpy().astype(np.float64)
             if base is not None:
                 raw = raw + base
-            results = evaluate_dataset_arrays(eds.y, raw, specs, preset=self.preset, group_ptr=eds.group_ptr,
-                                              group_weights=eds.group_weight)
-            return [(spec, r.value, r.higher_is_better) for spec, r in zip(specs, results)]
+            return [(r.spec, r.value, r.higher_is_better) for r in judge(raw)]
 
         return evaluate
 
