@@ -420,6 +420,21 @@ def test_the_curve_reads_an_eval_datasets_weights_pairs_and_doc_ids(client, data
         assert model.evals_result_["rich"][spec] != model.evals_result_["plain"][spec], spec
 
 
+@pytest.mark.filterwarnings("ignore:.*(are|is) ignored:UserWarning")  # each weight is read by one of the metrics
+def test_eval_weights_may_be_dask_arrays(client, data):
+    train, valid = data
+    rng = np.random.default_rng(1)
+    w, gw = rng.uniform(0.1, 3.0, valid.n_docs), rng.uniform(0.1, 3.0, valid.n_queries)
+    specs = ["QueryRMSE", "MRR"]
+    model = DaskGBRanker("YetiRank", n_estimators=3, learning_rate=0.3, random_state=1).fit(
+        one_partition(train), train.y, qid=train.qid, eval_set=[(valid.X, valid.y, valid.qid)],
+        eval_sample_weight=[da.from_array(w, chunks=500)], eval_group_weight=[gw], eval_metrics=specs)
+    for spec in specs:
+        curve = [evaluate(valid.y, model.booster_.predict(valid.X, num_iteration=k, raw_score=True), qid=valid.qid,
+                          metric=spec, weights=w, group_weights=gw) for k in range(1, 4)]
+        np.testing.assert_allclose(model.evals_result_["valid_0"][spec], curve, rtol=0, atol=1e-12, err_msg=spec)
+
+
 # (f) what cannot run distributed ------------------------------------------------------------------
 
 

@@ -78,3 +78,81 @@ def test_a_nets_curve_reads_the_eval_sets_weights_pairs_and_doc_ids(data):
         assert model.evals_result_["rich"][spec][-1] == pytest.approx(
             evaluate(rich, model.predict(rich.X), metric=spec), abs=1e-12), spec
         assert model.evals_result_["rich"][spec][-1] != model.evals_result_["plain"][spec][-1], spec
+
+
+# eval_sample_weight / eval_group_weight: LightGBM's fit argument, and the query weights beside it ----------------
+
+
+def _weights(ds, seed=3):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0.1, 3.0, ds.n_docs), rng.uniform(0.1, 3.0, ds.n_queries)
+
+
+@pytest.mark.filterwarnings("ignore:.*(are|is) ignored:UserWarning")  # each weight is read by one of the metrics
+def test_eval_weights_of_an_array_entry_are_its_rows_and_queries_weights(data):
+    train, plain, _ = data
+    w, gw = _weights(plain)
+    specs = ["QueryRMSE", "MRR"]  # one reads the row weights, the other the query weights
+    model = GBRanker("YetiRank", n_estimators=4, n_jobs=1, random_state=0).fit(
+        train, eval_set=[(plain.X, plain.y, plain.qid), (plain.X, plain.y, plain.qid)], eval_names=["w", "none"],
+        eval_sample_weight=[w, None], eval_group_weight=[gw, None], eval_metrics=specs)
+    for spec in specs:
+        expected = [evaluate(plain.y, model.predict(plain.X, num_iteration=k), qid=plain.qid, metric=spec,
+                             weights=w, group_weights=gw) for k in range(1, 5)]
+        np.testing.assert_allclose(model.evals_result_["w"][spec], expected, rtol=0, atol=1e-12, err_msg=spec)
+        assert model.evals_result_["w"][spec] != model.evals_result_["none"][spec], spec
+
+
+@pytest.mark.parametrize("spec, arg, why", [
+    ("NDCG:top=10", "eval_sample_weight", "NDCG reads no per-row weights"),  # LightGBM's NDCG would read them
+    ("MAP", "eval_group_weight", "MAP reads no per-query weights"),
+    ("AUC:type=Ranking", "eval_sample_weight", "AUC reads them only with use_weights=true")])
+def test_eval_weights_no_eval_metric_reads_are_warned_at_the_fit_call(data, spec, arg, why):
+    train, plain, _ = data
+    w, gw = _weights(plain)
+    given = {"eval_sample_weight": [w], "eval_group_weight": [gw]}[arg]
+    with pytest.warns(UserWarning, match=f"eval metric {spec}: {arg} is ignored: {why}") as record:
+        GBRanker("YetiRank", n_estimators=2, n_jobs=1).fit(train, eval_set=[(plain.X, plain.y, plain.qid)],
+                                                           eval_metrics=[spec], **{arg: given})
+    assert {r.filename for r in record if arg in str(r.message)} == {__file__}
+
+
+def test_eval_weights_a_metric_reads_draw_no_warning(data, recwarn):
+    train, plain, _ = data
+    w, gw = _weights(plain)
+    GBRanker("YetiRank", n_estimators=2, n_jobs=1).fit(train, eval_set=[(plain.X, plain.y, plain.qid)],
+                                                       eval_metrics=["PairAccuracy"], eval_sample_weight=[w],
+                                                       eval_group_weight=[gw])
+    assert not [r for r in recwarn if "ignored" in str(r.message)]
+
+
+def test_eval_weights_are_refused_beside_a_dataset_and_in_the_wrong_number(data):
+    train, plain, rich = data
+    w, _ = _weights(plain)
+    with pytest.raises(ValueError, match=r"eval_set\[0\] is a RankingDataset, which holds its own weights; "
+                                         r"eval_sample_weight\[0\] must be None"):
+        GBRanker("YetiRank", n_estimators=2, n_jobs=1).fit(train, eval_set=[rich], eval_sample_weight=[w])
+    with pytest.raises(ValueError, match="eval_group_weight has 2 entries and eval_set 1"):
+        GBRanker("YetiRank", n_estimators=2, n_jobs=1).fit(train, eval_set=[(plain.X, plain.y, plain.qid)],
+                                                           eval_group_weight=[None, None])
+    with pytest.raises(ValueError, match=r"eval_set\[0\]: weight must be finite and >= 0; entry 0 is -"):
+        GBRanker("YetiRank", n_estimators=2, n_jobs=1).fit(train, eval_set=[(plain.X, plain.y, plain.qid)],
+                                                           eval_sample_weight=[-w])
+
+
+@pytest.mark.filterwarnings("ignore:.*are ignored:UserWarning")  # the oracle passes both weights to both metrics
+@pytest.mark.filterwarnings("ignore:eval metric QueryRMSE.*is ignored:UserWarning")
+def test_a_nets_eval_weights_are_read_as_the_trees_are(data):
+    pytest.importorskip("torch")
+    from metricrank.learners import LambdaRank
+
+    train, plain, _ = data
+    w, gw = _weights(plain)
+    with pytest.warns(UserWarning, match="eval metric NDCG:top=10: eval_sample_weight is ignored") as record:
+        model = LambdaRank(max_epochs=2, random_state=0).fit(
+            train, eval_set=[(plain.X, plain.y, plain.qid)], eval_sample_weight=[w], eval_group_weight=[gw],
+            eval_metrics=["NDCG:top=10", "QueryRMSE"])
+    assert {r.filename for r in record if "ignored" in str(r.message)} == {__file__}
+    for spec in ("NDCG:top=10", "QueryRMSE"):
+        assert model.evals_result_["valid_0"][spec][-1] == pytest.approx(evaluate(
+            plain.y, model.predict(plain.X), qid=plain.qid, metric=spec, weights=w, group_weights=gw), abs=1e-12)

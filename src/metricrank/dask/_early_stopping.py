@@ -35,12 +35,14 @@ def _local(client, value):
     return value
 
 
-def gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, feature_names, qid_column):
+def gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, feature_names, qid_column,
+                     eval_sample_weight=None, eval_group_weight=None):
     """``[(name, RankingDataset)]`` from eval sets given as dask or in-memory data.
 
     Each entry is a RankingDataset, ``(X, y)`` or ``(X, y, qid)`` (qid may come
-    from ``eval_qid``); dask entries are read to the client. A DataFrame entry
-    is reduced to the training feature columns; its query ids default to the
+    from ``eval_qid``); dask entries, and the weights of ``eval_sample_weight``
+    and ``eval_group_weight``, are read to the client. A DataFrame entry is
+    reduced to the training feature columns; its query ids default to the
     training qid column.
     """
     if eval_set is None:
@@ -66,7 +68,9 @@ def gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, feature
                 raise ValueError(f"eval_set[{i}] lacks the training feature columns {missing}")
             X = X[[c for c in X.columns if str(c) in wanted]].to_numpy(dtype=np.float64)
         out.append((X, np.asarray(y), np.asarray(qid)) if qid is not None else (X, np.asarray(y)))
-    return eval_datasets(out, None, eval_group, eval_names)
+    weights = [None if values is None else [_local(client, v) for v in values]
+               for values in (eval_sample_weight, eval_group_weight)]
+    return eval_datasets(out, None, eval_group, eval_names, *weights)
 
 
 def per_tree_curves(booster: lgb.Booster, evals, specs, preset, bases: list) -> tuple[dict, dict]:

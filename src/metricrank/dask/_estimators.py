@@ -23,7 +23,7 @@ from sklearn.exceptions import NotFittedError
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import column_schema
 from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_specs,
-                                eval_starting_scores)
+                                eval_starting_scores, warn_unread_eval_weights)
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -222,7 +222,8 @@ max_query_size, random_state, importance_type, lgb_params
 
     def fit(self, X, y=None, *, qid=None, sample_weight=None, pairs=None, eval_set=None, eval_qid=None,
             eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None, eval_metric=None,
-            eval_at=None, feature_name="auto", init_score=None, eval_init_score=None):
+            eval_at=None, feature_name="auto", init_score=None, eval_init_score=None, eval_sample_weight=None,
+            eval_group_weight=None):
         """Grow the trees on the cluster.
 
         Parameters
@@ -253,6 +254,10 @@ max_query_size, random_state, importance_type, lgb_params
         eval_init_score : list of array-like, optional
             The eval sets' starting scores, one per eval set (or None: zeros),
             with ``init_score``, as :meth:`metricrank.GBRanker.fit`.
+        eval_sample_weight, eval_group_weight : list, optional
+            Row and query weights of the array entries of ``eval_set``, one per
+            eval set (or None), dask or in-memory, as :meth:`metricrank.GBRanker.fit`
+            reads them.
 
         Returns
         -------
@@ -289,7 +294,8 @@ max_query_size, random_state, importance_type, lgb_params
             raise ValueError(f"training data has {int(sizes.sum())} sample(s); a ranker needs at least 2 documents")
         # GBRanker's query-size bound for objectives that visit every pair (duck-typed: it reads query_sizes)
         twin._check_query_sizes(objective, SimpleNamespace(query_sizes=sizes, pairs=None), "training data")
-        evals = gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, names, qid_column)
+        evals = gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, names, qid_column,
+                                 eval_sample_weight, eval_group_weight)
         for name, eds in evals:
             if eds.n_features != X.shape[1]:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {X.shape[1]}")
@@ -299,6 +305,7 @@ max_query_size, random_state, importance_type, lgb_params
             specs = eval_specs(None, None, eval_at, default=lambda: objective.eval_spec_for(
                 [layout.min_label], *(eds.y for _, eds in evals)))
         check_eval_labels(evals, specs, self.preset)
+        warn_unread_eval_weights(specs, self.preset, eval_sample_weight, eval_group_weight)
         eval_bases = eval_starting_scores(init_score, eval_init_score, evals)
 
         import dask.array as da

@@ -10,11 +10,11 @@ import scipy.sparse as sp
 from .._arrays import numeric_array
 from .._checks import is_integer
 from ..data import OneQueryWarning, RankingDataset
-from ..metrics.evaluate import dataset_evaluator
-from ..metrics.registry import Metric, parse_spec
+from ..metrics.evaluate import dataset_evaluator, unread_weights
+from ..metrics.registry import Metric, get_metric, parse_spec
 
 __all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "check_start_iteration",
-           "eval_datasets", "eval_specs", "eval_starting_scores", "starting_scores"]
+           "eval_datasets", "eval_specs", "eval_starting_scores", "starting_scores", "warn_unread_eval_weights"]
 
 
 def check_num_iteration(num_iteration):
@@ -104,7 +104,7 @@ def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_wei
     if sample_weight is not None:
         sample_weight = numeric_array(sample_weight, "sample_weight").astype(np.float64)
         if sample_weight.size and not np.any(sample_weight):
-            raise ValueError(f"{what}: sample weights are all zero; nothing would be learnt")
+            raise ValueError(f"{what}: sample weights are all zero: every row would count for nothing")
     if qid is None and group is None and y.shape[0] > 1:
         # LightGBM and XGBoost refuse a ranker without groups; scikit-learn's fit(X, y) needs one
         # to work, so it does, but never silently
@@ -114,11 +114,15 @@ def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_wei
                           group_weight=group_weight, pairs=pairs, pair_weight=pair_weight)
 
 
-def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> list[tuple[str, RankingDataset]]:
+def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eval_sample_weight=None,
+                  eval_group_weight=None) -> list[tuple[str, RankingDataset]]:
     """Normalise ``eval_set`` the way LightGBM's scikit-learn API takes it.
 
     Each entry is a RankingDataset, ``(X, y)`` (with ``eval_qid[i]`` or
-    ``eval_group[i]``), or ``(X, y, qid)``.
+    ``eval_group[i]``), or ``(X, y, qid)``; ``eval_sample_weight[i]`` and
+    ``eval_group_weight[i]`` (None for none) are an array entry's row and query
+    weights, as ``sample_weight`` and ``group_weight`` are the training data's. A
+    RankingDataset holds its own.
     """
     if eval_set is None:
         return []
@@ -126,7 +130,9 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> 
         eval_set = [eval_set]
     if isinstance(eval_names, str):
         eval_names = [eval_names]
-    for what, values in (("eval_names", eval_names), ("eval_qid", eval_qid), ("eval_group", eval_group)):
+    per_set = {"eval_names": eval_names, "eval_qid": eval_qid, "eval_group": eval_group,
+               "eval_sample_weight": eval_sample_weight, "eval_group_weight": eval_group_weight}
+    for what, values in per_set.items():
         if values is not None and len(values) != len(eval_set):
             raise ValueError(f"{what} has {len(values)} entries and eval_set {len(eval_set)}; give one per eval set")
     if eval_names is not None and len(set(eval_names)) < len(eval_names):
@@ -136,7 +142,13 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> 
     for i, entry in enumerate(eval_set):
         name = eval_names[i] if eval_names is not None else f"valid_{i}"
         what = f"eval_set[{i}]"
+        weights = {arg: None if values is None else values[i]
+                   for arg, values in (("sample_weight", eval_sample_weight), ("group_weight", eval_group_weight))}
         if isinstance(entry, RankingDataset):
+            given = [f"eval_{arg}[{i}]" for arg, value in weights.items() if value is not None]
+            if given:
+                raise ValueError(f"{what} is a RankingDataset, which holds its own weights; {' and '.join(given)} "
+                                 f"must be None (or build the RankingDataset with them)")
             out.append((name, as_dataset(entry, what=what)))
             continue
         if not isinstance(entry, tuple) or len(entry) not in (2, 3):
@@ -144,8 +156,25 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None) -> 
         X, y = entry[0], entry[1]
         qid = entry[2] if len(entry) == 3 else (eval_qid[i] if eval_qid is not None else None)
         group = eval_group[i] if eval_group is not None else None
-        out.append((name, as_dataset(X, y, qid=qid, group=group, what=what)))
+        try:
+            out.append((name, as_dataset(X, y, qid=qid, group=group, what=what, **weights)))
+        except ValueError as err:  # the data set's own checks do not know which eval set they read
+            raise ValueError(str(err) if str(err).startswith(what) else f"{what}: {err}") from None
     return out
+
+
+def warn_unread_eval_weights(specs, preset=None, eval_sample_weight=None, eval_group_weight=None, *,
+                             stacklevel: int = 3) -> None:
+    """Warn, as :func:`~metricrank.metrics.evaluate` does for its ``weights``, where weights given for the eval
+    sets (any entry of ``eval_sample_weight`` or ``eval_group_weight`` not None) go unread by an eval metric:
+    LightGBM's NDCG weighs queries by their rows' mean ``eval_sample_weight``; CatBoost's, which the catalogue
+    follows, reads query weights only. ``stacklevel`` points the warning at the user's ``fit`` call."""
+    passed = {kind: arg if values is not None and any(v is not None for v in values) else None
+              for kind, arg, values in (("weights", "eval_sample_weight", eval_sample_weight),
+                                        ("group_weights", "eval_group_weight", eval_group_weight))}
+    for spec in specs:
+        for arg, why in unread_weights(get_metric(spec, preset), passed):
+            warnings.warn(f"eval metric {spec}: {arg} is ignored: {why}", UserWarning, stacklevel=stacklevel)
 
 
 def eval_specs(eval_metrics, eval_metric=None, eval_at=None, *, default) -> list[str]:

@@ -25,7 +25,7 @@ from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_he
 from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
 from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, check_start_iteration,
-                      eval_datasets, eval_specs, eval_starting_scores, starting_scores)
+                      eval_datasets, eval_specs, eval_starting_scores, starting_scores, warn_unread_eval_weights)
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
 from ._prefix_scores import PrefixScores
@@ -281,8 +281,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
             early_stopping_rounds=None, init_model=None, init_score=None, categorical_feature=None,
-            eval_metric=None, eval_at=None, eval_init_score=None, feature_name="auto",
-            callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
+            eval_metric=None, eval_at=None, eval_init_score=None, eval_sample_weight=None, eval_group_weight=None,
+            feature_name="auto", callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
         """Grow the trees.
 
         Parameters
@@ -322,6 +322,15 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             Sets evaluated after every tree; the last one drives early stopping.
         eval_qid, eval_group : list, optional
             Query ids or sizes for ``(X, y)`` entries of ``eval_set``.
+        eval_sample_weight, eval_group_weight : list, optional
+            Row and query weights of the array entries of ``eval_set``, one
+            array (or None) per eval set, read by the eval metrics as
+            :func:`~metricrank.metrics.evaluate` reads ``weights`` and
+            ``group_weights`` (a RankingDataset entry holds its own). The
+            catalogue follows CatBoost: NDCG, ERR and MRR weigh queries by
+            ``eval_group_weight`` and read no row weights, where LightGBM's NDCG
+            weighs each query by its rows' mean ``eval_sample_weight``; weights
+            that no eval metric reads are warned about.
         eval_names : list of str, optional
         eval_metrics : list of str, optional
             Metric specs evaluated on every eval set; the first drives early
@@ -389,7 +398,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                              "PairLogit and PairLogitPairwise (YetiRank generates its own)")
         objective = self._objective_for_training(objective, ds.y, ds.weight)
         self._check_query_sizes(objective, ds, "training data")
-        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
+        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight, eval_group_weight)
         for name, eds in evals:
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
@@ -397,6 +406,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         eval_metrics = eval_specs(eval_metrics, eval_metric, eval_at,
                                   default=lambda: objective.eval_spec_for(ds.y, *(eds.y for _, eds in evals)))
         check_eval_labels(evals, eval_metrics, self.preset)
+        warn_unread_eval_weights(eval_metrics, self.preset, eval_sample_weight, eval_group_weight)
         base_train = self._base_scores(init_model, init_score, ds)
         eval_bases = self._eval_base_scores(init_model, init_score, eval_init_score, evals)
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,

@@ -14,7 +14,8 @@ from .._groups import check_pairs, resolve_groups
 from ._base import MetricInput
 from .registry import Metric, get_metric
 
-__all__ = ["EvaluationResult", "evaluate", "dataset_evaluator", "evaluate_many", "make_input", "with_scores"]
+__all__ = ["EvaluationResult", "dataset_evaluator", "evaluate", "evaluate_many", "make_input", "unread_weights",
+           "with_scores"]
 
 
 @dataclass(frozen=True)
@@ -160,20 +161,39 @@ def with_scores(inp: MetricInput, y_score) -> MetricInput:
     return replace(inp, score=_as_float_vector(y_score, "y_score", inp.y.shape[0]), cache={})
 
 
-def _warn_unread_weights(metric: Metric, spec, arrays: dict) -> None:
-    """Warn that ``weights`` or ``group_weights`` passed to :func:`evaluate` go unread by ``metric``: scikit-learn's
-    metrics read a ``sample_weight``; CatBoost's positional metrics read no per-row weight, MAP no weight at all,
-    its AUC none at its default."""
-    for arg, reads, what in (("weights", metric.definition.object_weights, "per-row"),
-                             ("group_weights", metric.definition.query_weights, "per-query")):
-        if arrays.get(arg) is None or metric.explicit.get("use_weights") is False:  # not passed here (a dataset's
-            continue  # weights are for training too), or the spec itself says to ignore them
-        if not reads:
-            why = f"{metric.name} reads no {what} weights (CatBoost's definition)"
-        elif not metric.params.get("use_weights", True) and "use_weights" not in metric.explicit:
-            why = f"{metric.name} reads them only with use_weights=true (CatBoost's default is false)"
-        else:
+def unread_weights(metric: Metric, passed: dict) -> list[tuple[str, str]]:
+    """``(argument, why)`` for each of ``passed``'s weights that ``metric`` leaves unread: ``passed`` maps
+    ``"weights"`` (per-row) and ``"group_weights"`` (per-query) to the caller's name for them, or to None where
+    the caller passed none. scikit-learn's metrics read a ``sample_weight``; CatBoost's positional metrics read
+    no per-row weight, MAP no weight at all, its AUC none at its default. A spec that says ``use_weights=false``
+    asked for that.
+
+    Examples
+    --------
+    >>> from metricrank.metrics.registry import get_metric
+    >>> unread_weights(get_metric("MAP"), {"weights": "sample_weight", "group_weights": None})
+    [('sample_weight', "MAP reads no per-row weights (CatBoost's definition)")]
+    >>> unread_weights(get_metric("PairAccuracy"), {"weights": "sample_weight", "group_weights": "group_weight"})
+    []
+    """
+    out = []
+    for kind, reads, what in (("weights", metric.definition.object_weights, "per-row"),
+                              ("group_weights", metric.definition.query_weights, "per-query")):
+        if passed.get(kind) is None or metric.explicit.get("use_weights") is False:
             continue
+        if not reads:
+            out.append((passed[kind], f"{metric.name} reads no {what} weights (CatBoost's definition)"))
+        elif not metric.params.get("use_weights", True) and "use_weights" not in metric.explicit:
+            out.append((passed[kind], f"{metric.name} reads them only with use_weights=true (CatBoost's default is "
+                                      f"false)"))
+    return out
+
+
+def _warn_unread_weights(metric: Metric, spec, arrays: dict) -> None:
+    """Warn that ``weights`` or ``group_weights`` passed to :func:`evaluate` go unread by ``metric``
+    (:func:`unread_weights`; a dataset's own weights, there for training too, are not passed here)."""
+    passed = {kind: kind if arrays.get(kind) is not None else None for kind in ("weights", "group_weights")}
+    for arg, why in unread_weights(metric, passed):
         warnings.warn(f"{spec}: {arg} are ignored: {why}", UserWarning, stacklevel=4)  # evaluate(_many)'s caller
 
 

@@ -25,7 +25,7 @@ from ...metrics.evaluate import dataset_evaluator
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
 from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
-                       starting_scores)
+                       starting_scores, warn_unread_eval_weights)
 from .._persistence import read_model_file, write_model_file
 from ._model import ACTIVATIONS, build_scorer
 from ._state import decode_state_dict, encode_state_dict
@@ -191,7 +191,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
 
     def _fit(self, X, y, *, qid, group, sample_weight, group_weight, pairs, pair_weight, eval_set, eval_qid,
              eval_group, eval_names, eval_metrics, early_stopping_rounds, eval_metric=None, eval_at=None,
-             init_score=None, eval_init_score=None):
+             init_score=None, eval_init_score=None, eval_sample_weight=None, eval_group_weight=None):
         self._check_params()
         check_early_stopping_rounds(early_stopping_rounds)
         torch = require_torch()
@@ -199,7 +199,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         ds = self._dataset(X, y, qid, group, sample_weight, group_weight, pairs, pair_weight)
         lambdas = self._lambdas(ds)
         Xd = _dense_features(ds.X)
-        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names)
+        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight, eval_group_weight)
         for name, eds in evals:
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
@@ -207,6 +207,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         eval_metrics = eval_specs(eval_metrics, eval_metric, eval_at, default=lambda: self._score_metric(
             np.concatenate([ds.y, *(eds.y for _, eds in evals)])))
         check_eval_labels(evals, eval_metrics, self.preset)
+        warn_unread_eval_weights(eval_metrics, self.preset, eval_sample_weight, eval_group_weight, stacklevel=4)
         if early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set")
         offset = None if init_score is None else starting_scores(init_score, ds.n_docs, "init_score")

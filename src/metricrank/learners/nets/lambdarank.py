@@ -82,11 +82,13 @@ class LambdaRank(NetRanker):
 
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, eval_set=None,
             eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None,
-            eval_metric=None, eval_at=None, init_score=None, eval_init_score=None):
+            eval_metric=None, eval_at=None, init_score=None, eval_init_score=None, eval_sample_weight=None,
+            eval_group_weight=None):
         return self._fit(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
                          pairs=None, pair_weight=None, eval_set=eval_set, eval_qid=eval_qid,
                          eval_group=eval_group, eval_names=eval_names, eval_metrics=eval_metrics,
                          early_stopping_rounds=early_stopping_rounds, eval_metric=eval_metric, eval_at=eval_at,
-                         init_score=init_score, eval_init_score=eval_init_score)
+                         init_score=init_score, eval_init_score=eval_init_score,
+                         eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight)
 
     fit.__doc__ = _FIT_DOC.format(pairs_y="", pairs_doc="", default_metric="the λ target's metric")

@@ -97,6 +97,9 @@ _FIT_DOC = """Train the network.
             The eval sets' starting scores, one array (or None: zeros) per eval set, with
             ``init_score``: their metrics, and so early stopping, read them plus the
             network's scores.
+        eval_sample_weight, eval_group_weight : list, optional
+            Row and query weights of the array entries of ``eval_set``, one array
+            (or None) per eval set, as :meth:`metricrank.GBRanker.fit` reads them.
 
         Returns
         -------
@@ -160,12 +163,14 @@ class RankNet(NetRanker):
 
     def fit(self, X, y=None, *, qid=None, group=None, sample_weight=None, group_weight=None, pairs=None,
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
-            early_stopping_rounds=None, eval_metric=None, eval_at=None, init_score=None, eval_init_score=None):
+            early_stopping_rounds=None, eval_metric=None, eval_at=None, init_score=None, eval_init_score=None,
+            eval_sample_weight=None, eval_group_weight=None):
         return self._fit(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
                          pairs=pairs, pair_weight=pair_weight, eval_set=eval_set, eval_qid=eval_qid,
                          eval_group=eval_group, eval_names=eval_names, eval_metrics=eval_metrics,
                          early_stopping_rounds=early_stopping_rounds, eval_metric=eval_metric, eval_at=eval_at,
-                         init_score=init_score, eval_init_score=eval_init_score)
+                         init_score=init_score, eval_init_score=eval_init_score,
+                         eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight)
 
     fit.__doc__ = _FIT_DOC.format(
         pairs_y=", or when ``pairs`` are given: then labels are not used",
