@@ -167,8 +167,8 @@ def warn_unread_eval_weights(specs, preset=None, eval_sample_weight=None, eval_g
                              stacklevel: int = 3) -> None:
     """Warn, as :func:`~metricrank.metrics.evaluate` does for its ``weights``, where weights given for the eval
     sets (any entry of ``eval_sample_weight`` or ``eval_group_weight`` not None) go unread by an eval metric:
-    LightGBM's NDCG weighs queries by their rows' mean ``eval_sample_weight``; CatBoost's, which the catalogue
-    follows, reads query weights only. ``stacklevel`` points the warning at the user's ``fit`` call."""
+    LightGBM's NDCG reads ``eval_sample_weight``; CatBoost's, which the catalogue follows, reads query weights
+    only. ``stacklevel`` points the warning at the user's ``fit`` call."""
     passed = {kind: arg if values is not None and any(v is not None for v in values) else None
               for kind, arg, values in (("weights", "eval_sample_weight", eval_sample_weight),
                                         ("group_weights", "eval_group_weight", eval_group_weight))}

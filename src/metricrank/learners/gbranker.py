@@ -329,8 +329,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             ``group_weights`` (a RankingDataset entry holds its own). The
             catalogue follows CatBoost: NDCG, ERR and MRR weigh queries by
             ``eval_group_weight`` and read no row weights, where LightGBM's NDCG
-            weighs each query by its rows' mean ``eval_sample_weight``; weights
-            that no eval metric reads are warned about.
+            reads ``eval_sample_weight``; weights that no eval metric reads are
+            warned about.
         eval_names : list of str, optional
         eval_metrics : list of str, optional
             Metric specs evaluated on every eval set; the first drives early
