@@ -400,6 +400,14 @@ def test_best_iteration_agrees_with_an_independent_computation(client, data):
     np.testing.assert_array_equal(model.predict(valid.X), booster.predict(valid.X, num_iteration=best))
 
 
+def test_predict_takes_lightgbms_raw_score(client, data):
+    train, valid = data
+    model = DaskGBRanker("YetiRank", n_estimators=3, random_state=1).fit(one_partition(train), train.y, qid=train.qid)
+    np.testing.assert_array_equal(model.predict(valid.X, raw_score=True), model.predict(valid.X))
+    with pytest.raises(ValueError, match="raw_score must be True or False"):
+        model.predict(one_partition(valid), raw_score="yes")  # checked on the client, before any task runs
+
+
 def test_the_curve_reads_an_eval_datasets_weights_pairs_and_doc_ids(client, data):
     # as GBRanker's (tests/test_eval_set_arrays.py): evaluate of the booster's own truncated predictions on the set
     train, valid = data

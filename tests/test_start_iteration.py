@@ -94,3 +94,16 @@ def test_bad_start_iterations_are_named(train, vali):
     with pytest.raises(ValueError, match=r"start_iteration=5: the model holds 5 iterations, so it must be below 5"):
         model.predict(vali.X, start_iteration=5)
     model.predict(vali.X, start_iteration=np.int64(4))
+
+
+def test_raw_score_is_lightgbms_argument_and_changes_nothing(train, vali):
+    # a ranker has no link function: LGBMRanker.predict(X, raw_score=True) calls run unchanged, base model included
+    base = LambdaMART("NDCG", n_estimators=4, random_state=2).fit(train)
+    model = GBRanker("YetiRank", n_estimators=5, random_state=3).fit(train, init_model=base)
+    staged = list(model.staged_predict(vali.X))
+    for raw_score in (True, False, np.bool_(True)):
+        np.testing.assert_array_equal(model.predict(vali.X, raw_score=raw_score), staged[-1])
+        np.testing.assert_array_equal(model.predict(vali.X, raw_score=raw_score, num_iteration=2), staged[1])
+    for bad in ("True", 1, None):
+        with pytest.raises(ValueError, match="raw_score must be True or False"):
+            model.predict(vali.X, raw_score=bad)

@@ -373,7 +373,7 @@ max_query_size, random_state, importance_type, lgb_params
         self._check_fitted()
         return copy.deepcopy(self._local)
 
-    def predict(self, X, *, start_iteration: int = 0, num_iteration: int | None = None):
+    def predict(self, X, *, raw_score: bool = False, start_iteration: int = 0, num_iteration: int | None = None):
         """Scores, one per row: lazily on the cluster for dask input, in memory otherwise.
 
         Parameters
@@ -381,6 +381,8 @@ max_query_size, random_state, importance_type, lgb_params
         X : dask array, dask DataFrame, or anything GBRanker.predict takes
             A DataFrame's feature columns are selected by name (its qid column
             is ignored).
+        raw_score : bool, default False
+            As :meth:`metricrank.GBRanker.predict`: the scores are raw either way.
         start_iteration : int, default 0
             As :meth:`metricrank.GBRanker.predict`: the first iteration scored.
         num_iteration : int, optional
@@ -391,6 +393,7 @@ max_query_size, random_state, importance_type, lgb_params
         dask array (dask array input), dask Series (DataFrame input) or ndarray
         """
         self._check_fitted()
+        check_flag(raw_score, "raw_score")
         check_num_iteration(num_iteration)  # here, not in a worker at compute time
         iterations = {"start_iteration": check_start_iteration(start_iteration, self.n_estimators_),
                       "num_iteration": num_iteration}

@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 import lightgbm as lgb
 import numpy as np
 
-from .._checks import check_early_stopping_rounds, check_verbose
+from .._checks import check_early_stopping_rounds, check_flag, check_verbose
 from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.conventions import check_preset
@@ -548,14 +548,19 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                              "base model's scores")
         return eval_starting_scores(init_score, eval_init_score, evals)
 
-    def predict(self, X, *, start_iteration: int = 0, num_iteration: int | None = None, pred_leaf: bool = False,
-                pred_contrib: bool = False):
+    def predict(self, X, *, raw_score: bool = False, start_iteration: int = 0, num_iteration: int | None = None,
+                pred_leaf: bool = False, pred_contrib: bool = False):
         """Scores (higher = ranked higher), one per row.
 
         Parameters
         ----------
         X : array-like, sparse matrix, DataFrame or RankingDataset
             A DataFrame must have the training columns, in the training order.
+        raw_score : bool, default False
+            LightGBM's ``LGBMRanker.predict`` argument, taken so that its calls
+            run unchanged: a ranker's scores have no link function, so they are
+            raw either way (``init_score`` is not added back, as in LightGBM; a
+            warm-start base model's scores are, being part of the model).
         start_iteration : int, default 0
             Score with the iterations from this one on (0-based; LightGBM's
             ``start_iteration``: 0 or less is the first). It must be below
@@ -597,6 +602,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         >>> bool(np.allclose(head + rest, model.predict(train.X)))
         True
         """
+        check_flag(raw_score, "raw_score")
         X = self._prediction_features(X)
         start = check_start_iteration(start_iteration, self.n_estimators_)
         prefix = (check_num_iteration(num_iteration) is not None and 0 < num_iteration < self.n_estimators_
