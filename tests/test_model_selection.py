@@ -16,7 +16,7 @@ from sklearn.base import clone
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, cross_val_score
 
-from metricrank import LambdaMART, evaluate, make_ltr, save_letor
+from metricrank import LambdaMART, RankingDataset, evaluate, make_ltr, save_letor
 from metricrank.data import OneQueryWarning
 from metricrank.learners._gbdt import EXTRA_TREES_MAX_DOCS, auto_num_leaves
 from metricrank.model_selection import default_param_space, improvement_pvalue, make_scorer, tune
@@ -332,6 +332,13 @@ def test_tune_validates_before_fitting(data):
         tune(small(), X, y, qid=qid, cv=[(np.arange(0, 60), np.arange(59, 100))], show_progress=False)
     with pytest.raises(ValueError, match="refit must be True or False; got 'no'"):
         tune(small(), X, y, qid=qid, refit="no", show_progress=False)
+    # the folds take rows of X, y and qid: a data set's weights and pairs would be dropped, so they are refused
+    weighted = RankingDataset(X, y, qid=qid, weight=np.ones(len(y)), group_weight=np.ones(np.unique(qid).size))
+    with pytest.raises(ValueError, match="this RankingDataset holds weight and group_weight, which its trials"):
+        tune(small(), weighted, show_progress=False)
+    paired = RankingDataset(X, y, qid=qid, pairs=[[1, 0]])
+    with pytest.raises(ValueError, match="this RankingDataset holds pairs, which"):
+        tune(small(), paired, show_progress=False)
 
 
 def test_tune_without_refit_keeps_the_same_parameters_and_fits_nothing_more(result, data, monkeypatch):

@@ -119,6 +119,12 @@ def _as_arrays(X, y, qid):
         if y is not None or qid is not None:
             raise ValueError("pass either a RankingDataset or X, y, qid; not both")
         ds = X
+        held = [name for name, value in (("weight", ds.weight), ("group_weight", ds.group_weight),
+                                         ("pairs", ds.pairs)) if value is not None]
+        if held:  # the folds take rows of X, y and qid: the trials and the refit would drop these silently
+            raise ValueError(f"tune searches on X, y and the queries alone, and this RankingDataset holds "
+                             f"{' and '.join(held)}, which its trials and refit would not read; pass a "
+                             f"RankingDataset without them (or X, y, qid) to search without them")
         return ds.X, ds.y, ds.row_qid
     if qid is None:
         raise ValueError("tune needs qid= (the query id of every row): folds are made of whole queries")
@@ -335,6 +341,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     ----------
     estimator : GBRanker or LambdaMART (unfitted)
     X : array-like, sparse matrix, pandas or polars DataFrame, or RankingDataset
+        A RankingDataset without weights or pairs: the folds take rows of X, y
+        and qid, so these would be dropped (they are refused instead).
     y : array-like of shape (n,); omit with a RankingDataset
     qid : array-like of shape (n,)
         Query id of every row; rows of a query contiguous.
