@@ -1,4 +1,5 @@
-"""``predict(X, start_iteration=s, num_iteration=n)``: the scores of iterations s to s + n - 1 (LightGBM's reading).
+"""``predict(X, start_iteration=s, num_iteration=n)``: the scores of iterations s to s + n - 1 (LightGBM's reading);
+and LightGBM's ``raw_score``, which changes nothing for a ranker.
 
 The oracle is ``staged_predict``, which splits the model text into iterations on its own path: the scores of
 iterations s to s + n - 1 are the staged scores after s + n iterations minus those after s (a base model's scores,
