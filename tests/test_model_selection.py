@@ -332,13 +332,6 @@ def test_tune_validates_before_fitting(data):
         tune(small(), X, y, qid=qid, cv=[(np.arange(0, 60), np.arange(59, 100))], show_progress=False)
     with pytest.raises(ValueError, match="refit must be True or False; got 'no'"):
         tune(small(), X, y, qid=qid, refit="no", show_progress=False)
-    # the folds take rows of X, y and qid: a data set's weights and pairs would be dropped, so they are refused
-    weighted = RankingDataset(X, y, qid=qid, weight=np.ones(len(y)), group_weight=np.ones(np.unique(qid).size))
-    with pytest.raises(ValueError, match="this RankingDataset holds weight and group_weight, which its trials"):
-        tune(small(), weighted, show_progress=False)
-    paired = RankingDataset(X, y, qid=qid, pairs=[[1, 0]])
-    with pytest.raises(ValueError, match="this RankingDataset holds pairs, which"):
-        tune(small(), paired, show_progress=False)
 
 
 def test_tune_without_refit_keeps_the_same_parameters_and_fits_nothing_more(result, data, monkeypatch):
@@ -499,6 +492,9 @@ def test_cli_tune_without_objective_tunes_lambdamart_with_its_defaults(tmp_path,
     (["--params-out", "/no/such/dir/best.json"], "--params-out /no/such/dir/best.json: directory /no/such/dir does"),
     (["--params-out", "/"], "--params-out / is a directory"),
     (["--out", "/"], "--out / is a directory"),
+    (["--objective", "PairLogit", "--pairs", "p.txt", "--valid", "v.txt"], "--pairs and --valid exclude each other"),
+    (["--objective", "YetiRank", "--pairs", "p.txt"], "--pairs needs an objective that reads explicit pairs"),
+    (["--objective", "PairLogit", "--pairs", "/no/such/pairs.txt"], "--pairs /no/such/pairs.txt: no such file"),
 ])
 def test_cli_tune_validates_options_before_reading(tmp_path, capsys, argv, message):
     from metricrank.cli import main

@@ -1,6 +1,6 @@
 """``metricrank tune``: search a ranker's tree parameters with Optuna, folds made of whole queries.
 
-``metricrank tune --train F [--valid F] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N --cv K
+``metricrank tune --train F [--pairs F | --valid F] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N --cv K
 --timeout S --seed S [--storage URL [--study-name NAME]] --out MODEL.json [--params-out best.json]`` runs
 :func:`metricrank.model_selection.tune` and writes the refitted best model (``metricrank predict`` reads it) and,
 optionally, the best parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score
@@ -11,6 +11,7 @@ the study is kept in that database, and the same command run again after a stop 
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 
@@ -52,6 +53,15 @@ def _check_options(args):
     else:
         only_for_lambda(objective, args, ("target",))
         model = GBRanker(objective.spec, **common)
+    if args.pairs is not None:
+        if args.valid:
+            raise ValueError("--pairs and --valid exclude each other: the pairs are rows of --train, and --valid's "
+                             "queries would have none; tune with --cv folds of --train")
+        if not objective.accepts_pairs:
+            raise ValueError(f"--pairs needs an objective that reads explicit pairs (PairLogit, PairLogitPairwise), "
+                             f"not {objective.spec}")
+        if not os.path.isfile(args.pairs):
+            raise ValueError(f"--pairs {args.pairs}: no such file")
     if args.study_name is not None and args.storage is None:
         raise ValueError("--study-name names a study in --storage; pass --storage too")
     for path, option in ((args.out, "--out"), (args.params_out, "--params-out")):
@@ -71,7 +81,7 @@ def _check_options(args):
 def cmd_tune(args) -> int:
     from ._cli_train import message_console, print_target, target_note
 
-    from .data import load_letor
+    from .data import RankingDataset, load_letor, load_pairs
     from .metrics import evaluate
     from .model_selection import tune
     from .model_selection._selection import SELECTION_ALPHA
@@ -92,7 +102,11 @@ def cmd_tune(args) -> int:
                   f"{' + ' + args.valid if args.valid else ''}: {len(np.unique(qid))} queries, {len(y)} "
                   f"documents; {args.trials} trials, "
                   f"{'train -> valid' if args.valid else f'{cv} query folds'}")
-    result = tune(model, X, y, qid=qid, metric=args.metric, n_trials=args.trials, cv=cv,
+    data = {"X": X, "y": y, "qid": qid}
+    if args.pairs is not None:  # every fold and the refit train on the pairs of their queries
+        pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr)
+        data = {"X": RankingDataset(X, y, qid=qid, pairs=pairs, pair_weight=pair_weight)}
+    result = tune(model, **data, metric=args.metric, n_trials=args.trials, cv=cv,
                   early_stopping_rounds=args.early_stopping, timeout=args.timeout, random_state=args.seed,
                   show_progress=not args.quiet, storage=args.storage, study_name=args.study_name)
     best = result.best_estimator_
@@ -110,7 +124,8 @@ def cmd_tune(args) -> int:
     print_target(console, best)
     console.print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                                   for k, v in result.best_params_.items()))
-    train_value = evaluate(y, best.predict(X), qid=qid, metric=result.metric_, preset=args.preset)
+    truth, where = (data["X"], {}) if args.pairs is not None else (y, {"qid": qid})  # the pairs read, when given
+    train_value = evaluate(truth, best.predict(X), metric=result.metric_, preset=args.preset, **where)
     console.print(f"refitted on all rows: {result.metric_} = {train_value:.6f} on the tuning data; wrote {args.out}")
     if args.params_out:
         payload = {**summary, "objective": objective.spec,
@@ -139,6 +154,9 @@ def add_parsers(sub, preset_choices) -> None:
                         formatter_class=HelpFormatter)
     tu.add_argument("--train", required=True, help="LETOR/SVMlight file with qid (.gz/.bz2 ok)")
     tu.add_argument("--train-query-file", help="group sizes for a training file without qid")
+    tu.add_argument("--pairs", metavar="FILE",
+                    help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for PairLogit and "
+                         "PairLogitPairwise: each fold and the refit train on the pairs of their queries")
     tu.add_argument("--valid", metavar="FILE",
                     help="held-out queries: trials train on --train and score on this file (instead of --cv folds)")
     tu.add_argument("--objective", default=None,

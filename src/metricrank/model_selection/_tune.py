@@ -113,19 +113,16 @@ def trial_seconds(trials, started_before=None) -> float:
 
 
 def _as_arrays(X, y, qid):
+    """``(X, y, qid, dataset)``: the rows the folds take, and the RankingDataset they come from when it holds
+    what rows of X, y and qid alone would drop (row or query weights, pairs, doc ids; else None)."""
     from ..data import RankingDataset
 
     if isinstance(X, RankingDataset):
         if y is not None or qid is not None:
             raise ValueError("pass either a RankingDataset or X, y, qid; not both")
         ds = X
-        held = [name for name, value in (("weight", ds.weight), ("group_weight", ds.group_weight),
-                                         ("pairs", ds.pairs)) if value is not None]
-        if held:  # the folds take rows of X, y and qid: the trials and the refit would drop these silently
-            raise ValueError(f"tune searches on X, y and the queries alone, and this RankingDataset holds "
-                             f"{' and '.join(held)}, which its trials and refit would not read; pass a "
-                             f"RankingDataset without them (or X, y, qid) to search without them")
-        return ds.X, ds.y, ds.row_qid
+        held = any(a is not None for a in (ds.weight, ds.group_weight, ds.pairs, ds.doc_ids))
+        return ds.X, ds.y, ds.row_qid, (ds if held else None)
     if qid is None:
         raise ValueError("tune needs qid= (the query id of every row): folds are made of whole queries")
     qid = np.asarray(qid)
@@ -137,7 +134,19 @@ def _as_arrays(X, y, qid):
     from ..learners._frames import _as_pandas
 
     frame = _as_pandas(X)  # a polars frame becomes pandas, whose rows the folds take by position
-    return (X if frame is None else frame), y, qid
+    return (X if frame is None else frame), y, qid, None
+
+
+def _fold_queries(dataset, rows, label: str = "these rows") -> np.ndarray:
+    """Positions of the queries of ``dataset`` whose rows are ``rows`` (sorted); a fold that takes part of a
+    query is refused: the data set's subsets are whole queries, with their weights and pairs."""
+    row_query = np.repeat(np.arange(dataset.n_queries), dataset.query_sizes)
+    queries = np.unique(row_query[rows])
+    if int(dataset.query_sizes[queries].sum()) != rows.size:
+        cut = next(q for q in queries if np.count_nonzero(row_query[rows] == q) != dataset.query_sizes[q])
+        raise ValueError(f"{label} take part of the rows of query {dataset.query_ids[cut].item()!r}; with a "
+                         "RankingDataset that holds weights, pairs or doc ids, folds take whole queries")
+    return queries
 
 
 def _rows(X, rows):
@@ -146,24 +155,32 @@ def _rows(X, rows):
 
 
 def fold_value(estimator, params, X, y, qid, train, test, metric, early_stopping_rounds, per_query=False,
-               callbacks=()):
+               callbacks=(), dataset=None):
     """Fit ``clone(estimator).set_params(**params)`` on ``train`` rows with early stopping on ``test``.
 
     Returns ``(value of metric on the test rows, trees used)``: the trial's score on one fold;
     with ``per_query=True`` also the metric of every test query (NaN where it is undefined).
-    ``callbacks`` go to the fit (they see the test rows' metric after each tree).
+    ``callbacks`` go to the fit (they see the test rows' metric after each tree). With ``dataset``
+    (the RankingDataset that ``X``, ``y`` and ``qid`` are the rows of), the fit and the test value
+    read its weights, pairs and doc ids on each side: ``train`` and ``test`` are then whole queries.
     """
     est = clone(estimator).set_params(**params)
-    Xtr, Xte = _rows(X, train), _rows(X, test)
-    est.fit(Xtr, y[train], qid=qid[train], eval_set=[(Xte, y[test], qid[test])], eval_metrics=[metric],
-            early_stopping_rounds=early_stopping_rounds, callbacks=callbacks)
-    trees = est.best_iteration_ or est.n_estimators_
-    scores = est.predict(Xte)
     preset = getattr(est, "preset", None)
-    value = evaluate(y[test], scores, qid=qid[test], metric=metric, preset=preset)
+    if dataset is not None:
+        train_set, test_set = (dataset.subset_queries(_fold_queries(dataset, rows)) for rows in (train, test))
+        est.fit(train_set, eval_set=[test_set], eval_metrics=[metric], early_stopping_rounds=early_stopping_rounds,
+                callbacks=callbacks)
+        truth, scores, where = test_set, est.predict(test_set.X), {}
+    else:
+        Xtr, Xte = _rows(X, train), _rows(X, test)
+        est.fit(Xtr, y[train], qid=qid[train], eval_set=[(Xte, y[test], qid[test])], eval_metrics=[metric],
+                early_stopping_rounds=early_stopping_rounds, callbacks=callbacks)
+        truth, scores, where = y[test], est.predict(Xte), {"qid": qid[test]}
+    trees = est.best_iteration_ or est.n_estimators_
+    value = evaluate(truth, scores, metric=metric, preset=preset, **where)
     if not per_query:
         return float(value), int(trees)
-    values = evaluate(y[test], scores, qid=qid[test], metric=metric, preset=preset, per_query=True)
+    values = evaluate(truth, scores, metric=metric, preset=preset, per_query=True, **where)
     return float(value), int(trees), np.asarray(values, dtype=np.float64)
 
 
@@ -292,11 +309,14 @@ def _digest(*arrays) -> str:
     return h.hexdigest()
 
 
-def _search_record(estimator, X, y, qid, metric, folds, space, start_params, early_stopping_rounds, trial_policy):
+def _search_record(estimator, X, y, qid, metric, folds, space, start_params, early_stopping_rounds, trial_policy,
+                   dataset=None):
     """What makes two calls of :func:`tune` the same search, as strings (a stored study's user attribute)."""
     params = {k: v for k, v in estimator.get_params(deep=False).items() if k != "n_jobs"}
+    held = () if dataset is None else [np.zeros(0) if a is None else a for a in (  # a None not taken for an array
+        dataset.weight, dataset.group_weight, dataset.pairs, dataset.pair_weight, dataset.doc_ids)]
     return {"estimator": f"{type(estimator).__name__}{sorted(params.items())!r}", "metric": str(metric),
-            "data": _digest(X, y, qid), "folds": _digest(*(i for fold in folds for i in fold)),
+            "data": _digest(X, y, qid, *held), "folds": _digest(*(i for fold in folds for i in fold)),
             "space": repr(sorted((k, repr(v)) for k, v in space.items())),
             "first trial": repr(sorted(start_params.items())),
             "early_stopping_rounds": repr(early_stopping_rounds), "trees grown": repr(trial_policy)}
@@ -341,8 +361,11 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     ----------
     estimator : GBRanker or LambdaMART (unfitted)
     X : array-like, sparse matrix, pandas or polars DataFrame, or RankingDataset
-        A RankingDataset without weights or pairs: the folds take rows of X, y
-        and qid, so these would be dropped (they are refused instead).
+        A RankingDataset's row and query weights, pairs (with their weights) and
+        doc ids are read on both sides of every fold, as ``fit`` and
+        ``evaluate`` read them, and by the refit: each fold's training and test
+        sets are whole queries of it (:meth:`RankingDataset.subset_queries`).
+        The selection's Wilcoxon test pairs the held-out queries unweighted.
     y : array-like of shape (n,); omit with a RankingDataset
     qid : array-like of shape (n,)
         Query id of every row; rows of a query contiguous.
@@ -452,7 +475,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     """
     optuna = _optuna()
     start = time.perf_counter()
-    X, y, qid = _as_arrays(X, y, qid)
+    X, y, qid, dataset = _as_arrays(X, y, qid)
     if selection not in ("significant", "best"):
         raise ValueError(f"selection must be 'significant' or 'best'; got {selection!r}")
     check_flag(refit, "refit")
@@ -481,6 +504,10 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         metric = default_eval_spec(objective, y)
     m = get_metric(metric, preset=getattr(estimator, "preset", None))  # fails now on a bad spec
     folds = query_folds(qid, cv, random_state)
+    if dataset is not None:  # its subsets are whole queries
+        for k, fold in enumerate(folds):
+            for side, rows in zip(("training", "test"), fold):
+                _fold_queries(dataset, rows, f"cv's fold {k}'s {side} rows")
     n_train = min(tr.size for tr, _ in folds)
     policy = getattr(estimator, "grow_policy", "leafwise")
     trial_policy = {}  # set in every trial but the first
@@ -516,7 +543,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
                 if first:
                     callbacks.append(_GrowingPatience(early_stopping_rounds, m.higher_is_better))
                 value, n, per_query = fold_value(estimator, params, X, y, qid, train, test, metric,
-                                                 rounds, per_query=True, callbacks=callbacks)
+                                                 rounds, per_query=True, callbacks=callbacks, dataset=dataset)
                 values.append(value)
                 trees.append(n)
                 queries.append(per_query)
@@ -547,7 +574,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         )
         if storage is not None:
             _check_stored_search(study, _search_record(estimator, X, y, qid, metric, folds, space, start_params,
-                                                       early_stopping_rounds, trial_policy))
+                                                       early_stopping_rounds, trial_policy, dataset))
         # a stored study goes on: its completed and pruned trials count, and the estimator as given runs unless a
         # trial of it finished or waits (a failed one, or one a stopped process left running, does not count)
         finished_states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
@@ -586,7 +613,10 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     final = None
     if refit:
         final = clone(estimator).set_params(**best_params)
-        final.fit(X, y, qid=qid, eval_metrics=[metric])  # judged as the trials' fits were: policy and capacity check
+        if dataset is not None:
+            final.fit(dataset, eval_metrics=[metric])
+        else:
+            final.fit(X, y, qid=qid, eval_metrics=[metric])  # judged as the trials' fits were: policy and capacity check
     return TuneResult(best_params_=best_params, best_score_=float(best.value), best_estimator_=final, study_=study,
                       folds_=folds, metric_=metric, elapsed_=time.perf_counter() - start,
                       selected_trial_=best.number, selection_pvalue_=pvalue, selection_level_=level)
