@@ -201,15 +201,19 @@ def _check_options(args) -> None:
     if args.depth is not None and not 1 <= args.depth <= (MAX_DEPTH if symmetric else 2 ** 30):
         allowed = f"1-{MAX_DEPTH} with --grow-policy {args.grow_policy}" if symmetric else ">= 1"
         raise ValueError(f"--depth must be {allowed}; got {args.depth}")
-    inputs = [("--train", args.train), ("--train-query-file", args.train_query_file), ("--pairs", args.pairs)]
-    inputs += [("--valid", v) for v in args.valid or []] + [("--valid-query-file", v)
-                                                             for v in args.valid_query_file or []]
+    inputs = [("--train", args.train), ("--train-query-file", args.train_query_file), ("--pairs", args.pairs),
+              ("--group-weights", args.group_weights)]
+    per_valid = {option: getattr(args, option[2:].replace("-", "_")) or []
+                 for option in ("--valid-query-file", "--valid-group-weights")}
+    inputs += [("--valid", v) for v in args.valid or []]
+    inputs += [(option, path) for option, given in per_valid.items() for path in given]
     for option, path in inputs:
         if path is not None and not os.path.isfile(path):
             raise ValueError(f"{option} {path}: no such file")
-    if args.valid_query_file and len(args.valid_query_file) != len(args.valid or []):
-        raise ValueError(f"--valid-query-file is given {len(args.valid_query_file)} times for "
-                         f"{len(args.valid or [])} --valid files; give one per --valid, in the same order")
+    for option, given in per_valid.items():
+        if given and len(given) != len(args.valid or []):
+            raise ValueError(f"{option} is given {len(given)} times for {len(args.valid or [])} --valid files; "
+                             "give one per --valid, in the same order")
     check_writable(args.out, "--out")
     if args.dask is not None:
         from ._cli_dask import parse_address
@@ -220,6 +224,9 @@ def _check_options(args) -> None:
         if symmetric:  # "auto" grows leaf-wise where the capacity check does not run, as on a cluster
             raise ValueError(f"--grow-policy {args.grow_policy} chooses each tree's splits from all rows on one "
                              "machine; a --dask fit grows leaf-wise trees: drop --grow-policy or --dask")
+        if args.group_weights is not None:
+            raise ValueError("--group-weights weighs --train's queries, and a --dask fit reads row weights only: "
+                             "drop --group-weights or --dask")
         parse_address(args.dask)
 
 
@@ -249,21 +256,25 @@ def cmd_train(args) -> int:
 
 def _train(args, model, objective, console, client) -> int:
     """Read the data, fit (on ``client``'s cluster when given), save and report."""
-    from .data import load_letor, load_pairs
+    from ._cli_data import read_ranking_file, warn_unread_group_weights
+    from .data import load_pairs
     from .learners import _capacity
     from .metrics import evaluate_many
 
-    train = load_letor(args.train, query_file=args.train_query_file)
+    train = read_ranking_file(args.train, query_file=args.train_query_file, group_weights=args.group_weights)
     pairs = pair_weight = None
     if args.pairs:
         pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr)
-    query_files = args.valid_query_file or [None] * len(args.valid or [])
-    valid = [load_letor(path, n_features=train.n_features, query_file=qf)
-             for path, qf in zip(args.valid or [], query_files)]
+    unset = [None] * len(args.valid or [])
+    valid = [read_ranking_file(path, n_features=train.n_features, query_file=qf, group_weights=gw)
+             for path, qf, gw in zip(args.valid or [], args.valid_query_file or unset,
+                                     args.valid_group_weights or unset)]
     console.print(f"training {type(model).__name__} on {args.train}: {train.n_queries} queries, {train.n_docs} "
                   f"documents, {train.n_features} features; objective {objective.spec}{target_note(model)}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     specs = args.metric or [objective.eval_spec_for(train.y, *(v.y for v in valid))]
+    if args.valid_group_weights:  # --valid's queries are only judged (--train's also train)
+        warn_unread_group_weights(specs, "--valid-group-weights", args.preset)
     if args.dask is None and _capacity.applies(model, train, specs[0]):
         console.print("--leaves auto: checking first whether bigger trees win on held-out training queries "
                       "(one fit on 80 % of the queries per capacity and held-out fold; --leaves N skips it)")
@@ -339,6 +350,12 @@ def add_parsers(sub, preset_choices) -> None:
                     help="validation file, evaluated after every tree (repeatable; the last drives early stopping)")
     tr.add_argument("--valid-query-file", action="append", metavar="FILE",
                     help="group sizes for a --valid file without qid (one per --valid, in order)")
+    tr.add_argument("--group-weights", metavar="FILE",
+                    help="CatBoost group weights file (group_id<TAB>weight, every query of --train once): the "
+                         "queries' weights in training and in --train's metrics (default: every query weighs 1)")
+    tr.add_argument("--valid-group-weights", action="append", metavar="FILE",
+                    help="group weights file for a --valid file (one per --valid, in order): its queries' weights "
+                         "in its metrics and early stopping (default: its queries weigh 1)")
     tr.add_argument("--objective", default=None,
                     help="objective spec: lambda:<metric spec> (NDCG, DCG, MAP, MRR, ERR, PrecisionAt, ROCArea, "
                          "QueryAUC, MAUC), ranknet, or YetiRank, PairLogit, StochasticRank:metric=NDCG, QuerySoftMax, "

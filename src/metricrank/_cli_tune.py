@@ -1,7 +1,8 @@
 """``metricrank tune``: search a ranker's tree parameters with Optuna, folds made of whole queries.
 
-``metricrank tune --train F [--pairs F | --valid F] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N --cv K
---timeout S --seed S [--storage URL [--study-name NAME]] --out MODEL.json [--params-out best.json]`` runs
+``metricrank tune --train F [--group-weights F] [--pairs F | --valid F [--valid-group-weights F]] [--objective SPEC]
+[--target SPEC|auto] --metric SPEC --trials N --cv K --timeout S --seed S [--storage URL [--study-name NAME]]
+--out MODEL.json [--params-out best.json]`` runs
 :func:`metricrank.model_selection.tune` and writes the refitted best model (``metricrank predict`` reads it) and,
 optionally, the best parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score
 on ``--valid`` (one split instead of ``--cv`` folds); the best model is refitted on both files. With ``--storage``
@@ -60,8 +61,12 @@ def _check_options(args):
         if not objective.accepts_pairs:
             raise ValueError(f"--pairs needs an objective that reads explicit pairs (PairLogit, PairLogitPairwise), "
                              f"not {objective.spec}")
-        if not os.path.isfile(args.pairs):
-            raise ValueError(f"--pairs {args.pairs}: no such file")
+    if args.valid_group_weights is not None and not args.valid:
+        raise ValueError("--valid-group-weights weighs --valid's queries; pass --valid")
+    for path, option in ((args.pairs, "--pairs"), (args.group_weights, "--group-weights"),
+                         (args.valid_group_weights, "--valid-group-weights")):
+        if path is not None and not os.path.isfile(path):
+            raise ValueError(f"{option} {path}: no such file")
     if args.study_name is not None and args.storage is None:
         raise ValueError("--study-name names a study in --storage; pass --storage too")
     for path, option in ((args.out, "--out"), (args.params_out, "--params-out")):
@@ -81,18 +86,24 @@ def _check_options(args):
 def cmd_tune(args) -> int:
     from ._cli_train import message_console, print_target, target_note
 
-    from .data import RankingDataset, load_letor, load_pairs
+    from ._cli_data import read_ranking_file
+    from .data import RankingDataset, load_pairs
     from .metrics import evaluate
     from .model_selection import tune
     from .model_selection._selection import SELECTION_ALPHA
 
     console = message_console()
     model, objective = _check_options(args)
-    train = load_letor(args.train, query_file=args.train_query_file)
+    train = read_ranking_file(args.train, query_file=args.train_query_file, group_weights=args.group_weights)
+    group_weight = train.group_weight
     X, y, qid = train.X, train.y, _query_ids(train, 0)
     cv = args.cv or 3
     if args.valid:
-        valid = load_letor(args.valid, n_features=train.n_features)
+        valid = read_ranking_file(args.valid, n_features=train.n_features, group_weights=args.valid_group_weights)
+        if group_weight is not None or valid.group_weight is not None:  # a file without weights: its queries weigh 1
+            group_weight = np.concatenate([np.ones(train.n_queries) if group_weight is None else group_weight,
+                                           np.ones(valid.n_queries) if valid.group_weight is None
+                                           else valid.group_weight])
         vqid = _query_ids(valid, train.n_queries)  # its own queries, whatever ids the two files use
         X = _stack(train.X, valid.X)
         y = np.concatenate([train.y, valid.y])
@@ -103,9 +114,9 @@ def cmd_tune(args) -> int:
                   f"documents; {args.trials} trials, "
                   f"{'train -> valid' if args.valid else f'{cv} query folds'}")
     data = {"X": X, "y": y, "qid": qid}
-    if args.pairs is not None:  # every fold and the refit train on the pairs of their queries
-        pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr)
-        data = {"X": RankingDataset(X, y, qid=qid, pairs=pairs, pair_weight=pair_weight)}
+    if args.pairs is not None or group_weight is not None:  # every fold and the refit read them
+        pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr) if args.pairs else (None, None)
+        data = {"X": RankingDataset(X, y, qid=qid, group_weight=group_weight, pairs=pairs, pair_weight=pair_weight)}
     result = tune(model, **data, metric=args.metric, n_trials=args.trials, cv=cv,
                   early_stopping_rounds=args.early_stopping, timeout=args.timeout, random_state=args.seed,
                   show_progress=not args.quiet, storage=args.storage, study_name=args.study_name)
@@ -124,7 +135,7 @@ def cmd_tune(args) -> int:
     print_target(console, best)
     console.print("parameters: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                                   for k, v in result.best_params_.items()))
-    truth, where = (data["X"], {}) if args.pairs is not None else (y, {"qid": qid})  # the pairs read, when given
+    truth, where = (y, {"qid": qid}) if "y" in data else (data["X"], {})  # its weights and pairs read
     train_value = evaluate(truth, best.predict(X), metric=result.metric_, preset=args.preset, **where)
     console.print(f"refitted on all rows: {result.metric_} = {train_value:.6f} on the tuning data; wrote {args.out}")
     if args.params_out:
@@ -157,6 +168,11 @@ def add_parsers(sub, preset_choices) -> None:
     tu.add_argument("--pairs", metavar="FILE",
                     help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for PairLogit and "
                          "PairLogitPairwise: each fold and the refit train on the pairs of their queries")
+    tu.add_argument("--group-weights", metavar="FILE",
+                    help="CatBoost group weights file (group_id<TAB>weight, every query of --train once): the "
+                         "queries' weights in every fit and score (default: every query weighs 1)")
+    tu.add_argument("--valid-group-weights", metavar="FILE",
+                    help="group weights file for --valid's queries (default: they weigh 1)")
     tu.add_argument("--valid", metavar="FILE",
                     help="held-out queries: trials train on --train and score on this file (instead of --cv folds)")
     tu.add_argument("--objective", default=None,

@@ -103,7 +103,7 @@ def check_output_dir(path, option: str) -> None:
 
 
 def _cmd_eval(args) -> int:
-    from .data import load_letor
+    from ._cli_data import read_ranking_file, warn_unread_group_weights
     from .metrics import evaluate_many, get_metric
 
     specs = args.metric or ["NDCG:top=10"]
@@ -114,11 +114,14 @@ def _cmd_eval(args) -> int:
             raise CLIError(f"--metric {spec!r}: {err}") from None
     _check_input_file(args.data, "--data")
     _check_input_file(args.scores, "--scores")
-    if args.query_file is not None:
-        _check_input_file(args.query_file, "--query-file")
+    for path, option in ((args.query_file, "--query-file"), (args.group_weights, "--group-weights")):
+        if path is not None:
+            _check_input_file(path, option)
     check_output_file(args.per_query, "--per-query")
 
-    data = load_letor(args.data, query_file=args.query_file)
+    data = read_ranking_file(args.data, query_file=args.query_file, group_weights=args.group_weights)
+    if args.group_weights is not None:
+        warn_unread_group_weights(specs, "--group-weights", args.preset)
     scores = load_scores(args.scores, len(data))
     results = evaluate_many(data, scores, specs, preset=args.preset)
     if args.per_query:
@@ -310,6 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--query-file",
                     help="group sizes file for data without qid (default: DATA.query or DATA.group "
                          "if present, else the whole file is one query, with a warning)")
+    ev.add_argument("--group-weights", metavar="FILE",
+                    help="CatBoost group weights file (group_id<TAB>weight, every query of DATA once): the "
+                         "queries' weights, for the metrics that read them (default: every query weighs 1)")
     ev.add_argument("--per-query", metavar="CSV",
                     help="write per-query values to this CSV file; - = stdout (the summary table "
                          "then goes to stderr) (default: not written)")
