@@ -27,3 +27,10 @@ def warn_unread_group_weights(specs, option: str, preset=None) -> None:
     for spec in specs:
         for argument, why in unread_weights(get_metric(spec, preset=preset), {"group_weights": option}):
             warnings.warn(f"metric {spec}: {argument} is ignored: {why}", UserWarning, stacklevel=2)
+
+
+def add_group_weights_option(parser, whose: str, use: str) -> None:
+    """``--group-weights FILE``: the queries' weights of the file ``whose`` names, read for ``use``."""
+    parser.add_argument("--group-weights", metavar="FILE",
+                        help=f"CatBoost group weights file (group_id<TAB>weight, every query of {whose} once): the "
+                             f"queries' weights {use} (default: every query weighs 1)")

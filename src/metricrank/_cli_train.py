@@ -17,6 +17,7 @@ import sys
 import numpy as np
 
 from ._checks import check_lightgbm_seed
+from ._cli_data import add_group_weights_option
 from ._cli_help import HelpFormatter
 from ._io import atomic_write, check_writable
 
@@ -350,9 +351,7 @@ def add_parsers(sub, preset_choices) -> None:
                     help="validation file, evaluated after every tree (repeatable; the last drives early stopping)")
     tr.add_argument("--valid-query-file", action="append", metavar="FILE",
                     help="group sizes for a --valid file without qid (one per --valid, in order)")
-    tr.add_argument("--group-weights", metavar="FILE",
-                    help="CatBoost group weights file (group_id<TAB>weight, every query of --train once): the "
-                         "queries' weights in training and in --train's metrics (default: every query weighs 1)")
+    add_group_weights_option(tr, "--train", "in training and in --train's metrics")
     tr.add_argument("--valid-group-weights", action="append", metavar="FILE",
                     help="group weights file for a --valid file (one per --valid, in order): its queries' weights "
                          "in its metrics and early stopping (default: its queries weigh 1)")

@@ -17,6 +17,7 @@ import os
 import numpy as np
 
 from ._checks import check_lightgbm_seed
+from ._cli_data import add_group_weights_option
 from ._cli_help import HelpFormatter
 from ._io import atomic_write, check_writable
 
@@ -168,9 +169,7 @@ def add_parsers(sub, preset_choices) -> None:
     tu.add_argument("--pairs", metavar="FILE",
                     help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for PairLogit and "
                          "PairLogitPairwise: each fold and the refit train on the pairs of their queries")
-    tu.add_argument("--group-weights", metavar="FILE",
-                    help="CatBoost group weights file (group_id<TAB>weight, every query of --train once): the "
-                         "queries' weights in every fit and score (default: every query weighs 1)")
+    add_group_weights_option(tu, "--train", "in every fit and score")
     tu.add_argument("--valid-group-weights", metavar="FILE",
                     help="group weights file for --valid's queries (default: they weigh 1)")
     tu.add_argument("--valid", metavar="FILE",

@@ -24,6 +24,7 @@ import sys
 import numpy as np
 
 from ._cli_analyze import add_parsers as add_analyze_parsers
+from ._cli_data import add_group_weights_option
 from ._cli_help import HelpFormatter
 from ._cli_train import add_parsers as add_train_parsers
 from ._cli_tune import add_parsers as add_tune_parsers
@@ -313,9 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--query-file",
                     help="group sizes file for data without qid (default: DATA.query or DATA.group "
                          "if present, else the whole file is one query, with a warning)")
-    ev.add_argument("--group-weights", metavar="FILE",
-                    help="CatBoost group weights file (group_id<TAB>weight, every query of DATA once): the "
-                         "queries' weights, for the metrics that read them (default: every query weighs 1)")
+    add_group_weights_option(ev, "DATA", "for the metrics that read them")
     ev.add_argument("--per-query", metavar="CSV",
                     help="write per-query values to this CSV file; - = stdout (the summary table "
                          "then goes to stderr) (default: not written)")
