@@ -119,6 +119,35 @@ def test_lower_is_better_is_negated(data):
     assert "negated" in repr(make_scorer("QueryRMSE")) and "negated" not in repr(make_scorer(METRIC))
 
 
+def test_a_routed_sample_weight_weighs_the_scored_rows(data):
+    # QueryRMSE reads row weights: the folds' scores are those of fits and evaluations that both read them
+    X, y, qid = data
+    w = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
+    scorer = make_scorer("QueryRMSE")
+    model = small().fit(X, y, qid=qid)
+    weighted = -evaluate(y, model.predict(X), qid=qid, metric="QueryRMSE", weights=w)
+    assert weighted != pytest.approx(scorer(model, X, y, qid=qid), rel=1e-6)
+    assert scorer(model, X, y, qid=qid, sample_weight=w) == pytest.approx(weighted, rel=1e-12)
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(small().set_fit_request(qid=True, sample_weight=True), {"num_leaves": [3, 7]},
+                              cv=GroupKFold(3), scoring=make_scorer("QueryRMSE").set_score_request(sample_weight=True),
+                              error_score="raise")
+        search.fit(X, y, qid=qid, groups=qid, sample_weight=w)
+        # not requested by the scorer (its default, as scikit-learn's scorers): an error, not weights dropped
+        unset = GridSearchCV(small().set_fit_request(qid=True, sample_weight=True), {"num_leaves": [3]},
+                             cv=GroupKFold(3), scoring=make_scorer("QueryRMSE"), error_score="raise")
+        with pytest.raises(ValueError, match="sample_weight"):
+            unset.fit(X, y, qid=qid, groups=qid, sample_weight=w)
+    for i, params in enumerate(search.cv_results_["params"]):
+        expected = []
+        for train, test in group_splits(X, qid):
+            fold = small().set_params(**params).fit(X[train], y[train], qid=qid[train], sample_weight=w[train])
+            expected.append(-evaluate(y[test], fold.predict(X[test]), qid=qid[test], metric="QueryRMSE",
+                                      weights=w[test]))
+        got = [search.cv_results_[f"split{k}_test_score"][i] for k in range(3)]
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
 def test_missing_qid_is_an_error_that_says_how_to_route_it(data):
     X, y, qid = data
     model = small().fit(X, y, qid=qid)

@@ -33,11 +33,14 @@ class RankingScorer:
     Build it with :func:`make_scorer`. Called as ``scorer(estimator, X, y, qid=...)``
     it returns ``sign * metricrank.evaluate(y, estimator.predict(X), qid=qid, metric=...)``
     with ``sign = -1`` for metrics where lower is better (scikit-learn maximises scores);
-    rankers whose ``predict`` reads the queries (SVM-acc3/acc4) are given them.
+    rankers whose ``predict`` reads the queries (SVM-acc3/acc4) are given them. A
+    ``sample_weight`` given is the rows' ``weights`` of :func:`metricrank.evaluate`.
 
     ``qid`` is requested from metadata routing by default (a ranking scorer has no
     meaning without it); :meth:`set_score_request` changes the request as for
-    scikit-learn's own scorers.
+    scikit-learn's own scorers. ``sample_weight`` is not requested by default: as
+    with scikit-learn's scorers, a search given one fails until
+    ``set_score_request(sample_weight=True)`` (or ``False``) says what to do with it.
     """
 
     def __init__(self, metric: str, preset: str | None = None):
@@ -45,32 +48,33 @@ class RankingScorer:
         self.metric = metric
         self.preset = preset
         self.sign = _sign(self._metric)
-        self._requests = {"qid": True}
+        self._requests = {"qid": True, "sample_weight": None}  # None: passed but not requested is an error
 
     def __repr__(self) -> str:
         direction = "" if self.sign > 0 else ", negated: lower is better"
         preset = "" if self.preset is None else f", preset={self.preset!r}"
         return f"make_scorer({self.metric!r}{preset}{direction})"
 
-    def __call__(self, estimator, X, y, qid=None, **kwargs) -> float:
+    def __call__(self, estimator, X, y, qid=None, sample_weight=None, **kwargs) -> float:
         if kwargs:
-            raise TypeError(f"{self!r} got unexpected metadata {sorted(kwargs)}; it reads qid only")
+            raise TypeError(f"{self!r} got unexpected metadata {sorted(kwargs)}; it reads qid and sample_weight only")
         if qid is None:
             raise ValueError(f"{self!r} needs the query id of every scored row, got none; " + _ROUTING_HELP)
         qid = _contiguous_qid(qid)
         # a metricrank ranker predicts through its score hook, which passes the queries where predict needs them
         predict = getattr(estimator, "_score_predict", None)
         scores = np.asarray(estimator.predict(X) if predict is None else predict(X, qid, None), dtype=np.float64)
-        value = evaluate(y, scores, qid=qid, metric=self._metric)
+        value = evaluate(y, scores, qid=qid, metric=self._metric, weights=sample_weight)
         return float(self.sign * value)
 
     # --- metadata routing (the public MetadataRequest API; no private scorer base) ------------
 
     def set_score_request(self, **kwargs) -> "RankingScorer":
-        """Request metadata for ``__call__``: ``qid=True`` (default), ``False``, ``None`` or an alias."""
+        """Request metadata for ``__call__``: ``qid`` (default True) and ``sample_weight`` (default None), each
+        ``True``, ``False``, ``None`` or an alias."""
         for name, alias in kwargs.items():
-            if name != "qid":
-                raise TypeError(f"{self!r} consumes qid only; cannot request {name!r}")
+            if name not in self._requests:
+                raise TypeError(f"{self!r} consumes qid and sample_weight only; cannot request {name!r}")
             self._requests[name] = alias
         return self
 
