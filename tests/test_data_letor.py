@@ -21,10 +21,12 @@ from metricrank.data import (
     load_letor,
     load_pairs,
     load_query_file,
+    load_weights,
     make_ltr,
     save_letor,
     save_pairs,
     save_query_file,
+    save_weights,
 )
 from metricrank._io import atomic_write as _atomic_write
 from metricrank.data.sidecars import save_group_weights
@@ -564,6 +566,31 @@ def test_group_weight_errors(tmp_path, text, match):
     path = write(tmp_path / "gw.tsv", text)
     with pytest.raises(ValueError, match=re.escape(str(path)) + ",? ?" + match):
         load_group_weights(path, [10, 20, 30])
+
+
+def test_weights_round_trip_and_errors(tmp_path):
+    # LightGBM's weight file: one row weight per line, in row order
+    p = tmp_path / "train.txt.weight.gz"
+    save_weights(p, [1.0, 0.25, 2, 1 / 3])
+    got = load_weights(p, n_rows=4)
+    assert got.dtype == np.float64 and got.tolist() == [1.0, 0.25, 2.0, 1 / 3]  # exact: shortest repr written
+    commented = write(tmp_path / "c.weight", "# comment\n1\n\n0.5\n")
+    assert load_weights(commented).tolist() == [1.0, 0.5]
+    with pytest.raises(ValueError, match=re.escape(f"{p}: 4 weights for 5 rows")):
+        load_weights(p, n_rows=5)
+    for text, line, reason in [
+        ("1\n-0.5\n", 2, "weight '-0.5' must be finite and >= 0"),
+        ("1\ninf\n", 2, "weight 'inf' must be finite"),
+        ("heavy\n", 1, "weight 'heavy' is not a number"),
+        ("1\n\n1 2\n", 3, "one weight per line, got 2 fields"),
+    ]:
+        bad = write(tmp_path / "bad.weight", text)
+        with pytest.raises(ValueError, match=where(bad, line) + ".*" + re.escape(reason)):
+            load_weights(bad)
+    for weights in ([1, -1], [1, np.nan], [[1, 2]]):
+        with pytest.raises(ValueError, match="weights must be"):
+            save_weights(tmp_path / "never.weight", weights)
+    assert not (tmp_path / "never.weight").exists()
 
 
 def test_shared_data_fixture_skips_or_fails_when_absent(tmp_path, monkeypatch):

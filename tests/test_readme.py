@@ -150,6 +150,9 @@ def command_files(given, tmp_path_factory):
     test = names["test"].subset_queries(range(60))
     metricrank.save_letor(test, work / "test.txt")
     metricrank.data.save_pairs(work / "train.pairs", explicit_pairs(train, n_queries=30))
+    for name, data in (("train", train), ("vali", names["vali"].subset_queries(range(60))), ("test", test)):
+        metricrank.data.save_group_weights(work / f"{name}.gw", data, np.linspace(0.5, 2.0, data.n_queries))
+    metricrank.data.save_weights(work / "train.txt.weight", np.linspace(0.5, 2.0, train.n_docs))
     np.savetxt(work / "scores.txt", test.X[:, 38])
     return work
 

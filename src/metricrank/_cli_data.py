@@ -1,36 +1,51 @@
-"""The command line's data files: a LETOR/SVMlight file read with its CatBoost group-weights file."""
+"""The command line's data files: a LETOR/SVMlight file read with its weight files (LightGBM's row weights,
+CatBoost's group weights)."""
 
 from __future__ import annotations
 
+import os
+import warnings
 
-def read_ranking_file(path, *, n_features=None, query_file=None, group_weights=None):
-    """:func:`~metricrank.data.load_letor` of ``path``; with ``group_weights`` (a CatBoost group-weights file,
-    ``group_id<TAB>weight``, every query of the file once) its weights become the queries' weights."""
-    from .data import RankingDataset, load_group_weights, load_letor
+
+def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, group_weights=None,
+                      weights_option="--weights"):
+    """:func:`~metricrank.data.load_letor` of ``path``, with ``weights`` (a LightGBM weight file: a weight per row)
+    as the rows' weights and ``group_weights`` (a CatBoost group-weights file, ``group_id<TAB>weight``, every
+    query of the file once) as the queries'. LightGBM reads ``PATH.weight`` when it is there: without
+    ``weights``, a warning says that such a file is left unread and names ``weights_option``, which would read it."""
+    from .data import RankingDataset, load_group_weights, load_letor, load_weights
 
     ds = load_letor(path, n_features=n_features, query_file=query_file)
-    if group_weights is None:
+    beside = f"{os.fspath(path)}.weight"
+    if weights is None and os.path.isfile(beside):
+        warnings.warn(f"{beside} is not read (LightGBM reads it by default): pass {weights_option} {beside} to "
+                      "weigh the rows", UserWarning, stacklevel=2)
+    if weights is None and group_weights is None:
         return ds
-    return RankingDataset(ds.X, ds.y, group_ptr=ds.group_ptr, qid=ds.qid, weight=ds.weight,
-                          group_weight=load_group_weights(group_weights, ds), pairs=ds.pairs,
-                          pair_weight=ds.pair_weight, doc_ids=ds.doc_ids, source=ds.source)
+    return RankingDataset(ds.X, ds.y, group_ptr=ds.group_ptr, qid=ds.qid,
+                          weight=ds.weight if weights is None else load_weights(weights, n_rows=ds.n_docs),
+                          group_weight=None if group_weights is None else load_group_weights(group_weights, ds),
+                          pairs=ds.pairs, pair_weight=ds.pair_weight, doc_ids=ds.doc_ids, source=ds.source)
 
 
-def warn_unread_group_weights(specs, option: str, preset=None) -> None:
-    """Warn, once per metric spec of ``specs`` that leaves them unread, that the queries' weights ``option``
-    gave are ignored by it (:func:`~metricrank.metrics.evaluate.unread_weights`: MAP reads none, for one)."""
-    import warnings
-
+def warn_unread_weights(specs, options: dict, preset=None) -> None:
+    """Warn, once per metric spec of ``specs`` and weight it leaves unread, that it ignores the weights that
+    ``options`` names (``{"weights": "--weights", "group_weights": "--group-weights"}``, None where not given;
+    :func:`~metricrank.metrics.evaluate.unread_weights`: MAP reads none, for one)."""
     from .metrics import get_metric
     from .metrics.evaluate import unread_weights
 
     for spec in specs:
-        for argument, why in unread_weights(get_metric(spec, preset=preset), {"group_weights": option}):
+        for argument, why in unread_weights(get_metric(spec, preset=preset), options):
             warnings.warn(f"metric {spec}: {argument} is ignored: {why}", UserWarning, stacklevel=2)
 
 
-def add_group_weights_option(parser, whose: str, use: str) -> None:
-    """``--group-weights FILE``: the queries' weights of the file ``whose`` names, read for ``use``."""
+def add_weights_options(parser, whose: str, use: str) -> None:
+    """``--weights FILE`` and ``--group-weights FILE``: the rows' and queries' weights of the file ``whose``
+    names, read for ``use``."""
+    parser.add_argument("--weights", metavar="FILE",
+                        help=f"LightGBM weight file (a weight per line, every row of {whose} in order): the rows' "
+                             f"weights {use} (default: every row weighs 1; {whose}.weight is not read unless named)")
     parser.add_argument("--group-weights", metavar="FILE",
                         help=f"CatBoost group weights file (group_id<TAB>weight, every query of {whose} once): the "
                              f"queries' weights {use} (default: every query weighs 1)")

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from ._checks import check_lightgbm_seed
-from ._cli_data import add_group_weights_option
+from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
 from ._io import atomic_write, check_writable
 
@@ -203,9 +203,9 @@ def _check_options(args) -> None:
         allowed = f"1-{MAX_DEPTH} with --grow-policy {args.grow_policy}" if symmetric else ">= 1"
         raise ValueError(f"--depth must be {allowed}; got {args.depth}")
     inputs = [("--train", args.train), ("--train-query-file", args.train_query_file), ("--pairs", args.pairs),
-              ("--group-weights", args.group_weights)]
+              ("--weights", args.weights), ("--group-weights", args.group_weights)]
     per_valid = {option: getattr(args, option[2:].replace("-", "_")) or []
-                 for option in ("--valid-query-file", "--valid-group-weights")}
+                 for option in ("--valid-query-file", "--valid-weights", "--valid-group-weights")}
     inputs += [("--valid", v) for v in args.valid or []]
     inputs += [(option, path) for option, given in per_valid.items() for path in given]
     for option, path in inputs:
@@ -257,25 +257,29 @@ def cmd_train(args) -> int:
 
 def _train(args, model, objective, console, client) -> int:
     """Read the data, fit (on ``client``'s cluster when given), save and report."""
-    from ._cli_data import read_ranking_file, warn_unread_group_weights
+    from ._cli_data import read_ranking_file, warn_unread_weights
     from .data import load_pairs
     from .learners import _capacity
     from .metrics import evaluate_many
 
-    train = read_ranking_file(args.train, query_file=args.train_query_file, group_weights=args.group_weights)
+    train = read_ranking_file(args.train, query_file=args.train_query_file, weights=args.weights,
+                              group_weights=args.group_weights)
     pairs = pair_weight = None
     if args.pairs:
         pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr)
     unset = [None] * len(args.valid or [])
-    valid = [read_ranking_file(path, n_features=train.n_features, query_file=qf, group_weights=gw)
-             for path, qf, gw in zip(args.valid or [], args.valid_query_file or unset,
-                                     args.valid_group_weights or unset)]
+    valid = [read_ranking_file(path, n_features=train.n_features, query_file=qf, weights=w, group_weights=gw,
+                               weights_option="--valid-weights")
+             for path, qf, w, gw in zip(args.valid or [], args.valid_query_file or unset, args.valid_weights or unset,
+                                        args.valid_group_weights or unset)]
     console.print(f"training {type(model).__name__} on {args.train}: {train.n_queries} queries, {train.n_docs} "
                   f"documents, {train.n_features} features; objective {objective.spec}{target_note(model)}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     specs = args.metric or [objective.eval_spec_for(train.y, *(v.y for v in valid))]
-    if args.valid_group_weights:  # --valid's queries are only judged (--train's also train)
-        warn_unread_group_weights(specs, "--valid-group-weights", args.preset)
+    # --valid's weights are only read by its metrics (--train's also train)
+    warn_unread_weights(specs, {"weights": "--valid-weights" if args.valid_weights else None,
+                                "group_weights": "--valid-group-weights" if args.valid_group_weights else None},
+                        args.preset)
     if args.dask is None and _capacity.applies(model, train, specs[0]):
         console.print("--leaves auto: checking first whether bigger trees win on held-out training queries "
                       "(one fit on 80 % of the queries per capacity and held-out fold; --leaves N skips it)")
@@ -351,7 +355,10 @@ def add_parsers(sub, preset_choices) -> None:
                     help="validation file, evaluated after every tree (repeatable; the last drives early stopping)")
     tr.add_argument("--valid-query-file", action="append", metavar="FILE",
                     help="group sizes for a --valid file without qid (one per --valid, in order)")
-    add_group_weights_option(tr, "--train", "in training and in --train's metrics")
+    add_weights_options(tr, "--train", "in training and in --train's metrics")
+    tr.add_argument("--valid-weights", action="append", metavar="FILE",
+                    help="weight file for a --valid file (one per --valid, in order): its rows' weights in its "
+                         "metrics and early stopping (default: its rows weigh 1)")
     tr.add_argument("--valid-group-weights", action="append", metavar="FILE",
                     help="group weights file for a --valid file (one per --valid, in order): its queries' weights "
                          "in its metrics and early stopping (default: its queries weigh 1)")

@@ -1,8 +1,8 @@
 """``metricrank tune``: search a ranker's tree parameters with Optuna, folds made of whole queries.
 
-``metricrank tune --train F [--group-weights F] [--pairs F | --valid F [--valid-group-weights F]] [--objective SPEC]
-[--target SPEC|auto] --metric SPEC --trials N --cv K --timeout S --seed S [--storage URL [--study-name NAME]]
---out MODEL.json [--params-out best.json]`` runs
+``metricrank tune --train F [--weights F] [--group-weights F] [--pairs F | --valid F [--valid-weights F]
+[--valid-group-weights F]] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N --cv K --timeout S
+--seed S [--storage URL [--study-name NAME]] --out MODEL.json [--params-out best.json]`` runs
 :func:`metricrank.model_selection.tune` and writes the refitted best model (``metricrank predict`` reads it) and,
 optionally, the best parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score
 on ``--valid`` (one split instead of ``--cv`` folds); the best model is refitted on both files. With ``--storage``
@@ -17,7 +17,7 @@ import os
 import numpy as np
 
 from ._checks import check_lightgbm_seed
-from ._cli_data import add_group_weights_option
+from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
 from ._io import atomic_write, check_writable
 
@@ -62,10 +62,11 @@ def _check_options(args):
         if not objective.accepts_pairs:
             raise ValueError(f"--pairs needs an objective that reads explicit pairs (PairLogit, PairLogitPairwise), "
                              f"not {objective.spec}")
-    if args.valid_group_weights is not None and not args.valid:
-        raise ValueError("--valid-group-weights weighs --valid's queries; pass --valid")
-    for path, option in ((args.pairs, "--pairs"), (args.group_weights, "--group-weights"),
-                         (args.valid_group_weights, "--valid-group-weights")):
+    for option, whose in (("--valid-weights", "rows"), ("--valid-group-weights", "queries")):
+        if getattr(args, option[2:].replace("-", "_")) is not None and not args.valid:
+            raise ValueError(f"{option} weighs --valid's {whose}; pass --valid")
+    for path, option in ((args.pairs, "--pairs"), (args.weights, "--weights"), (args.group_weights, "--group-weights"),
+                         (args.valid_weights, "--valid-weights"), (args.valid_group_weights, "--valid-group-weights")):
         if path is not None and not os.path.isfile(path):
             raise ValueError(f"{option} {path}: no such file")
     if args.study_name is not None and args.storage is None:
@@ -95,16 +96,16 @@ def cmd_tune(args) -> int:
 
     console = message_console()
     model, objective = _check_options(args)
-    train = read_ranking_file(args.train, query_file=args.train_query_file, group_weights=args.group_weights)
-    group_weight = train.group_weight
+    train = read_ranking_file(args.train, query_file=args.train_query_file, weights=args.weights,
+                              group_weights=args.group_weights)
+    weight, group_weight = train.weight, train.group_weight
     X, y, qid = train.X, train.y, _query_ids(train, 0)
     cv = args.cv or 3
     if args.valid:
-        valid = read_ranking_file(args.valid, n_features=train.n_features, group_weights=args.valid_group_weights)
-        if group_weight is not None or valid.group_weight is not None:  # a file without weights: its queries weigh 1
-            group_weight = np.concatenate([np.ones(train.n_queries) if group_weight is None else group_weight,
-                                           np.ones(valid.n_queries) if valid.group_weight is None
-                                           else valid.group_weight])
+        valid = read_ranking_file(args.valid, n_features=train.n_features, weights=args.valid_weights,
+                                  group_weights=args.valid_group_weights, weights_option="--valid-weights")
+        weight = _joined(weight, valid.weight, train.n_docs, valid.n_docs)
+        group_weight = _joined(group_weight, valid.group_weight, train.n_queries, valid.n_queries)
         vqid = _query_ids(valid, train.n_queries)  # its own queries, whatever ids the two files use
         X = _stack(train.X, valid.X)
         y = np.concatenate([train.y, valid.y])
@@ -115,9 +116,10 @@ def cmd_tune(args) -> int:
                   f"documents; {args.trials} trials, "
                   f"{'train -> valid' if args.valid else f'{cv} query folds'}")
     data = {"X": X, "y": y, "qid": qid}
-    if args.pairs is not None or group_weight is not None:  # every fold and the refit read them
+    if args.pairs is not None or weight is not None or group_weight is not None:  # every fold and the refit read them
         pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr) if args.pairs else (None, None)
-        data = {"X": RankingDataset(X, y, qid=qid, group_weight=group_weight, pairs=pairs, pair_weight=pair_weight)}
+        data = {"X": RankingDataset(X, y, qid=qid, weight=weight, group_weight=group_weight, pairs=pairs,
+                                    pair_weight=pair_weight)}
     result = tune(model, **data, metric=args.metric, n_trials=args.trials, cv=cv,
                   early_stopping_rounds=args.early_stopping, timeout=args.timeout, random_state=args.seed,
                   show_progress=not args.quiet, storage=args.storage, study_name=args.study_name)
@@ -148,6 +150,13 @@ def cmd_tune(args) -> int:
     return 0
 
 
+def _joined(first, second, n_first: int, n_second: int):
+    """The two files' weights one after the other (a file without them weighs 1); None when neither has any."""
+    if first is None and second is None:
+        return None
+    return np.concatenate([np.ones(n_first) if first is None else first, np.ones(n_second) if second is None else second])
+
+
 def _query_ids(ds, offset: int) -> np.ndarray:
     """Query position (plus ``offset``) of every row: ids that stay distinct across files."""
     return offset + np.repeat(np.arange(ds.n_queries), ds.query_sizes)
@@ -169,7 +178,9 @@ def add_parsers(sub, preset_choices) -> None:
     tu.add_argument("--pairs", metavar="FILE",
                     help="CatBoost pairs file (winner, loser[, weight]: 0-based rows of --train) for PairLogit and "
                          "PairLogitPairwise: each fold and the refit train on the pairs of their queries")
-    add_group_weights_option(tu, "--train", "in every fit and score")
+    add_weights_options(tu, "--train", "in every fit and score")
+    tu.add_argument("--valid-weights", metavar="FILE",
+                    help="weight file for --valid's rows (default: they weigh 1)")
     tu.add_argument("--valid-group-weights", metavar="FILE",
                     help="group weights file for --valid's queries (default: they weigh 1)")
     tu.add_argument("--valid", metavar="FILE",

@@ -24,7 +24,7 @@ import sys
 import numpy as np
 
 from ._cli_analyze import add_parsers as add_analyze_parsers
-from ._cli_data import add_group_weights_option
+from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
 from ._cli_train import add_parsers as add_train_parsers
 from ._cli_tune import add_parsers as add_tune_parsers
@@ -104,7 +104,7 @@ def check_output_dir(path, option: str) -> None:
 
 
 def _cmd_eval(args) -> int:
-    from ._cli_data import read_ranking_file, warn_unread_group_weights
+    from ._cli_data import read_ranking_file, warn_unread_weights
     from .metrics import evaluate_many, get_metric
 
     specs = args.metric or ["NDCG:top=10"]
@@ -115,14 +115,16 @@ def _cmd_eval(args) -> int:
             raise CLIError(f"--metric {spec!r}: {err}") from None
     _check_input_file(args.data, "--data")
     _check_input_file(args.scores, "--scores")
-    for path, option in ((args.query_file, "--query-file"), (args.group_weights, "--group-weights")):
+    for path, option in ((args.query_file, "--query-file"), (args.weights, "--weights"),
+                         (args.group_weights, "--group-weights")):
         if path is not None:
             _check_input_file(path, option)
     check_output_file(args.per_query, "--per-query")
 
-    data = read_ranking_file(args.data, query_file=args.query_file, group_weights=args.group_weights)
-    if args.group_weights is not None:
-        warn_unread_group_weights(specs, "--group-weights", args.preset)
+    data = read_ranking_file(args.data, query_file=args.query_file, weights=args.weights,
+                             group_weights=args.group_weights)
+    warn_unread_weights(specs, {"weights": args.weights and "--weights",
+                                "group_weights": args.group_weights and "--group-weights"}, args.preset)
     scores = load_scores(args.scores, len(data))
     results = evaluate_many(data, scores, specs, preset=args.preset)
     if args.per_query:
@@ -314,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--query-file",
                     help="group sizes file for data without qid (default: DATA.query or DATA.group "
                          "if present, else the whole file is one query, with a warning)")
-    add_group_weights_option(ev, "DATA", "for the metrics that read them")
+    add_weights_options(ev, "DATA", "for the metrics that read them")
     ev.add_argument("--per-query", metavar="CSV",
                     help="write per-query values to this CSV file; - = stdout (the summary table "
                          "then goes to stderr) (default: not written)")

@@ -6,6 +6,7 @@
   row indices into the data set; the first object is preferred over the
   second.
 * group-weight files (CatBoost): ``group_id<TAB>weight`` per line.
+* weight files (LightGBM's ``.weight``): one row weight per line, in row order.
 
 All readers accept plain, ``.gz`` and ``.bz2`` files (chosen by extension),
 report malformed input as :class:`ValueError` naming the file and the 1-based
@@ -29,9 +30,11 @@ __all__ = [
     "load_group_weights",
     "load_pairs",
     "load_query_file",
+    "load_weights",
     "save_group_weights",
     "save_pairs",
     "save_query_file",
+    "save_weights",
 ]
 
 
@@ -405,3 +408,72 @@ def save_group_weights(path, query_ids, weights) -> None:
         parts.append(f"{gid}\t{_fmt_float(w)}\n")
     with atomic_write(path) as fh:
         fh.write("".join(parts).encode("utf-8"))
+
+
+# ---------------------------------------------------------------------------
+# Row weight files
+# ---------------------------------------------------------------------------
+
+
+def load_weights(path, *, n_rows=None) -> np.ndarray:
+    """Read a LightGBM weight file: one row weight per line, in row order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Blank lines and ``#`` comment lines are skipped.
+    n_rows : int, optional
+        If given, the file must hold exactly this many weights.
+
+    Returns
+    -------
+    weight : ndarray of float64, shape (n_rows,)
+
+    Raises
+    ------
+    ValueError
+        If a line is not a single finite number >= 0 (naming the file and the
+        line), or the number of weights is not ``n_rows``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "train.txt.weight")
+    >>> save_weights(p, [1.0, 0.5, 2.0])
+    >>> load_weights(p, n_rows=3).tolist()
+    [1.0, 0.5, 2.0]
+    """
+    _check_n_rows(n_rows)
+    weights = []
+    for lineno, fields in _iter_data_lines(path):
+        if len(fields) != 1:
+            raise ValueError(f"{path}, line {lineno}: expected one weight per line, got {len(fields)} fields")
+        weights.append(_parse_weight(fields[0], path, lineno))
+    if n_rows is not None and len(weights) != n_rows:
+        raise ValueError(f"{path}: {len(weights)} weights for {n_rows} rows; give one weight per row, in row order")
+    return np.asarray(weights, dtype=np.float64)
+
+
+def save_weights(path, weights) -> None:
+    """Write row weights, one per line (atomically): a LightGBM weight file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    weights : array-like of float, shape (n_rows,)
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "x.weight")
+    >>> save_weights(p, [2, 0.25])
+    >>> open(p).read()
+    '2\\n0.25\\n'
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 1:
+        raise ValueError(f"weights must be one-dimensional; got shape {weights.shape}")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("weights must be finite and >= 0")
+    with atomic_write(path) as fh:
+        fh.write("".join(f"{_fmt_float(w)}\n" for w in weights.tolist()).encode("ascii"))
