@@ -361,6 +361,11 @@ def test_tune_validates_before_fitting(data):
         tune(small(), X, y, qid=qid, cv=[(np.arange(0, 60), np.arange(59, 100))], show_progress=False)
     with pytest.raises(ValueError, match="refit must be True or False; got 'no'"):
         tune(small(), X, y, qid=qid, refit="no", show_progress=False)
+    # another ranker has no trees to search: a clear error, not a KeyError on n_estimators
+    from metricrank import SVMMAP
+
+    with pytest.raises(TypeError, match="tune searches the trees of GBRanker and LambdaMART; got SVMMAP: search"):
+        tune(SVMMAP(), X, y, qid=qid, param_space={"C": [0.1, 1.0]}, show_progress=False)
 
 
 def test_tune_without_refit_keeps_the_same_parameters_and_fits_nothing_more(result, data, monkeypatch):

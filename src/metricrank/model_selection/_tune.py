@@ -473,6 +473,12 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     True
     >>> scores = result.best_estimator_.predict(ds.X)   # refitted on every row with best_params_
     """
+    from ..learners import GBRanker
+
+    if not isinstance(estimator, GBRanker):  # the space, the tree budget and the in-fold reports are the trees'
+        raise TypeError(f"tune searches the trees of GBRanker and LambdaMART; got {type(estimator).__name__}: search "
+                        "another ranker with scikit-learn's searches, scoring=metricrank.make_scorer(metric) and "
+                        "cv=GroupKFold (README, \"Tuning\")")
     optuna = _optuna()
     start = time.perf_counter()
     X, y, qid, dataset = _as_arrays(X, y, qid)
