@@ -361,11 +361,34 @@ def test_tune_validates_before_fitting(data):
         tune(small(), X, y, qid=qid, cv=[(np.arange(0, 60), np.arange(59, 100))], show_progress=False)
     with pytest.raises(ValueError, match="refit must be True or False; got 'no'"):
         tune(small(), X, y, qid=qid, refit="no", show_progress=False)
+    # arrays that do not line up, or a column name without a DataFrame: errors that say so (were IndexErrors)
+    with pytest.raises(ValueError, match=r"qid='qid' names a column, but X is a ndarray, not a DataFrame"):
+        tune(small(), X, y, qid="qid", show_progress=False)
+    with pytest.raises(ValueError, match="tune needs y"):
+        tune(small(), X, qid=qid, show_progress=False)
+    with pytest.raises(ValueError, match=rf"got shapes X \({len(y)}, 6\), y \({len(y) - 1},\), qid \({len(y)},\)"):
+        tune(small(), X, y[1:], qid=qid, show_progress=False)
     # another ranker has no trees to search: a clear error, not a KeyError on n_estimators
     from metricrank import SVMMAP
 
     with pytest.raises(TypeError, match="tune searches the trees of GBRanker and LambdaMART; got SVMMAP: search"):
         tune(SVMMAP(), X, y, qid=qid, param_space={"C": [0.1, 1.0]}, show_progress=False)
+
+
+def test_tune_takes_label_and_query_columns_and_lists_as_fit_does(data):
+    # fit(df, "label", qid="qid") and plain lists: the same search as on the arrays
+    pd = pytest.importorskip("pandas")
+    X, y, qid = data
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]).assign(label=y, qid=qid)
+    kw = dict(metric=METRIC, n_trials=2, cv=3, early_stopping_rounds=3, random_state=0, show_progress=False)
+    arrays = tune(small(), X, y, qid=qid, **kw)
+    named = tune(small(), frame, "label", qid="qid", **kw)
+    listed = tune(small(), X.tolist(), y.tolist(), qid=qid.tolist(), **kw)
+    for res in (named, listed):
+        assert res.best_score_ == pytest.approx(arrays.best_score_, rel=1e-12)
+        assert [t.value for t in res.study_.trials] == pytest.approx([t.value for t in arrays.study_.trials],
+                                                                     rel=1e-12)
+    assert list(named.best_estimator_.feature_names_in_) == [f"f{j}" for j in range(X.shape[1])]
 
 
 def test_tune_without_refit_keeps_the_same_parameters_and_fits_nothing_more(result, data, monkeypatch):

@@ -123,18 +123,23 @@ def _as_arrays(X, y, qid):
         ds = X
         held = any(a is not None for a in (ds.weight, ds.group_weight, ds.pairs, ds.doc_ids))
         return ds.X, ds.y, ds.row_qid, (ds if held else None)
+    import scipy.sparse as sp
+
+    from ..learners._frames import _as_pandas, take_columns
+
+    X, y, qid = take_columns(X, y, qid)  # y="label", qid="qid": columns of a DataFrame X, as fit takes them
+    if y is None:
+        raise ValueError("tune needs y (the labels), unless X is a RankingDataset")
     if qid is None:
         raise ValueError("tune needs qid= (the query id of every row): folds are made of whole queries")
-    qid = np.asarray(qid)
-    y = np.asarray(y)
-    if qid.ndim != 1 or qid.shape[0] != y.shape[0] or X.shape[0] != y.shape[0]:
-        raise ValueError(f"X, y and qid must have the same number of rows; got {X.shape[0]}, {y.shape[0]}, "
-                         f"{qid.shape[0]}")
-    group_ptr_from_qid(qid, source="qid")  # rows of a query contiguous
-    from ..learners._frames import _as_pandas
-
     frame = _as_pandas(X)  # a polars frame becomes pandas, whose rows the folds take by position
-    return (X if frame is None else frame), y, qid, None
+    X = frame if frame is not None else X if sp.issparse(X) else np.asarray(X)
+    qid, y = np.asarray(qid), np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or qid.ndim != 1 or not X.shape[0] == y.shape[0] == qid.shape[0]:
+        raise ValueError(f"X must have a row and y and qid an entry per document; got shapes X {X.shape}, "
+                         f"y {y.shape}, qid {qid.shape}")
+    group_ptr_from_qid(qid, source="qid")  # rows of a query contiguous
+    return X, y, qid, None
 
 
 def _fold_queries(dataset, rows, label: str = "these rows") -> np.ndarray:
@@ -366,9 +371,10 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         ``evaluate`` read them, and by the refit: each fold's training and test
         sets are whole queries of it (:meth:`RankingDataset.subset_queries`).
         The selection's Wilcoxon test pairs the held-out queries unweighted.
-    y : array-like of shape (n,); omit with a RankingDataset
-    qid : array-like of shape (n,)
-        Query id of every row; rows of a query contiguous.
+    y : array-like of shape (n,) or str; omit with a RankingDataset
+        The labels, or the name of X's label column (a DataFrame's, as ``fit`` takes it).
+    qid : array-like of shape (n,) or str
+        Query id of every row (rows of a query contiguous), or the name of X's query id column.
     metric : str, optional
         Metric spec to optimise; default the estimator's objective metric.
     n_trials : int, default 30
