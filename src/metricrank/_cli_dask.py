@@ -103,7 +103,7 @@ def fit_on_dask(args, client, model, train, valid, names, console):
     X = train.X.toarray() if hasattr(train.X, "toarray") else train.X
     X, y, qid, *weight = scatter_by_query(X, train.y, train.row_qid, sample_weight=train.weight, client=client)
     dask_model = _dask_twin(model, client)
-    dask_model.fit(X, y, qid=qid, sample_weight=weight[0] if weight else None, eval_set=valid or None, eval_names=names or None,
-                   eval_metrics=args.metric, early_stopping_rounds=args.early_stopping)
+    dask_model.fit(X, y, qid=qid, sample_weight=weight[0] if weight else None, eval_set=valid or None,
+                   eval_names=names or None, eval_metrics=args.metric, early_stopping_rounds=args.early_stopping)
     console.print(f"trained on {dask_model.n_workers_} worker(s), {dask_model.n_partitions_} partition(s)")
     return dask_model.to_local()

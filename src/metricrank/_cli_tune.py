@@ -154,7 +154,8 @@ def _joined(first, second, n_first: int, n_second: int):
     """The two files' weights one after the other (a file without them weighs 1); None when neither has any."""
     if first is None and second is None:
         return None
-    return np.concatenate([np.ones(n_first) if first is None else first, np.ones(n_second) if second is None else second])
+    return np.concatenate([np.ones(n_first) if first is None else first,
+                           np.ones(n_second) if second is None else second])
 
 
 def _query_ids(ds, offset: int) -> np.ndarray:

@@ -625,10 +625,11 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     final = None
     if refit:
         final = clone(estimator).set_params(**best_params)
+        # judged as the trials' fits were: policy and capacity check
         if dataset is not None:
             final.fit(dataset, eval_metrics=[metric])
         else:
-            final.fit(X, y, qid=qid, eval_metrics=[metric])  # judged as the trials' fits were: policy and capacity check
+            final.fit(X, y, qid=qid, eval_metrics=[metric])
     return TuneResult(best_params_=best_params, best_score_=float(best.value), best_estimator_=final, study_=study,
                       folds_=folds, metric_=metric, elapsed_=time.perf_counter() - start,
                       selected_trial_=best.number, selection_pvalue_=pvalue, selection_level_=level)
