@@ -163,6 +163,21 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eva
     return out
 
 
+def warn_no_order_to_learn(ds: RankingDataset, *, stacklevel: int = 3) -> None:
+    """Warn when no query of the training set ``ds`` (without explicit pairs) holds two labels: every query-wise
+    objective then has nothing to order (no pair, a zero λ, a per-query constant for QueryRMSE), and a fit from
+    zero scores every document alike; all-zero labels, or labels read from the wrong column, look like this.
+    ``stacklevel`` points the warning at the user's ``fit`` call."""
+    if ds.pairs is not None or ds.n_docs == 0:
+        return
+    starts = ds.group_ptr[:-1]
+    if np.array_equal(np.minimum.reduceat(ds.y, starts), np.maximum.reduceat(ds.y, starts)):
+        what = (f"every training document has label {ds.y[0]:g}" if np.all(ds.y == ds.y[0])
+                else "no training query holds two different labels")
+        warnings.warn(f"{what}: the ranking objective has no order to learn, and the model will score the documents "
+                      "of a query alike; check the labels (and qid)", UserWarning, stacklevel=stacklevel)
+
+
 def warn_unread_eval_weights(specs, preset=None, eval_sample_weight=None, eval_group_weight=None, *,
                              stacklevel: int = 3) -> None:
     """Warn, as :func:`~metricrank.metrics.evaluate` does for its ``weights``, where weights given for the eval

@@ -25,7 +25,8 @@ from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_he
 from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
 from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, check_start_iteration,
-                      eval_datasets, eval_specs, eval_starting_scores, starting_scores, warn_unread_eval_weights)
+                      eval_datasets, eval_specs, eval_starting_scores, starting_scores, warn_no_order_to_learn,
+                      warn_unread_eval_weights)
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
 from ._prefix_scores import PrefixScores
@@ -396,6 +397,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if ds.pairs is not None and not objective.accepts_pairs:
             raise ValueError(f"objective {objective.spec} does not read explicit pairs; they are read by "
                              "PairLogit and PairLogitPairwise (YetiRank generates its own)")
+        if init_model is None and init_score is None:  # a base model's order stays
+            warn_no_order_to_learn(ds)
         objective = self._objective_for_training(objective, ds.y, ds.weight)
         self._check_query_sizes(objective, ds, "training data")
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight, eval_group_weight)

@@ -25,7 +25,7 @@ from ...metrics.evaluate import dataset_evaluator
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
 from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
-                       starting_scores, warn_unread_eval_weights)
+                       starting_scores, warn_no_order_to_learn, warn_unread_eval_weights)
 from .._persistence import read_model_file, write_model_file
 from ._model import ACTIVATIONS, build_scorer
 from ._state import decode_state_dict, encode_state_dict
@@ -197,6 +197,8 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         torch = require_torch()
         device = self._torch_device()
         ds = self._dataset(X, y, qid, group, sample_weight, group_weight, pairs, pair_weight)
+        if init_score is None:  # a starting score's order stays
+            warn_no_order_to_learn(ds, stacklevel=4)
         lambdas = self._lambdas(ds)
         Xd = _dense_features(ds.X)
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight, eval_group_weight)
