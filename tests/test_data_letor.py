@@ -472,6 +472,14 @@ def test_mslr_tiny(shared_data):
 # ---------------------------------------------------------------------------
 
 
+def check_line_errors(path, load, cases):
+    """``load`` of ``path`` holding each case's text fails naming the file, the case's line and its reason."""
+    for text, line, reason in cases:
+        write(path, text)
+        with pytest.raises(ValueError, match=where(path, line) + ".*" + re.escape(reason)):
+            load(path)
+
+
 def test_query_file_round_trip_and_errors(tmp_path):
     p = tmp_path / "x.query.gz"
     save_query_file(p, [3, 1, 2])
@@ -479,15 +487,12 @@ def test_query_file_round_trip_and_errors(tmp_path):
     assert load_query_file(p, n_rows=6).dtype == np.int64
     with pytest.raises(ValueError, match="6 rows but the data has 7"):
         load_query_file(p, n_rows=7)
-    for text, line, reason in [
+    check_line_errors(tmp_path / "bad.query", load_query_file, [
         ("3\n0\n", 2, "must be >= 1"),
         ("3\nfour\n", 2, "'four' is not an integer"),
         ("3\n\n1 2\n", 3, "one query size per line"),
         ("2.5\n", 1, "not an integer"),
-    ]:
-        bad = write(tmp_path / "bad.query", text)
-        with pytest.raises(ValueError, match=where(bad, line) + ".*" + re.escape(reason)):
-            load_query_file(bad)
+    ])
     empty = write(tmp_path / "empty.query", "\n")
     with pytest.raises(ValueError, match=re.escape(str(empty)) + ": query file contains no"):
         load_query_file(empty)
@@ -578,15 +583,12 @@ def test_weights_round_trip_and_errors(tmp_path):
     assert load_weights(commented).tolist() == [1.0, 0.5]
     with pytest.raises(ValueError, match=re.escape(f"{p}: 4 weights for 5 rows")):
         load_weights(p, n_rows=5)
-    for text, line, reason in [
+    check_line_errors(tmp_path / "bad.weight", load_weights, [
         ("1\n-0.5\n", 2, "weight '-0.5' must be finite and >= 0"),
         ("1\ninf\n", 2, "weight 'inf' must be finite"),
         ("heavy\n", 1, "weight 'heavy' is not a number"),
         ("1\n\n1 2\n", 3, "one weight per line, got 2 fields"),
-    ]:
-        bad = write(tmp_path / "bad.weight", text)
-        with pytest.raises(ValueError, match=where(bad, line) + ".*" + re.escape(reason)):
-            load_weights(bad)
+    ])
     for weights in ([1, -1], [1, np.nan], [[1, 2]]):
         with pytest.raises(ValueError, match="weights must be"):
             save_weights(tmp_path / "never.weight", weights)
