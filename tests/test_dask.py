@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -604,3 +605,24 @@ def test_bad_starting_scores_are_named(client, data):
     with pytest.raises(ValueError, match=r"eval_init_score\[0\] must have shape"):
         DaskGBRanker(n_estimators=2).fit(X, y, qid=qid, init_score=np.zeros(train.n_docs),
                                          eval_set=[(valid.X, valid.y, valid.qid)], eval_init_score=[np.zeros(3)])
+
+
+@pytest.mark.parametrize("labels, what", [("zeros", "every training document has label 0"),
+                                          ("per_query", "no training query holds two different labels")])
+def test_one_label_per_query_warns_as_in_memory(client, data, labels, what):
+    # the partitions' summaries tell whether some query holds two labels: two partitions here, each without one
+    train, _ = data
+    y = (np.zeros(train.n_docs) if labels == "zeros"
+         else np.repeat(np.arange(train.n_queries) % 3, train.query_sizes).astype(float))
+    half = int(train.group_ptr[train.n_queries // 2])
+    X, dy, dq = (da.from_array(a, chunks=((half, train.n_docs - half),) + a.shape[1:]) for a in (train.X, y, train.qid))
+    message = "the ranking objective has no order to learn"
+    with pytest.warns(UserWarning, match=f"{what}: {message}") as record:
+        metricrank.dask.DaskGBRanker("YetiRank", n_estimators=2).fit(X, dy, qid=dq)
+    assert [w.filename for w in record if message in str(w.message)] == [__file__]
+    with pytest.warns(UserWarning, match=f"{what}: {message}"):  # in memory alike
+        GBRanker("YetiRank", n_estimators=2).fit(train.X, y, qid=train.qid)
+    y[train.n_docs - 1] += 1  # the last query, in the second partition, holds two labels
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        metricrank.dask.DaskGBRanker("YetiRank", n_estimators=2).fit(X, da.from_array(y, chunks=dy.chunks), qid=dq)

@@ -23,7 +23,7 @@ from sklearn.exceptions import NotFittedError
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import column_schema
 from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_specs,
-                                eval_starting_scores, warn_unread_eval_weights)
+                                eval_starting_scores, warn_unordered_labels, warn_unread_eval_weights)
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -292,6 +292,8 @@ max_query_size, random_state, importance_type, lgb_params
         sizes = layout.group_sizes
         if int(sizes.sum()) < 2:
             raise ValueError(f"training data has {int(sizes.sum())} sample(s); a ranker needs at least 2 documents")
+        if not layout.ordered and init_score is None:  # as in memory: nothing to order (explicit pairs are refused)
+            warn_unordered_labels(layout.min_label if layout.min_label == layout.max_label else None)
         # GBRanker's query-size bound for objectives that visit every pair (duck-typed: it reads query_sizes)
         twin._check_query_sizes(objective, SimpleNamespace(query_sizes=sizes, pairs=None), "training data")
         evals = gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, names, qid_column,

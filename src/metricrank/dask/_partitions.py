@@ -47,11 +47,17 @@ class QueryLayout:
     min_label : float
         The least training label (``inf`` without rows): whether a stand-in NDCG
         must read the labels as DCG (:meth:`~metricrank.objectives.Objective.eval_spec_for`).
+    max_label : float
+        The greatest training label (``-inf`` without rows).
+    ordered : bool
+        Whether some query holds two different labels (else there is no order to learn).
     """
 
     query_ids: list
     sizes: list
     min_label: float = np.inf
+    max_label: float = -np.inf
+    ordered: bool = False
 
     @property
     def group_sizes(self) -> np.ndarray:
@@ -180,7 +186,7 @@ def _summarise(qid, y, index: int, objective):
     """One partition's queries, checked: rows contiguous, labels finite and in the objective's domain."""
     qid = np.asarray(qid)
     if qid.size == 0:
-        return qid[:0], np.zeros(0, dtype=np.int64), np.inf
+        return qid[:0], np.zeros(0, dtype=np.int64), np.inf, -np.inf, False
     bounds, run_ids = query_runs(qid)
     check_query_ids(bounds, run_ids, f" of partition {index}")
     repeat = first_reappearance(bounds, run_ids)
@@ -197,7 +203,8 @@ def _summarise(qid, y, index: int, objective):
     if objective is not None:
         objective.check_labels(y)
     sizes = np.diff(np.concatenate((bounds, [qid.size]))).astype(np.int64)
-    return run_ids, sizes, float(y.min())
+    ordered = not np.array_equal(np.minimum.reduceat(y, bounds), np.maximum.reduceat(y, bounds))
+    return run_ids, sizes, float(y.min()), float(y.max()), bool(ordered)
 
 
 def check_query_layout(client, qid, y, objective=None) -> QueryLayout:
@@ -233,7 +240,8 @@ def check_query_layout(client, qid, y, objective=None) -> QueryLayout:
                         f"query id {q!r} is split across partitions {owner[q]} and {p}: each worker computes the "
                         f"objective over whole queries of its own partitions; {_ADVICE}")
                 owner[q] = p
-    return QueryLayout(ids, sizes, min((s[2] for s in summaries), default=np.inf))
+    return QueryLayout(ids, sizes, min((s[2] for s in summaries), default=np.inf),
+                       max((s[3] for s in summaries), default=-np.inf), any(s[4] for s in summaries))
 
 
 def _query_aligned_cuts(group_ptr: np.ndarray, npartitions: int) -> np.ndarray:

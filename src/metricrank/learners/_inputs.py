@@ -172,10 +172,16 @@ def warn_no_order_to_learn(ds: RankingDataset, *, stacklevel: int = 3) -> None:
         return
     starts = ds.group_ptr[:-1]
     if np.array_equal(np.minimum.reduceat(ds.y, starts), np.maximum.reduceat(ds.y, starts)):
-        what = (f"every training document has label {ds.y[0]:g}" if np.all(ds.y == ds.y[0])
-                else "no training query holds two different labels")
-        warnings.warn(f"{what}: the ranking objective has no order to learn, and the model will score the documents "
-                      "of a query alike; check the labels (and qid)", UserWarning, stacklevel=stacklevel)
+        warn_unordered_labels(ds.y[0] if np.all(ds.y == ds.y[0]) else None, stacklevel=stacklevel + 1)
+
+
+def warn_unordered_labels(single_label=None, *, stacklevel: int = 3) -> None:
+    """The warning of :func:`warn_no_order_to_learn`, for a training set found to hold one label per query
+    (``single_label``: the one label of every document, when they share one)."""
+    what = ("no training query holds two different labels" if single_label is None
+            else f"every training document has label {single_label:g}")
+    warnings.warn(f"{what}: the ranking objective has no order to learn, and the model will score the documents of a "
+                  "query alike; check the labels (and qid)", UserWarning, stacklevel=stacklevel)
 
 
 def warn_unread_eval_weights(specs, preset=None, eval_sample_weight=None, eval_group_weight=None, *,
