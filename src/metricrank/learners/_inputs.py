@@ -165,8 +165,9 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eva
 
 def warn_no_order_to_learn(ds: RankingDataset, *, stacklevel: int = 3) -> None:
     """Warn when no query of the training set ``ds`` (without explicit pairs) holds two labels: every query-wise
-    objective then has nothing to order (no pair, a zero λ, a per-query constant for QueryRMSE), and a fit from
-    zero scores every document alike; all-zero labels, or labels read from the wrong column, look like this.
+    objective then has nothing to order (no pair, a zero λ, a per-query constant for QueryRMSE), and trees grown
+    from zero score the documents of a query alike; all-zero labels, or labels read from the wrong column, look
+    like this.
     ``stacklevel`` points the warning at the user's ``fit`` call."""
     if ds.pairs is not None or ds.n_docs == 0:
         return
@@ -180,8 +181,9 @@ def warn_unordered_labels(single_label=None, *, stacklevel: int = 3) -> None:
     (``single_label``: the one label of every document, when they share one)."""
     what = ("no training query holds two different labels" if single_label is None
             else f"every training document has label {single_label:g}")
-    warnings.warn(f"{what}: the ranking objective has no order to learn, and the model will score the documents of a "
-                  "query alike; check the labels (and qid)", UserWarning, stacklevel=stacklevel)
+    warnings.warn(f"{what}: the ranking objective has no order to learn, so the model learns none (trees grown from "
+                  "zero score the documents of a query alike); check the labels (and qid)", UserWarning,
+                  stacklevel=stacklevel)
 
 
 def warn_unread_eval_weights(specs, preset=None, eval_sample_weight=None, eval_group_weight=None, *,
