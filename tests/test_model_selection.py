@@ -16,7 +16,7 @@ from sklearn.base import clone
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, cross_val_score
 
-from metricrank import LambdaMART, RankingDataset, evaluate, make_ltr, save_letor
+from metricrank import LambdaMART, evaluate, make_ltr, save_letor
 from metricrank.data import OneQueryWarning
 from metricrank.learners._gbdt import EXTRA_TREES_MAX_DOCS, auto_num_leaves
 from metricrank.model_selection import default_param_space, improvement_pvalue, make_scorer, tune
