@@ -28,18 +28,6 @@ def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, g
                           pairs=ds.pairs, pair_weight=ds.pair_weight, doc_ids=ds.doc_ids, source=ds.source)
 
 
-def warn_unread_weights(specs, options: dict, preset=None) -> None:
-    """Warn, once per metric spec of ``specs`` and weight it leaves unread, that it ignores the weights that
-    ``options`` names (``{"weights": "--weights", "group_weights": "--group-weights"}``, None where not given;
-    :func:`~metricrank.metrics.evaluate.unread_weights`: MAP reads none, for one)."""
-    from .metrics import get_metric
-    from .metrics.evaluate import unread_weights
-
-    for spec in specs:
-        for argument, why in unread_weights(get_metric(spec, preset=preset), options):
-            warnings.warn(f"metric {spec}: {argument} is ignored: {why}", UserWarning, stacklevel=2)
-
-
 def add_weights_options(parser, whose: str, use: str) -> None:
     """``--weights FILE`` and ``--group-weights FILE``: the rows' and queries' weights of the file ``whose``
     names, read for ``use``."""

@@ -257,7 +257,8 @@ def cmd_train(args) -> int:
 
 def _train(args, model, objective, console, client) -> int:
     """Read the data, fit (on ``client``'s cluster when given), save and report."""
-    from ._cli_data import read_ranking_file, warn_unread_weights
+    from ._cli_data import read_ranking_file
+    from .learners._inputs import warn_unread_weights
     from .data import load_pairs
     from .learners import _capacity
     from .metrics import evaluate_many

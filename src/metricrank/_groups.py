@@ -20,6 +20,7 @@ __all__ = [
     "first_reappearance",
     "group_ptr_from_qid",
     "group_ptr_from_sizes",
+    "holds_two_labels",
     "query_runs",
     "resolve_groups",
 ]
@@ -205,6 +206,11 @@ def group_ptr_from_qid(qid, *, stable_sort=False, source=None):
     order = np.argsort(rank_of_query[inverse.ravel()], kind="stable").astype(np.int64)
     sizes = np.bincount(rank_of_query[inverse.ravel()])
     return group_ptr_from_sizes(sizes), order
+
+
+def holds_two_labels(y: np.ndarray, starts: np.ndarray) -> bool:
+    """Whether some query (rows ``starts[q]`` up to the next start) holds two different labels ``y``."""
+    return not np.array_equal(np.minimum.reduceat(y, starts), np.maximum.reduceat(y, starts))
 
 
 def check_group_ptr(group_ptr, n_rows: int) -> np.ndarray:

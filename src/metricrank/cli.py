@@ -104,7 +104,8 @@ def check_output_dir(path, option: str) -> None:
 
 
 def _cmd_eval(args) -> int:
-    from ._cli_data import read_ranking_file, warn_unread_weights
+    from ._cli_data import read_ranking_file
+    from .learners._inputs import warn_unread_weights
     from .metrics import evaluate_many, get_metric
 
     specs = args.metric or ["NDCG:top=10"]

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._arrays import numeric_array
 from .._checks import is_integer
-from .._groups import check_query_ids, first_reappearance, group_ptr_from_qid, query_runs
+from .._groups import check_query_ids, first_reappearance, group_ptr_from_qid, holds_two_labels, query_runs
 
 __all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "partition_by_query",
            "scatter_by_query"]
@@ -203,8 +203,7 @@ def _summarise(qid, y, index: int, objective):
     if objective is not None:
         objective.check_labels(y)
     sizes = np.diff(np.concatenate((bounds, [qid.size]))).astype(np.int64)
-    ordered = not np.array_equal(np.minimum.reduceat(y, bounds), np.maximum.reduceat(y, bounds))
-    return run_ids, sizes, float(y.min()), float(y.max()), bool(ordered)
+    return run_ids, sizes, float(y.min()), float(y.max()), holds_two_labels(y, bounds)
 
 
 def check_query_layout(client, qid, y, objective=None) -> QueryLayout:

@@ -9,12 +9,14 @@ import scipy.sparse as sp
 
 from .._arrays import numeric_array
 from .._checks import is_integer
+from .._groups import holds_two_labels
 from ..data import OneQueryWarning, RankingDataset
 from ..metrics.evaluate import dataset_evaluator, unread_weights
 from ..metrics.registry import Metric, get_metric, parse_spec
 
 __all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "check_start_iteration",
-           "eval_datasets", "eval_specs", "eval_starting_scores", "starting_scores", "warn_unread_eval_weights"]
+           "eval_datasets", "eval_specs", "eval_starting_scores", "starting_scores", "warn_no_order_to_learn",
+           "warn_unordered_labels", "warn_unread_eval_weights", "warn_unread_weights"]
 
 
 def check_num_iteration(num_iteration):
@@ -171,8 +173,7 @@ def warn_no_order_to_learn(ds: RankingDataset, *, stacklevel: int = 3) -> None:
     ``stacklevel`` points the warning at the user's ``fit`` call."""
     if ds.pairs is not None or ds.n_docs == 0:
         return
-    starts = ds.group_ptr[:-1]
-    if np.array_equal(np.minimum.reduceat(ds.y, starts), np.maximum.reduceat(ds.y, starts)):
+    if not holds_two_labels(ds.y, ds.group_ptr[:-1]):
         warn_unordered_labels(ds.y[0] if np.all(ds.y == ds.y[0]) else None, stacklevel=stacklevel + 1)
 
 
@@ -195,9 +196,17 @@ def warn_unread_eval_weights(specs, preset=None, eval_sample_weight=None, eval_g
     passed = {kind: arg if values is not None and any(v is not None for v in values) else None
               for kind, arg, values in (("weights", "eval_sample_weight", eval_sample_weight),
                                         ("group_weights", "eval_group_weight", eval_group_weight))}
+    warn_unread_weights(specs, passed, preset, label="eval metric", stacklevel=stacklevel)
+
+
+def warn_unread_weights(specs, passed: dict, preset=None, *, label: str = "metric", stacklevel: int = 2) -> None:
+    """Warn, once per metric spec of ``specs`` and weight it leaves unread, ``"{label} {spec}: {argument} is
+    ignored: {why}"``: ``passed`` maps ``"weights"`` and ``"group_weights"`` to the caller's name for them, None
+    where none were given (:func:`~metricrank.metrics.evaluate.unread_weights`: MAP reads none, for one).
+    ``stacklevel`` counts from the caller, as if it warned itself."""
     for spec in specs:
-        for arg, why in unread_weights(get_metric(spec, preset), passed):
-            warnings.warn(f"eval metric {spec}: {arg} is ignored: {why}", UserWarning, stacklevel=stacklevel)
+        for argument, why in unread_weights(get_metric(spec, preset), passed):
+            warnings.warn(f"{label} {spec}: {argument} is ignored: {why}", UserWarning, stacklevel=stacklevel + 1)
 
 
 def eval_specs(eval_metrics, eval_metric=None, eval_at=None, *, default) -> list[str]:
