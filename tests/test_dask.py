@@ -607,6 +607,20 @@ def test_bad_starting_scores_are_named(client, data):
                                          eval_set=[(valid.X, valid.y, valid.qid)], eval_init_score=[np.zeros(3)])
 
 
+def test_an_eval_metric_no_order_moves_warns_as_in_memory(client, data):
+    # the eval sets are gathered to the client, so they are read as in memory: grades 1-5 are all relevant to MAP
+    train, valid = data
+    message = r"vali: MAP scores every query the same \(1\) whether its documents are ranked best or worst first"
+    eval_set = [(valid.X, valid.y + 1, valid.qid)]
+    with pytest.warns(UserWarning, match=message) as record:
+        metricrank.dask.DaskLambdaMART("MAP", n_estimators=2).fit(
+            one_partition(train), da.from_array(train.y), qid=da.from_array(train.qid), eval_set=eval_set,
+            eval_names=["vali"])
+    assert [w.filename for w in record if "scores every query the same" in str(w.message)] == [__file__]
+    with pytest.warns(UserWarning, match=message):
+        LambdaMART("MAP", n_estimators=2).fit(train.X, train.y, qid=train.qid, eval_set=eval_set, eval_names=["vali"])
+
+
 @pytest.mark.parametrize("labels, what", [("zeros", "every training document has label 0"),
                                           ("per_query", "no training query holds two different labels")])
 def test_one_label_per_query_warns_as_in_memory(client, data, labels, what):

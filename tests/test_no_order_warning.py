@@ -1,4 +1,5 @@
-"""A training set whose queries each hold one label has no order to learn: fit says so, at the user's line."""
+"""A training set whose queries each hold one label has no order to learn, and a judged metric that scores every
+query alike in any order judges nothing: fit says so, at the user's line."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-from metricrank import GBRanker, LambdaMART, make_ltr
+from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
+from metricrank.metrics.registry import REGISTRY
 
 MESSAGE = "the ranking objective has no order to learn"
 
@@ -55,3 +57,83 @@ def test_the_nets_warn_too(data):
     with pytest.warns(UserWarning, match=MESSAGE) as record:
         RankNet(max_epochs=1, random_state=0).fit(data.X, np.zeros(data.n_docs), qid=data.qid)
     assert [w.filename for w in record if MESSAGE in str(w.message)] == [__file__]
+
+
+# --- a judged metric that no order moves --------------------------------------------------------------------------
+
+UNMOVED = "scores every query the same"
+
+
+def metric_values_at_random_orders(ds, y, spec, n=20):
+    """The metric's per-query values at ``n`` random scorings of ``ds`` with labels ``y`` (the oracle: a metric no
+    order moves gives one set of values)."""
+    rng = np.random.default_rng(0)
+    return [evaluate(y, rng.permutation(ds.n_docs).astype(float), qid=ds.qid, metric=spec, per_query=True)
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("spec, relabel, value, hint", [
+    ("MAP", lambda y: y + 1, 1, "MAP counts a label above border=0.5 as relevant"),  # grades 1-3: all relevant
+    ("MRR", lambda y: 0.5 * (y > 0), 0, "MRR counts a label above border=0.5 as relevant"),  # none relevant
+    ("PrecisionAt:top=10", lambda y: y, None, "its top=10 holds every document of every query (at most 10)"),
+])
+def test_a_judged_metric_no_order_moves_warns_for_each_set(data, spec, relabel, value, hint):
+    y = relabel(data.y)
+    train, valid = data.subset_queries(np.arange(12)), data.subset_queries(np.arange(12, 20))
+    y_train, y_valid = y[: train.n_docs], y[train.n_docs:]
+    for ds, labels in ((train, y_train), (valid, y_valid)):  # what the warning says, by brute force
+        values = metric_values_at_random_orders(ds, labels, spec)
+        assert all(np.array_equal(v, values[0]) for v in values)
+        if value is not None:
+            assert np.all(values[0] == value)
+    with pytest.warns(UserWarning, match=UNMOVED) as record:
+        LambdaMART(spec, n_estimators=2).fit(train.X, y_train, qid=train.qid,
+                                             eval_set=[(valid.X, y_valid, valid.qid)], eval_names=["vali"])
+    said = [str(w.message) for w in record if UNMOVED in str(w.message)]
+    assert [m.split(":")[0] for m in said] == ["training data", "vali"]
+    assert all(hint in m for m in said)
+    assert [w.filename for w in record if UNMOVED in str(w.message)] == [__file__, __file__]  # the user's fit line
+
+
+def test_no_unmoved_warning_where_an_order_moves_the_metric(data):
+    y = data.y + 1
+    y[0] = 0  # query 0 holds a document MAP counts irrelevant beside relevant ones
+    values = metric_values_at_random_orders(data, y, "MAP")
+    assert not all(np.array_equal(v, values[0]) for v in values)
+    per_query = np.repeat(np.arange(data.n_queries) % 3, data.query_sizes).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        LambdaMART("MAP", n_estimators=2).fit(data.X, y, qid=data.qid, eval_set=[(data.X, y, data.qid)])
+        # a query loss reads the scores, not their order: one label per query still moves it
+        GBRanker("YetiRank", n_estimators=2).fit(
+            data.X, data.y, qid=data.qid, eval_set=[(data.X, per_query, data.qid)], eval_metrics=["QueryRMSE"])
+
+
+REQUIRED_PARAMS = {"AverageGain": ":top=5", "ClassAUC": ":cls=1"}
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_reads_order_only_says_whether_a_monotone_rescoring_moves_the_metric(name):
+    # the flag the warning trusts: a metric that reads only the order reads the same at exp(3 s) as at s
+    rng = np.random.default_rng(1)
+    qid = np.repeat(np.arange(30), 8)
+    grades, scores = rng.integers(0, 3, qid.size).astype(float), rng.normal(size=qid.size)
+    spec = name + REQUIRED_PARAMS.get(name, "")
+    for y in (grades, grades / 2):  # graded labels, or labels in [0, 1] where the metric reads probabilities
+        try:
+            before = evaluate(y, scores, qid=qid, metric=spec, per_query=True)
+            break
+        except ValueError:
+            continue
+    after = evaluate(y, np.exp(3 * scores), qid=qid, metric=spec, per_query=True)
+    assert np.allclose(before, after, rtol=1e-12, atol=0, equal_nan=True) == REGISTRY[name].reads_order_only
+
+
+def test_the_nets_warn_of_an_unmoved_eval_metric(data):
+    pytest.importorskip("torch")
+    from metricrank import RankNet
+
+    with pytest.warns(UserWarning, match=f"valid_0: MAP {UNMOVED} \\(1\\)") as record:
+        RankNet(max_epochs=1, random_state=0).fit(data.X, data.y, qid=data.qid,
+                                                   eval_set=[(data.X, data.y + 1, data.qid)], eval_metrics=["MAP"])
+    assert [w.filename for w in record if UNMOVED in str(w.message)] == [__file__]

@@ -23,7 +23,8 @@ from sklearn.exceptions import NotFittedError
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import column_schema
 from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_specs,
-                                eval_starting_scores, warn_unordered_labels, warn_unread_eval_weights)
+                                eval_starting_scores, warn_unmoved_metrics, warn_unordered_labels,
+                                warn_unread_eval_weights)
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -308,6 +309,7 @@ max_query_size, random_state, importance_type, lgb_params
                 [layout.min_label], *(eds.y for _, eds in evals)))
         check_eval_labels(evals, specs, self.preset)
         warn_unread_eval_weights(specs, self.preset, eval_sample_weight, eval_group_weight)
+        warn_unmoved_metrics(evals, specs, self.preset, purpose="judges every iteration (and early stopping)")
         eval_bases = eval_starting_scores(init_score, eval_init_score, evals)
 
         import dask.array as da

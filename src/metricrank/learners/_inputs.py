@@ -16,7 +16,7 @@ from ..metrics.registry import Metric, get_metric, parse_spec
 
 __all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "check_start_iteration",
            "eval_datasets", "eval_specs", "eval_starting_scores", "starting_scores", "warn_no_order_to_learn",
-           "warn_unordered_labels", "warn_unread_eval_weights", "warn_unread_weights"]
+           "warn_unmoved_metrics", "warn_unordered_labels", "warn_unread_eval_weights", "warn_unread_weights"]
 
 
 def check_num_iteration(num_iteration):
@@ -276,6 +276,44 @@ def check_eval_labels(evals, specs, preset=None) -> None:
             dataset_evaluator(ds, specs, preset=preset)(np.zeros(ds.n_docs))
         except ValueError as err:
             raise ValueError(f"eval set {name}: {err}") from None
+
+
+def warn_unmoved_metrics(sets, specs, preset=None, *, purpose: str, stacklevel: int = 3) -> None:
+    """Warn, once per set and metric, where a metric of ``specs`` that reads only the order of the scores scores
+    every query of a set (``sets``: ``[(name, RankingDataset)]``) the same with its documents ranked best first
+    (scores = labels) as worst first: no order moves it there, so it cannot tell one model from another. Labels
+    on the wrong scale look like this: MAP, MRR, PrecisionAt and RecallAt count a label above ``border`` (0.5
+    by default) as relevant, and grades 1-5 make every document relevant. ``purpose`` says what the metric does
+    with the set; a set with explicit pairs, which order it instead of its labels, is not read, nor is a metric
+    whose label domain the set leaves (the training labels are checked against the objective's, not the eval
+    metrics')."""
+    judged = [spec for spec in specs if get_metric(spec, preset).definition.reads_order_only]
+    for name, ds in sets:
+        if ds.pairs is not None or ds.n_docs == 0:
+            continue
+        for spec in judged:
+            judge = dataset_evaluator(ds, [spec], preset=preset)
+            try:
+                (best,), (worst,) = judge(ds.y), judge(-ds.y)
+            except ValueError:
+                continue
+            if np.allclose(best.per_query, worst.per_query, rtol=1e-12, atol=0.0, equal_nan=True):
+                warnings.warn(f"{name}: {best.spec} scores every query the same ({best.value:g}) whether its "
+                              f"documents are ranked best or worst first{_unmoved_hint(best.spec, preset, ds)}, so "
+                              f"it {purpose} by a constant; check the labels (and qid) against the metric",
+                              UserWarning, stacklevel=stacklevel)
+
+
+def _unmoved_hint(spec, preset, ds: RankingDataset) -> str:
+    """What in the metric's parameters may leave a set's queries unmoved: a cutoff that holds every document, or
+    the border that splits relevant from not."""
+    metric = get_metric(spec, preset)
+    top = metric.params.get("top", -1)
+    if 0 < top and top >= ds.query_sizes.max():
+        return f"; its top={top} holds every document of every query (at most {int(ds.query_sizes.max())})"
+    if "border" in metric.params:
+        return f"; {metric.name} counts a label above border={metric.params['border']:g} as relevant"
+    return ""
 
 
 def starting_scores(scores, n_docs: int, name: str) -> np.ndarray:

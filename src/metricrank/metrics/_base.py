@@ -113,6 +113,10 @@ class MetricDef:
         Whether it reads per-row weights (pairwise metrics, AUC, the query losses) and per-query weights
         (most per-query metrics; not MAP, PrecisionAt, RecallAt, FilteredDCG, the query losses, global AUC);
         :func:`~metricrank.metrics.evaluate` warns when weights it is given go unread.
+    reads_order_only : bool
+        Whether the value reads only the order of the scores within the set, as every positional and
+        pair-counting metric does (False for the query losses, PairLogit and FilteredDCG's sign filter):
+        then a query scored alike in its best and worst orders is scored alike in every order.
     """
 
     name: str
@@ -127,6 +131,7 @@ class MetricDef:
     aliases: tuple = field(default_factory=tuple)
     object_weights: bool = False
     query_weights: bool = False
+    reads_order_only: bool = True
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -432,6 +432,7 @@ DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="PairLogit",
         object_weights=True,
+        reads_order_only=False,
         query_weights=True,
         params=(USE_WEIGHTS_TRUE, MAX_PAIRS),
         higher_is_better=False,
@@ -441,6 +442,7 @@ DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="PairLogitPairwise",
         object_weights=True,
+        reads_order_only=False,
         query_weights=True,
         params=(USE_WEIGHTS_TRUE, MAX_PAIRS),
         higher_is_better=False,

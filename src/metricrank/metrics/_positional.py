@@ -425,7 +425,7 @@ DEFINITIONS = [
               (Param("type", "Base", parse_choice, ("Base", "Exp"), GAIN_TYPE.doc),
                Param("denominator", "Position", parse_choice, ("LogPosition", "Position"), DENOMINATOR.doc)),
               True, _filtered_dcg_parts, check_labels=_check_exp_gain("FilteredDCG"),
-              doc="DCG of the documents with score >= 0, in input order"),
+              doc="DCG of the documents with score >= 0, in input order", reads_order_only=False),
     MetricDef("PFound",
               (Param("decay", 0.85, parse_unit_interval, None, "probability of continuing after a document"),
                top_param(), USE_WEIGHTS_TRUE, TIES),

@@ -234,6 +234,7 @@ DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="QueryRMSE",
         object_weights=True,
+        reads_order_only=False,
         params=(USE_WEIGHTS_TRUE,),
         higher_is_better=False,
         compute=_query_rmse,
@@ -244,6 +245,7 @@ DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="QuerySoftMax",
         object_weights=True,
+        reads_order_only=False,
         params=(USE_WEIGHTS_TRUE, QUERY_SOFTMAX_BETA, QUERY_SOFTMAX_LAMBDA),
         higher_is_better=False,
         compute=_query_softmax,
@@ -253,6 +255,7 @@ DEFINITIONS: list[MetricDef] = [
     MetricDef(
         name="QueryCrossEntropy",
         object_weights=True,
+        reads_order_only=False,
         params=(
             USE_WEIGHTS_TRUE,
             QUERY_CROSS_ENTROPY_ALPHA,
