@@ -137,3 +137,18 @@ def test_the_nets_warn_of_an_unmoved_eval_metric(data):
         RankNet(max_epochs=1, random_state=0).fit(data.X, data.y, qid=data.qid,
                                                    eval_set=[(data.X, data.y + 1, data.qid)], eval_metrics=["MAP"])
     assert [w.filename for w in record if UNMOVED in str(w.message)] == [__file__]
+
+
+def test_tune_says_it_once_at_the_users_line_and_its_fits_keep_quiet(data):
+    pytest.importorskip("optuna")
+    from metricrank import tune
+
+    y = data.y + 1  # grades 1-5: MAP counts every document relevant
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        tune(LambdaMART("MAP", n_estimators=4), data.X, y, qid=data.qid, n_trials=2, cv=2, random_state=0,
+             show_progress=False)
+        LambdaMART("MAP", n_estimators=2).fit(data.X, y, qid=data.qid)  # the quiet ended with the search
+    said = [w for w in record if UNMOVED in str(w.message)]
+    assert [(w.filename, str(w.message).split(":")[0]) for w in said] == [(__file__, "the data"),
+                                                                          (__file__, "training data")]

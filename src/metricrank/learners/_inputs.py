@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -16,7 +17,7 @@ from ..metrics.registry import Metric, get_metric, parse_spec
 
 __all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "check_start_iteration",
            "eval_datasets", "eval_specs", "eval_starting_scores", "starting_scores", "warn_no_order_to_learn",
-           "warn_unmoved_metrics", "warn_unordered_labels", "warn_unread_eval_weights", "warn_unread_weights"]
+           "unmoved_warnings_silenced", "warn_unmoved_metrics", "warn_unordered_labels", "warn_unread_eval_weights", "warn_unread_weights"]
 
 
 def check_num_iteration(num_iteration):
@@ -278,7 +279,10 @@ def check_eval_labels(evals, specs, preset=None) -> None:
             raise ValueError(f"eval set {name}: {err}") from None
 
 
-def warn_unmoved_metrics(sets, specs, preset=None, *, purpose: str, stacklevel: int = 3) -> None:
+UNMOVED_MESSAGE = "scores every query the same"
+
+
+def warn_unmoved_metrics(sets, specs, preset=None, *, purpose: str, stacklevel: int = 3) -> bool:
     """Warn, once per set and metric, where a metric of ``specs`` that reads only the order of the scores scores
     every query of a set (``sets``: ``[(name, RankingDataset)]``) the same with its documents ranked best first
     (scores = labels) as worst first: no order moves it there, so it cannot tell one model from another. Labels
@@ -286,8 +290,9 @@ def warn_unmoved_metrics(sets, specs, preset=None, *, purpose: str, stacklevel: 
     by default) as relevant, and grades 1-5 make every document relevant. ``purpose`` says what the metric does
     with the set; a set with explicit pairs, which order it instead of its labels, is not read, nor is a metric
     whose label domain the set leaves (the training labels are checked against the objective's, not the eval
-    metrics')."""
+    metrics'). Returns whether it warned."""
     judged = [spec for spec in specs if get_metric(spec, preset).definition.reads_order_only]
+    warned = False
     for name, ds in sets:
         if ds.pairs is not None or ds.n_docs == 0:
             continue
@@ -298,10 +303,22 @@ def warn_unmoved_metrics(sets, specs, preset=None, *, purpose: str, stacklevel: 
             except ValueError:
                 continue
             if np.allclose(best.per_query, worst.per_query, rtol=1e-12, atol=0.0, equal_nan=True):
-                warnings.warn(f"{name}: {best.spec} scores every query the same ({best.value:g}) whether its "
-                              f"documents are ranked best or worst first{_unmoved_hint(best.spec, preset, ds)}, so "
-                              f"it {purpose} by a constant; check the labels (and qid) against the metric",
-                              UserWarning, stacklevel=stacklevel)
+                warnings.warn(f"{name}: {best.spec} {UNMOVED_MESSAGE} ({best.value:g}) whether its documents are "
+                              f"ranked best or worst first{_unmoved_hint(best.spec, preset, ds)}, so it {purpose} by "
+                              "a constant; check the labels (and qid) against the metric", UserWarning,
+                              stacklevel=stacklevel)
+                warned = True
+    return warned
+
+
+@contextlib.contextmanager
+def unmoved_warnings_silenced(silenced: bool):
+    """Drop :func:`warn_unmoved_metrics`' warnings inside the context when ``silenced`` (a caller that said it once,
+    at the user's line, for the fits it runs). Enter it from one thread: Python's warning filters are global."""
+    with warnings.catch_warnings():
+        if silenced:
+            warnings.filterwarnings("ignore", message=f".*{UNMOVED_MESSAGE}", category=UserWarning)
+        yield
 
 
 def _unmoved_hint(spec, preset, ds: RankingDataset) -> str:

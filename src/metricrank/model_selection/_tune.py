@@ -11,6 +11,7 @@ from sklearn.base import clone
 
 from .._checks import check_early_stopping_rounds, check_flag, check_lightgbm_seed, is_integer, is_real
 from .._groups import group_ptr_from_qid
+from ..data import RankingDataset
 from ..metrics import evaluate, get_metric
 from ..objectives._base import default_eval_spec
 from ._selection import improvement_pvalue, query_folds, selection_level
@@ -480,6 +481,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     >>> scores = result.best_estimator_.predict(ds.X)   # refitted on every row with best_params_
     """
     from ..learners import GBRanker
+    from ..learners._inputs import unmoved_warnings_silenced, warn_unmoved_metrics
 
     if not isinstance(estimator, GBRanker):  # the space, the tree budget and the in-fold reports are the trees'
         raise TypeError(f"tune searches the trees of GBRanker and LambdaMART; got {type(estimator).__name__}: search "
@@ -515,6 +517,9 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         objective = estimator._make_objective() if hasattr(estimator, "_make_objective") else None
         metric = default_eval_spec(objective, y)
     m = get_metric(metric, preset=getattr(estimator, "preset", None))  # fails now on a bad spec
+    # said once, here, for the whole data; the trials' fits then keep quiet about it
+    unmoved = warn_unmoved_metrics([("the data", dataset if dataset is not None else RankingDataset(
+        np.zeros((y.size, 1)), y, qid=qid))], [metric], getattr(estimator, "preset", None), purpose="compares the trials")
     folds = query_folds(qid, cv, random_state)
     if dataset is not None:  # its subsets are whole queries
         for k, fold in enumerate(folds):
@@ -596,7 +601,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         if start_params and not any(t.user_attrs.get(AS_GIVEN) and t.state in given_states for t in stored):
             study.enqueue_trial(start_params, user_attrs={AS_GIVEN: True})
         if done < n_trials:
-            with _RichProgress(int(n_trials), show_progress, metric, done) as progress:
+            with _RichProgress(int(n_trials), show_progress, metric, done) as progress, \
+                    unmoved_warnings_silenced(unmoved):
                 study.optimize(objective, n_trials=int(n_trials) - done, timeout=timeout, n_jobs=n_jobs,
                                callbacks=[progress], catch=())
     finally:
@@ -626,10 +632,11 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     if refit:
         final = clone(estimator).set_params(**best_params)
         # judged as the trials' fits were: policy and capacity check
-        if dataset is not None:
-            final.fit(dataset, eval_metrics=[metric])
-        else:
-            final.fit(X, y, qid=qid, eval_metrics=[metric])
+        with unmoved_warnings_silenced(unmoved):
+            if dataset is not None:
+                final.fit(dataset, eval_metrics=[metric])
+            else:
+                final.fit(X, y, qid=qid, eval_metrics=[metric])
     return TuneResult(best_params_=best_params, best_score_=float(best.value), best_estimator_=final, study_=study,
                       folds_=folds, metric_=metric, elapsed_=time.perf_counter() - start,
                       selected_trial_=best.number, selection_pvalue_=pvalue, selection_level_=level)
