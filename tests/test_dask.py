@@ -607,18 +607,33 @@ def test_bad_starting_scores_are_named(client, data):
                                          eval_set=[(valid.X, valid.y, valid.qid)], eval_init_score=[np.zeros(3)])
 
 
-def test_an_eval_metric_no_order_moves_warns_as_in_memory(client, data):
-    # the eval sets are gathered to the client, so they are read as in memory: grades 1-5 are all relevant to MAP
+def test_a_metric_no_order_moves_warns_as_in_memory(client, data):
+    # the eval sets are gathered to the client, so they are read as in memory; the training set's partitions each
+    # judge their own queries. Grades 1-5 are all relevant to MAP
     train, valid = data
-    message = r"vali: MAP scores every query the same \(1\) whether its documents are ranked best or worst first"
+    unmoved = "scores every query the same"
     eval_set = [(valid.X, valid.y + 1, valid.qid)]
-    with pytest.warns(UserWarning, match=message) as record:
-        metricrank.dask.DaskLambdaMART("MAP", n_estimators=2).fit(
-            one_partition(train), da.from_array(train.y), qid=da.from_array(train.qid), eval_set=eval_set,
-            eval_names=["vali"])
-    assert [w.filename for w in record if "scores every query the same" in str(w.message)] == [__file__]
-    with pytest.warns(UserWarning, match=message):
-        LambdaMART("MAP", n_estimators=2).fit(train.X, train.y, qid=train.qid, eval_set=eval_set, eval_names=["vali"])
+    half = int(train.group_ptr[train.n_queries // 2])
+    y = train.y + 1
+    X, dy, dq = (da.from_array(a, chunks=((half, train.n_docs - half),) + a.shape[1:]) for a in (train.X, y, train.qid))
+    fits = {"dask": lambda y: metricrank.dask.DaskLambdaMART("MAP", n_estimators=2).fit(
+                X, da.from_array(y, chunks=dy.chunks), qid=dq, eval_set=eval_set, eval_names=["vali"]),
+            "memory": lambda y: LambdaMART("MAP", n_estimators=2).fit(train.X, y, qid=train.qid, eval_set=eval_set,
+                                                                      eval_names=["vali"])}
+    said = {}
+    for where, fit in fits.items():
+        with pytest.warns(UserWarning, match=unmoved) as record:
+            fit(y)
+        said[where] = [str(w.message) for w in record if unmoved in str(w.message)]
+        assert [w.filename for w in record if unmoved in str(w.message)] == [__file__, __file__]
+    assert said["dask"] == said["memory"]
+    assert [m.split(":")[0] for m in said["dask"]] == ["training data", "vali"]
+    y[train.n_docs - 1] = 0  # the last query, in the second partition, holds an irrelevant document
+    for fit in fits.values():
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            fit(y)
+        assert [str(w.message).split(":")[0] for w in record if unmoved in str(w.message)] == ["vali"]
 
 
 @pytest.mark.parametrize("labels, what", [("zeros", "every training document has label 0"),

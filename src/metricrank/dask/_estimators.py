@@ -23,7 +23,7 @@ from sklearn.exceptions import NotFittedError
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import column_schema
 from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_specs,
-                                eval_starting_scores, warn_unmoved_metrics, warn_unordered_labels,
+                                eval_starting_scores, warn_unmoved, warn_unmoved_metrics, warn_unordered_labels,
                                 warn_unread_eval_weights)
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
@@ -31,7 +31,8 @@ from ..metrics import get_metric
 from ..model_selection import RankerScoreMixin
 from ._early_stopping import gather_eval_sets, per_tree_curves, select_iteration
 from ._objective import WorkerObjective, check_distributable, hessian_mass_of_partitions
-from ._partitions import _is_dask, _is_dask_frame, as_dask_inputs, check_query_layout, partition_by_query
+from ._partitions import (_is_dask, _is_dask_frame, as_dask_inputs, check_query_layout, metric_order_moves,
+                          partition_by_query)
 
 __all__ = ["DaskGBRanker", "DaskLambdaMART"]
 
@@ -309,6 +310,10 @@ max_query_size, random_state, importance_type, lgb_params
                 [layout.min_label], *(eds.y for _, eds in evals)))
         check_eval_labels(evals, specs, self.preset)
         warn_unread_eval_weights(specs, self.preset, eval_sample_weight, eval_group_weight)
+        if layout.ordered:  # as in memory (else the no-order warning said it), from the partitions' parts
+            moves = metric_order_moves(client, qid, y, specs[0], self.preset)
+            if moves is not None and not moves[0]:
+                warn_unmoved("training data", specs[0], moves[1], self.preset, moves[2], purpose="judges the fit")
         warn_unmoved_metrics(evals, specs, self.preset, purpose="judges every iteration (and early stopping)")
         eval_bases = eval_starting_scores(init_score, eval_init_score, evals)
 

@@ -22,7 +22,7 @@ from .._arrays import numeric_array
 from .._checks import is_integer
 from .._groups import check_query_ids, first_reappearance, group_ptr_from_qid, holds_two_labels, query_runs
 
-__all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "partition_by_query",
+__all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "metric_order_moves", "partition_by_query",
            "scatter_by_query"]
 
 
@@ -241,6 +241,44 @@ def check_query_layout(client, qid, y, objective=None) -> QueryLayout:
                 owner[q] = p
     return QueryLayout(ids, sizes, min((s[2] for s in summaries), default=np.inf),
                        max((s[3] for s in summaries), default=-np.inf), any(s[4] for s in summaries))
+
+
+def _partition_order_moves(qid, y, spec, preset):
+    """One partition's part of :func:`order_moves`: ``(moved, sum of its queries' values at the best order, their
+    count, its largest query)``, or None where the metric reads more than the order or the labels leave its
+    domain."""
+    from ..data import RankingDataset
+    from ..learners._inputs import order_moves
+
+    qid = np.asarray(qid)
+    if qid.size == 0:
+        return False, 0.0, 0, 0
+    ds = RankingDataset(np.zeros((qid.size, 1)), np.asarray(y, dtype=np.float64), qid=qid)
+    judged = order_moves(ds, spec, preset)
+    if judged is None:
+        return None
+    moved, best = judged
+    return moved, float(np.nansum(best.per_query)), int(best.n_counted), int(ds.query_sizes.max())
+
+
+def metric_order_moves(client, qid, y, spec, preset=None):
+    """:func:`~metricrank.learners._inputs.order_moves` over the partitions of Dask arrays ``qid`` and ``y``, each
+    query in one partition: ``(moved, unweighted mean value at the best order, largest query)``, or None where the
+    metric reads more than the order, is defined on the whole data set (AUC) or finds labels outside its domain."""
+    from dask import delayed
+
+    from ..metrics.registry import get_metric
+
+    if not get_metric(spec, preset).definition.per_query:  # a partition holds part of the one "query"
+        return None
+    tasks = [delayed(_partition_order_moves, pure=True)(q, yb, spec, preset)
+             for q, yb in zip(qid.to_delayed().ravel().tolist(), y.to_delayed().ravel().tolist())]
+    parts = client.compute(tasks, sync=True)
+    if any(part is None for part in parts):
+        return None
+    counted = sum(part[2] for part in parts)
+    return (any(part[0] for part in parts), sum(part[1] for part in parts) / counted if counted else np.nan,
+            max(part[3] for part in parts))
 
 
 def _query_aligned_cuts(group_ptr: np.ndarray, npartitions: int) -> np.ndarray:

@@ -16,8 +16,9 @@ from ..metrics.evaluate import dataset_evaluator, unread_weights
 from ..metrics.registry import Metric, get_metric, parse_spec
 
 __all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "check_start_iteration",
-           "eval_datasets", "eval_specs", "eval_starting_scores", "starting_scores", "warn_no_order_to_learn",
-           "unmoved_warnings_silenced", "warn_unmoved_metrics", "warn_unordered_labels", "warn_unread_eval_weights", "warn_unread_weights"]
+           "eval_datasets", "eval_specs", "eval_starting_scores", "order_moves", "starting_scores",
+           "unmoved_warnings_silenced", "warn_no_order_to_learn", "warn_unmoved", "warn_unmoved_metrics",
+           "warn_unordered_labels", "warn_unread_eval_weights", "warn_unread_weights"]
 
 
 def check_num_iteration(num_iteration):
@@ -282,33 +283,56 @@ def check_eval_labels(evals, specs, preset=None) -> None:
 UNMOVED_MESSAGE = "scores every query the same"
 
 
+def order_moves(ds: RankingDataset, spec, preset=None):
+    """``(moved, result)``: whether ``spec`` scores some query of ``ds`` differently with its documents ranked best
+    first (scores = labels) than worst first, and its result at the best order (an
+    :class:`~metricrank.metrics.evaluate.EvaluationResult`); None where the metric reads more
+    than the order of the scores (the query losses, PairLogit, FilteredDCG), where ``ds`` holds explicit pairs
+    (they order it instead of its labels) or no rows, or where its labels leave the metric's domain."""
+    if not get_metric(spec, preset).definition.reads_order_only or ds.pairs is not None or ds.n_docs == 0:
+        return None
+    judge = dataset_evaluator(ds, [spec], preset=preset)
+    try:
+        (best,), (worst,) = judge(ds.y), judge(-ds.y)
+    except ValueError:
+        return None
+    return not np.allclose(best.per_query, worst.per_query, rtol=1e-12, atol=0.0, equal_nan=True), best
+
+
 def warn_unmoved_metrics(sets, specs, preset=None, *, purpose: str, stacklevel: int = 3) -> bool:
     """Warn, once per set and metric, where a metric of ``specs`` that reads only the order of the scores scores
     every query of a set (``sets``: ``[(name, RankingDataset)]``) the same with its documents ranked best first
-    (scores = labels) as worst first: no order moves it there, so it cannot tell one model from another. Labels
-    on the wrong scale look like this: MAP, MRR, PrecisionAt and RecallAt count a label above ``border`` (0.5
-    by default) as relevant, and grades 1-5 make every document relevant. ``purpose`` says what the metric does
-    with the set; a set with explicit pairs, which order it instead of its labels, is not read, nor is a metric
-    whose label domain the set leaves (the training labels are checked against the objective's, not the eval
-    metrics'). Returns whether it warned."""
-    judged = [spec for spec in specs if get_metric(spec, preset).definition.reads_order_only]
+    as worst first (:func:`order_moves`): no order moves it there, so it cannot tell one model from another.
+    Labels on the wrong scale look like this: MAP, MRR, PrecisionAt and RecallAt count a label above ``border``
+    (0.5 by default) as relevant, and grades 1-5 make every document relevant. ``purpose`` says what the metric
+    does with the set (the training labels are checked against the objective's domain, not the eval metrics':
+    a metric whose domain they leave is not read). Returns whether it warned."""
     warned = False
     for name, ds in sets:
-        if ds.pairs is not None or ds.n_docs == 0:
-            continue
-        for spec in judged:
-            judge = dataset_evaluator(ds, [spec], preset=preset)
-            try:
-                (best,), (worst,) = judge(ds.y), judge(-ds.y)
-            except ValueError:
-                continue
-            if np.allclose(best.per_query, worst.per_query, rtol=1e-12, atol=0.0, equal_nan=True):
-                warnings.warn(f"{name}: {best.spec} {UNMOVED_MESSAGE} ({best.value:g}) whether its documents are "
-                              f"ranked best or worst first{_unmoved_hint(best.spec, preset, ds)}, so it {purpose} by "
-                              "a constant; check the labels (and qid) against the metric", UserWarning,
-                              stacklevel=stacklevel)
+        for spec in specs:
+            judged = order_moves(ds, spec, preset)
+            if judged is not None and not judged[0]:
+                warn_unmoved(name, spec, judged[1].value, preset, int(ds.query_sizes.max()), purpose=purpose,
+                             stacklevel=stacklevel)
                 warned = True
     return warned
+
+
+def warn_unmoved(name: str, spec, value: float, preset, max_query_size: int, *, purpose: str,
+                 stacklevel: int = 2) -> None:
+    """The warning of :func:`warn_unmoved_metrics` for set ``name`` (its largest query: ``max_query_size``),
+    where ``spec`` reads ``value`` at every order; ``stacklevel`` counts from the caller, as if it warned itself."""
+    metric = get_metric(spec, preset)
+    top = metric.params.get("top", -1)
+    if 0 < top and top >= max_query_size:  # a cutoff that holds every document
+        hint = f"; its top={top} holds every document of every query (at most {max_query_size})"
+    elif "border" in metric.params:  # or the border that splits relevant from not
+        hint = f"; {metric.name} counts a label above border={metric.params['border']:g} as relevant"
+    else:
+        hint = ""
+    warnings.warn(f"{name}: {spec} {UNMOVED_MESSAGE} ({value:g}) whether its documents are ranked best or worst "
+                  f"first{hint}, so it {purpose} by a constant; check the labels (and qid) against the metric",
+                  UserWarning, stacklevel=stacklevel + 1)
 
 
 @contextlib.contextmanager
@@ -319,18 +343,6 @@ def unmoved_warnings_silenced(silenced: bool):
         if silenced:
             warnings.filterwarnings("ignore", message=f".*{UNMOVED_MESSAGE}", category=UserWarning)
         yield
-
-
-def _unmoved_hint(spec, preset, ds: RankingDataset) -> str:
-    """What in the metric's parameters may leave a set's queries unmoved: a cutoff that holds every document, or
-    the border that splits relevant from not."""
-    metric = get_metric(spec, preset)
-    top = metric.params.get("top", -1)
-    if 0 < top and top >= ds.query_sizes.max():
-        return f"; its top={top} holds every document of every query (at most {int(ds.query_sizes.max())})"
-    if "border" in metric.params:
-        return f"; {metric.name} counts a label above border={metric.params['border']:g} as relevant"
-    return ""
 
 
 def starting_scores(scores, n_docs: int, name: str) -> np.ndarray:
