@@ -189,3 +189,24 @@ def test_side_by_side_refuses_boosters_that_do_not_line_up():
     joined = [info.strip("[]").split(":") for info in infos[0][len("feature_infos="):].split(" ")]
     # the range that holds both: the lowest value of X, the highest of X + 1
     np.testing.assert_allclose(np.array(joined, dtype=float), np.column_stack([X.min(axis=0), X.max(axis=0) + 1.0]))
+
+
+@pytest.mark.parametrize("zeros", ["stored", "implicit"])
+def test_a_sparse_matrix_trains_the_model_its_dense_copy_does(split, zeros):
+    # an SVMlight file read by scikit-learn is a CSR matrix, its zeros stored or not: the symmetric trees bin its
+    # columns as LightGBM bins the leaf-wise trees' (zero a value like any other), so the model is the dense one's
+    import scipy.sparse as sp
+
+    train, vali = split
+    X = np.where(train.X < 0, 0.0, train.X)  # a third of the entries zero
+    X_sparse = sp.csr_matrix(X)
+    if zeros == "stored":
+        X_sparse = sp.csr_matrix((np.where(X == 0, 0.0, X).ravel(), np.tile(np.arange(X.shape[1]), X.shape[0]),
+                                  np.arange(0, X.size + 1, X.shape[1])), shape=X.shape)
+        assert X_sparse.nnz == X.size
+    else:
+        assert X_sparse.nnz < 0.8 * X.size
+    kw = {"grow_policy": "mixed", "n_estimators": 15, "n_models": 2, "random_state": 3, "n_jobs": 1}
+    dense = LambdaMART(METRIC, **kw).fit(X, train.y, qid=train.qid)
+    sparse = LambdaMART(METRIC, **kw).fit(X_sparse, train.y, qid=train.qid)
+    np.testing.assert_array_equal(sparse.predict(vali.X), dense.predict(vali.X))
