@@ -45,6 +45,27 @@ def test_eval_json_matches_api(files, capsys):
     assert out["MAP"] == pytest.approx(evaluate(y, SCORES, qid=[1, 1, 1, 2, 2], metric="MAP"))
 
 
+def test_eval_warns_where_a_metric_judges_any_scores_alike(files, tmp_path, capsys):
+    data, scores = files
+    shifted = tmp_path / "grades1-3.txt"  # every document relevant to MAP (label > border 0.5)
+    shifted.write_text("".join(f"{int(line[0]) + 1}{line[1:]}\n" for line in LETOR.splitlines()))
+    assert main(["eval", "--data", str(shifted), "--scores", str(scores), "--metric", "MAP", "--metric", "p@3",
+                 "--metric", "NDCG:top=10", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    values = json.loads(captured.out)
+    assert (values["MAP"], values["p@3"]) == (1.0, 1.0)  # what the warnings say; NDCG@10 reads the order
+    warned = [line for line in captured.err.splitlines() if "scores every query the same" in line]
+    assert warned == [
+        f"metricrank: warning: {shifted}: MAP scores every query the same (1) whether its documents are ranked best "
+        "or worst first; MAP counts a label above border=0.5 as relevant, so it judges any scores by a constant; "
+        "check the labels (and qid) against the metric",
+        f"metricrank: warning: {shifted}: p@3 scores every query the same (1) whether its documents are ranked best "
+        "or worst first; its top=3 holds every document of every query (at most 3), so it judges any scores by a "
+        "constant; check the labels (and qid) against the metric"]
+    assert main(["eval", "--data", str(data), "--scores", str(scores), "--metric", "MAP", "--format", "json"]) == 0
+    assert "scores every query the same" not in capsys.readouterr().err  # grades 0-2: MAP moves
+
+
 def test_eval_table_and_per_query_csv(files, tmp_path, capsys):
     data, scores = files
     out_csv = tmp_path / "per_query.csv"

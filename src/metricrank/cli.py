@@ -105,7 +105,7 @@ def check_output_dir(path, option: str) -> None:
 
 def _cmd_eval(args) -> int:
     from ._cli_data import read_ranking_file
-    from .learners._inputs import warn_unread_weights
+    from .learners._inputs import warn_unmoved_metrics, warn_unread_weights
     from .metrics import evaluate_many, get_metric
 
     specs = args.metric or ["NDCG:top=10"]
@@ -128,6 +128,7 @@ def _cmd_eval(args) -> int:
                                 "group_weights": args.group_weights and "--group-weights"}, args.preset)
     scores = load_scores(args.scores, len(data))
     results = evaluate_many(data, scores, specs, preset=args.preset)
+    warn_unmoved_metrics([(args.data, data)], specs, args.preset, purpose="judges any scores")  # labels checked
     if args.per_query:
         _write_per_query(args.per_query, data, results)
     if args.format == "json":
