@@ -361,6 +361,10 @@ def test_tune_validates_before_fitting(data):
         tune(small(), X, y, qid=qid, cv=[(np.arange(0, 60), np.arange(59, 100))], show_progress=False)
     with pytest.raises(ValueError, match="refit must be True or False; got 'no'"):
         tune(small(), X, y, qid=qid, refit="no", show_progress=False)
+    row = int(np.flatnonzero(y == 0)[0])
+    with pytest.raises(ValueError, match=f"metric NDCG:top=5: NDCG needs labels >= 0 .relevance grades.; row {row} "
+                                         "has label -1"):  # named as tune's metric, not as a fold fit's eval set
+        tune(small(), X, y - 1, qid=qid, metric="NDCG:top=5", show_progress=False)
     # arrays that do not line up, or a column name without a DataFrame: errors that say so (were IndexErrors)
     with pytest.raises(ValueError, match=r"qid='qid' names a column, but X is a ndarray, not a DataFrame"):
         tune(small(), X, y, qid="qid", show_progress=False)

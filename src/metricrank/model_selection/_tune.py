@@ -13,6 +13,7 @@ from .._checks import check_early_stopping_rounds, check_flag, check_lightgbm_se
 from .._groups import group_ptr_from_qid
 from ..data import RankingDataset
 from ..metrics import evaluate, get_metric
+from ..metrics.evaluate import dataset_evaluator
 from ..objectives._base import default_eval_spec
 from ._selection import improvement_pvalue, query_folds, selection_level
 from ._space import _check_space, _optuna, _suggest, _values_in_space, check_storage, default_param_space
@@ -517,9 +518,14 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         objective = estimator._make_objective() if hasattr(estimator, "_make_objective") else None
         metric = default_eval_spec(objective, y)
     m = get_metric(metric, preset=getattr(estimator, "preset", None))  # fails now on a bad spec
+    whole = dataset if dataset is not None else RankingDataset(np.zeros((y.size, 1)), y, qid=qid)
+    try:  # every row is on some fold's test side: its labels, checked once, here, not in the first trial's fits
+        dataset_evaluator(whole, [metric], preset=getattr(estimator, "preset", None))(np.zeros(whole.n_docs))
+    except ValueError as err:
+        raise ValueError(f"metric {metric}: {err}") from None
     # said once, here, for the whole data; the trials' fits then keep quiet about it
-    unmoved = warn_unmoved_metrics([("the data", dataset if dataset is not None else RankingDataset(
-        np.zeros((y.size, 1)), y, qid=qid))], [metric], getattr(estimator, "preset", None), purpose="compares the trials")
+    unmoved = warn_unmoved_metrics([("the data", whole)], [metric], getattr(estimator, "preset", None),
+                                   purpose="compares the trials")
     folds = query_folds(qid, cv, random_state)
     if dataset is not None:  # its subsets are whole queries
         for k, fold in enumerate(folds):
