@@ -22,8 +22,8 @@ from .._arrays import numeric_array
 from .._checks import is_integer
 from .._groups import check_query_ids, first_reappearance, group_ptr_from_qid, holds_two_labels, query_runs
 
-__all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "metric_order_moves", "partition_by_query",
-           "scatter_by_query"]
+__all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "metric_order_moves",
+           "partition_by_query", "scatter_by_query"]
 
 
 class QuerySplitError(ValueError):

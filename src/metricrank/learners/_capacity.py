@@ -319,6 +319,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
             model = clone(estimator).set_params(n_models=1, num_leaves=capacity[0], extra_trees=capacity[1],
                                                 lambda_l2=capacity[2], verbose=0, grow_policy=estimator._policy(),
                                                 **estimator._resolved_objective_params())
+            model._unmoved_said = True  # a metric no order moves: the outer fit said so of the whole training data
             watch = {} if early_stopping_rounds is None else {
                 "eval_set": [hold_ds], "eval_names": ["held_out"], "eval_metrics": [metric],
                 "early_stopping_rounds": early_stopping_rounds}

@@ -411,9 +411,11 @@ class GBRanker(RankerScoreMixin, GBDTBase):
                                   default=lambda: objective.eval_spec_for(ds.y, *(eds.y for _, eds in evals)))
         check_eval_labels(evals, eval_metrics, self.preset)
         warn_unread_eval_weights(eval_metrics, self.preset, eval_sample_weight, eval_group_weight)
-        if holds_two_labels(ds.y, ds.group_ptr[:-1]):  # else the no-order warning said it
-            warn_unmoved_metrics([("training data", ds)], eval_metrics[:1], self.preset, purpose="judges the fit")
-        warn_unmoved_metrics(evals, eval_metrics, self.preset, purpose="judges every iteration (and early stopping)")
+        if not getattr(self, "_unmoved_said", False):  # set on a capacity check's fold fits: their fit said it
+            if holds_two_labels(ds.y, ds.group_ptr[:-1]):  # else the no-order warning said it
+                warn_unmoved_metrics([("training data", ds)], eval_metrics[:1], self.preset, purpose="judges the fit")
+            warn_unmoved_metrics(evals, eval_metrics, self.preset,
+                                 purpose="judges every iteration (and early stopping)")
         base_train = self._base_scores(init_model, init_score, ds)
         eval_bases = self._eval_base_scores(init_model, init_score, eval_init_score, evals)
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,
