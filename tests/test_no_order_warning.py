@@ -73,7 +73,7 @@ def metric_values_at_random_orders(ds, y, spec, n=20):
 
 
 @pytest.mark.parametrize("spec, relabel, value, hint", [
-    ("MAP", lambda y: y + 1, 1, "MAP counts a label above border=0.5 as relevant"),  # grades 1-3: all relevant
+    ("MAP", lambda y: y + 1, 1, "MAP counts a label above border=0.5 as relevant"),  # grades 1-5: all relevant
     ("MRR", lambda y: 0.5 * (y > 0), 0, "MRR counts a label above border=0.5 as relevant"),  # none relevant
     ("PrecisionAt:top=10", lambda y: y, None, "its top=10 holds every document of every query (at most 10)"),
 ])
