@@ -15,10 +15,11 @@ from ..data import OneQueryWarning, RankingDataset
 from ..metrics.evaluate import dataset_evaluator, unread_weights
 from ..metrics.registry import Metric, get_metric, parse_spec
 
-__all__ = ["as_dataset", "check_eval_labels", "check_features", "check_num_iteration", "check_start_iteration",
-           "eval_datasets", "eval_specs", "eval_starting_scores", "order_moves", "starting_scores",
-           "unmoved_warnings_silenced", "warn_no_order_to_learn", "warn_unmoved", "warn_unmoved_metrics",
-           "warn_unordered_labels", "warn_unread_eval_weights", "warn_unread_weights"]
+__all__ = ["as_dataset", "check_eval_labels", "check_features", "check_labels_for", "check_num_iteration",
+           "check_start_iteration", "eval_datasets", "eval_specs", "eval_starting_scores", "order_moves",
+           "starting_scores", "unmoved_warnings_silenced", "warn_no_order_to_learn", "warn_unmoved",
+           "warn_unmoved_judges", "warn_unmoved_metrics", "warn_unordered_labels", "warn_unread_eval_weights",
+           "warn_unread_weights"]
 
 
 def check_num_iteration(num_iteration):
@@ -274,10 +275,16 @@ def check_eval_labels(evals, specs, preset=None) -> None:
     """Raise ValueError, naming the eval set, if its labels are outside a metric's domain (NDCG's >= 0, graded
     ERR's ``max_label``...): once before training, not when the first tree (or, under Dask, the last) is scored."""
     for name, ds in evals:
-        try:
-            dataset_evaluator(ds, specs, preset=preset)(np.zeros(ds.n_docs))
-        except ValueError as err:
-            raise ValueError(f"eval set {name}: {err}") from None
+        check_labels_for(ds, specs, preset, where=f"eval set {name}")
+
+
+def check_labels_for(ds: RankingDataset, specs, preset=None, *, where: str) -> None:
+    """Raise ValueError, prefixed ``where``, if the labels of ``ds`` are outside the domain of a metric of
+    ``specs``."""
+    try:
+        dataset_evaluator(ds, specs, preset=preset)(np.zeros(ds.n_docs))
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
 
 
 UNMOVED_MESSAGE = "scores every query the same"
@@ -333,6 +340,17 @@ def warn_unmoved(name: str, spec, value: float, preset, max_query_size: int, *, 
     warnings.warn(f"{name}: {spec} {UNMOVED_MESSAGE} ({value:g}) whether its documents are ranked best or worst "
                   f"first{hint}, so it {purpose} by a constant; check the labels (and qid) against the metric",
                   UserWarning, stacklevel=stacklevel + 1)
+
+
+def warn_unmoved_judges(ds: RankingDataset, evals, specs, preset=None, *, step: str, stacklevel: int = 3) -> None:
+    """:func:`warn_unmoved_metrics` for a fit: the first of ``specs`` (its judge) on the training data ``ds``, unless
+    no query there holds two labels (the no-order warning then said it), and every spec on every eval set of
+    ``evals``, which judge every ``step`` ("iteration", "epoch")."""
+    if holds_two_labels(ds.y, ds.group_ptr[:-1]):
+        warn_unmoved_metrics([("training data", ds)], specs[:1], preset, purpose="judges the fit",
+                             stacklevel=stacklevel + 1)
+    warn_unmoved_metrics(evals, specs, preset, purpose=f"judges every {step} (and early stopping)",
+                         stacklevel=stacklevel + 1)
 
 
 @contextlib.contextmanager

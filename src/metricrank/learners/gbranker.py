@@ -12,7 +12,6 @@ import lightgbm as lgb
 import numpy as np
 
 from .._checks import check_early_stopping_rounds, check_flag, check_verbose
-from .._groups import holds_two_labels
 from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.conventions import check_preset
@@ -27,7 +26,7 @@ from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
 from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, check_start_iteration,
                       eval_datasets, eval_specs, eval_starting_scores, starting_scores, warn_no_order_to_learn,
-                      warn_unmoved_metrics, warn_unread_eval_weights)
+                      warn_unmoved_judges, warn_unread_eval_weights)
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
 from ._prefix_scores import PrefixScores
@@ -412,10 +411,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         check_eval_labels(evals, eval_metrics, self.preset)
         warn_unread_eval_weights(eval_metrics, self.preset, eval_sample_weight, eval_group_weight)
         if not getattr(self, "_unmoved_said", False):  # set on a capacity check's fold fits: their fit said it
-            if holds_two_labels(ds.y, ds.group_ptr[:-1]):  # else the no-order warning said it
-                warn_unmoved_metrics([("training data", ds)], eval_metrics[:1], self.preset, purpose="judges the fit")
-            warn_unmoved_metrics(evals, eval_metrics, self.preset,
-                                 purpose="judges every iteration (and early stopping)")
+            warn_unmoved_judges(ds, evals, eval_metrics, self.preset, step="iteration")
         base_train = self._base_scores(init_model, init_score, ds)
         eval_bases = self._eval_base_scores(init_model, init_score, eval_init_score, evals)
         data = as_training_data(ds.y, ds.group_ptr, weights=ds.weight, group_weights=ds.group_weight,

@@ -13,7 +13,6 @@ from .._checks import check_early_stopping_rounds, check_flag, check_lightgbm_se
 from .._groups import group_ptr_from_qid
 from ..data import RankingDataset
 from ..metrics import evaluate, get_metric
-from ..metrics.evaluate import dataset_evaluator
 from ..objectives._base import default_eval_spec
 from ._selection import improvement_pvalue, query_folds, selection_level
 from ._space import _check_space, _optuna, _suggest, _values_in_space, check_storage, default_param_space
@@ -482,7 +481,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     >>> scores = result.best_estimator_.predict(ds.X)   # refitted on every row with best_params_
     """
     from ..learners import GBRanker
-    from ..learners._inputs import unmoved_warnings_silenced, warn_unmoved_metrics
+    from ..learners._inputs import check_labels_for, unmoved_warnings_silenced, warn_unmoved_metrics
 
     if not isinstance(estimator, GBRanker):  # the space, the tree budget and the in-fold reports are the trees'
         raise TypeError(f"tune searches the trees of GBRanker and LambdaMART; got {type(estimator).__name__}: search "
@@ -517,15 +516,13 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     if metric is None:
         objective = estimator._make_objective() if hasattr(estimator, "_make_objective") else None
         metric = default_eval_spec(objective, y)
-    m = get_metric(metric, preset=getattr(estimator, "preset", None))  # fails now on a bad spec
+    preset = getattr(estimator, "preset", None)
+    m = get_metric(metric, preset=preset)  # fails now on a bad spec
     whole = dataset if dataset is not None else RankingDataset(np.zeros((y.size, 1)), y, qid=qid)
-    try:  # every row is on some fold's test side: its labels, checked once, here, not in the first trial's fits
-        dataset_evaluator(whole, [metric], preset=getattr(estimator, "preset", None))(np.zeros(whole.n_docs))
-    except ValueError as err:
-        raise ValueError(f"metric {metric}: {err}") from None
+    # every row is on some fold's test side: its labels checked once, here, not in the first trial's fits
+    check_labels_for(whole, [metric], preset, where=f"metric {metric}")
     # said once, here, for the whole data; the trials' fits then keep quiet about it
-    unmoved = warn_unmoved_metrics([("the data", whole)], [metric], getattr(estimator, "preset", None),
-                                   purpose="compares the trials")
+    unmoved = warn_unmoved_metrics([("the data", whole)], [metric], preset, purpose="compares the trials")
     folds = query_folds(qid, cv, random_state)
     if dataset is not None:  # its subsets are whole queries
         for k, fold in enumerate(folds):

@@ -19,14 +19,13 @@ from sklearn.utils import check_random_state
 
 from ..._checks import (check_early_stopping_rounds, check_flag, check_positive_finite, check_verbose, is_integer,
                         is_real)
-from ..._groups import holds_two_labels
 from ...data import RankingDataset
 from ...metrics.conventions import check_preset
 from ...metrics.evaluate import dataset_evaluator
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
 from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
-                       starting_scores, warn_no_order_to_learn, warn_unmoved_metrics, warn_unread_eval_weights)
+                       starting_scores, warn_no_order_to_learn, warn_unmoved_judges, warn_unread_eval_weights)
 from .._persistence import read_model_file, write_model_file
 from ._model import ACTIVATIONS, build_scorer
 from ._state import decode_state_dict, encode_state_dict
@@ -211,11 +210,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
             np.concatenate([ds.y, *(eds.y for _, eds in evals)])))
         check_eval_labels(evals, eval_metrics, self.preset)
         warn_unread_eval_weights(eval_metrics, self.preset, eval_sample_weight, eval_group_weight, stacklevel=4)
-        if holds_two_labels(ds.y, ds.group_ptr[:-1]):  # else the no-order warning said it
-            warn_unmoved_metrics([("training data", ds)], eval_metrics[:1], self.preset, purpose="judges the fit",
-                                 stacklevel=4)
-        warn_unmoved_metrics(evals, eval_metrics, self.preset, purpose="judges every epoch (and early stopping)",
-                             stacklevel=4)
+        warn_unmoved_judges(ds, evals, eval_metrics, self.preset, step="epoch", stacklevel=4)
         if early_stopping_rounds is not None and not evals:
             raise ValueError("early_stopping_rounds needs an eval_set")
         offset = None if init_score is None else starting_scores(init_score, ds.n_docs, "init_score")
