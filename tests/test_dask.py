@@ -401,6 +401,19 @@ def test_best_iteration_agrees_with_an_independent_computation(client, data):
     np.testing.assert_array_equal(model.predict(valid.X), booster.predict(valid.X, num_iteration=best))
 
 
+def test_best_score_without_early_stopping_is_the_last_trees_as_in_memory(client, data):
+    train, valid = data
+    params = dict(objective="lambda:NDCG:top=10", n_estimators=40, learning_rate=1.0, random_state=0)
+    fit = dict(eval_set=[(valid.X, valid.y, valid.qid)], eval_metrics="MAP")
+    model = DaskGBRanker(**params).fit(one_partition(train), train.y, qid=train.qid, **fit)
+    local = GBRanker(**params, n_jobs=1).fit(train.X, train.y, qid=train.qid, **fit)
+    curve = model.evals_result_["valid_0"]["MAP"]
+    assert model.best_iteration_ is None and max(curve) > curve[-1]  # the best tree is not the last
+    assert model.best_score_ == local.best_score_
+    assert model.best_score_["valid_0"]["MAP"] == pytest.approx(evaluate(valid, model.predict(valid.X), metric="MAP"),
+                                                                rel=1e-12)
+
+
 def test_predict_takes_lightgbms_raw_score(client, data):
     train, valid = data
     model = DaskGBRanker("YetiRank", n_estimators=3, random_state=1).fit(one_partition(train), train.y, qid=train.qid)

@@ -88,6 +88,20 @@ def test_early_stopping_and_evals_result(data):
     assert "did not improve for 5 rounds" in model.stop_reason_
     # predict uses the best iteration, and its MAP is the recorded best
     assert evaluate(test, model.predict(test.X), metric="MAP") == pytest.approx(history["MAP"][model.best_iteration_ - 1])
+    assert model.best_score_["test"] == {spec: pytest.approx(evaluate(test, model.predict(test.X), metric=spec))
+                                         for spec in ("MAP", "NDCG:top=5")}
+
+
+def test_best_score_without_early_stopping_is_the_model_predict_uses(data):
+    # LightGBM's reading: without early stopping predict() uses every tree, and best_score_ describes that model
+    train, test = data
+    model = LambdaMART("MAP", n_estimators=40, learning_rate=0.5, num_leaves=7, min_data_in_leaf=5, n_jobs=1)
+    model.fit(train, eval_set=[test], eval_metrics=["MAP", "NDCG:top=5"], eval_names=["test"])
+    curve = model.evals_result_["test"]["MAP"]
+    assert model.best_iteration_ is None and max(curve) > curve[-1]  # the best tree is not the last
+    assert model.best_score_["test"] == {spec: pytest.approx(evaluate(test, model.predict(test.X), metric=spec),
+                                                             rel=1e-12)
+                                         for spec in ("MAP", "NDCG:top=5")}
 
 
 def test_callback_can_stop_training(data):
@@ -172,6 +186,40 @@ def test_sparse_input_matches_dense(data):
     dense = LambdaMART(**SMALL).fit(train.X, train.y, qid=train.qid)
     sparse = LambdaMART(**SMALL).fit(sp.csr_matrix(train.X), train.y, qid=train.qid)
     np.testing.assert_allclose(sparse.predict(sp.csr_matrix(test.X)), dense.predict(test.X))
+
+
+@pytest.mark.parametrize("kind", ["csr_matrix", "csc_matrix", "csr_array", "coo_array"])
+def test_sparse_matrices_and_arrays_predict_without_a_warning(data, kind):
+    import warnings
+
+    import scipy.sparse as sp
+
+    train, test = data
+    model = LambdaMART(**SMALL).fit(train.X, train.y, qid=train.qid)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # LightGBM warns when it converts a sparse array itself
+        scores = model.predict(getattr(sp, kind)(test.X))
+    np.testing.assert_array_equal(scores, model.predict(test.X))
+
+
+@pytest.mark.parametrize("params", [{}, {"n_models": 2}, {"grow_policy": "mixed", "max_depth": 3}])
+def test_sparse_contributions_are_the_dense_ones_as_a_sparse_matrix(data, params):
+    import scipy.sparse as sp
+
+    train, test = data
+    model = LambdaMART(**{**SMALL, **params}).fit(train.X, train.y, qid=train.qid)
+    dense = model.predict(test.X, pred_contrib=True)
+    sparse = model.predict(sp.csr_matrix(test.X), pred_contrib=True)
+    assert sp.issparse(sparse) and sparse.shape == dense.shape == (test.n_docs, test.n_features + 1)
+    np.testing.assert_allclose(sparse.toarray(), dense, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(sparse.sum(axis=1)).ravel(), model.predict(test.X), rtol=1e-10,
+                               atol=1e-12)
+    base = LambdaMART(**SMALL).fit(train.X, train.y, qid=train.qid)
+    warm = LambdaMART(**{**SMALL, **params, "n_estimators": 5}).fit(train.X, train.y, qid=train.qid,
+                                                                    init_model=base)
+    contrib = warm.predict(sp.csr_matrix(test.X), pred_contrib=True)  # the base model's added
+    np.testing.assert_allclose(np.asarray(contrib.sum(axis=1)).ravel(), warm.predict(test.X), rtol=1e-10,
+                               atol=1e-12)
 
 
 # --- bad input ------------------------------------------------------------------------------

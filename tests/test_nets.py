@@ -187,7 +187,18 @@ def test_early_stopping_restores_best_epoch(split):
     assert model.best_epoch_ == int(np.argmax(history)) + 1
     assert model.n_epochs_ < 40 and "did not improve" in model.stop_reason_
     assert evaluate(test, model.predict(test), metric="NDCG:top=5") == pytest.approx(max(history), abs=1e-12)
-    assert set(model.best_score_["valid_0"]) == {"NDCG:top=5", "MAP"}
+    assert model.best_score_["valid_0"] == {spec: pytest.approx(evaluate(test, model.predict(test), metric=spec),
+                                                                abs=1e-12) for spec in ("NDCG:top=5", "MAP")}
+
+
+def test_best_score_without_early_stopping_is_the_last_epochs(split):
+    train, test = split
+    model = LambdaRank(max_epochs=15, learning_rate=0.03, random_state=0).fit(
+        train, eval_set=[test], eval_metrics=["NDCG:top=5", "MAP"])
+    history = model.evals_result_["valid_0"]["NDCG:top=5"]
+    assert model.best_epoch_ is None and max(history) > history[-1]  # the best epoch is not the last
+    assert model.best_score_["valid_0"] == {spec: pytest.approx(evaluate(test, model.predict(test), metric=spec),
+                                                                abs=1e-12) for spec in ("NDCG:top=5", "MAP")}
 
 
 def test_eval_set_labels_outside_the_metric_fail_before_the_first_epoch(split, monkeypatch):

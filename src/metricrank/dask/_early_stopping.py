@@ -19,7 +19,7 @@ import lightgbm as lgb
 import numpy as np
 
 from ..data import RankingDataset
-from ..learners._boosting import BoostResult, StoppingRule
+from ..learners._boosting import BoostResult, StoppingRule, last_values
 from ..learners._inputs import eval_datasets
 from ..metrics.evaluate import dataset_evaluator
 
@@ -99,7 +99,8 @@ def select_iteration(booster: lgb.Booster, curves: dict, directions: dict, early
     same :class:`~metricrank.learners._boosting.StoppingRule` that
     :func:`~metricrank.learners._boosting.boost` uses. As on one machine,
     ``best_iteration`` is set only with early stopping, ``best_score`` is the
-    evaluation at the best tree, and ``evals_result`` covers the trees kept.
+    evaluation at the tree :meth:`predict` stops at (the best with early
+    stopping, else the last), and ``evals_result`` covers the trees kept.
     """
     n_trees = booster.current_iteration()
     result = BoostResult(booster=booster)
@@ -121,11 +122,12 @@ def select_iteration(booster: lgb.Booster, curves: dict, directions: dict, early
     best_iter = rule.best_iter
     result.evals_result = {name: {s: values[:stop_at] for s, values in per_set.items()}
                            for name, per_set in curves.items()}
-    if best_iter > 0:
+    if best_iter > 0 and early_stopping_rounds is not None:
         result.best_score = {name: {s: values[best_iter - 1] for s, values in per_set.items()}
                              for name, per_set in curves.items()}
-        if early_stopping_rounds is not None:
-            result.best_iteration = best_iter
+        result.best_iteration = best_iter
+    else:
+        result.best_score = last_values(result.evals_result)
     if stop_at < n_trees:
         result.booster = lgb.Booster(model_str=booster.model_to_string(num_iteration=stop_at))
     return result

@@ -19,6 +19,7 @@ import joblib
 import lightgbm as lgb
 import numba
 import numpy as np
+import scipy.sparse
 
 from .._checks import is_integer
 
@@ -154,6 +155,21 @@ def tree_params(*, num_leaves, learning_rate, min_data_in_leaf, min_sum_hessian_
     if extra:
         params.update(extra)
     return params
+
+
+def contributions_mean(out, n_blocks: int):
+    """LightGBM's SHAP values of ``predict(pred_contrib=True)`` made one block of (features + 1) per row.
+
+    With ``n_blocks`` models per iteration (``n_models`` > 1, or mixed trees) LightGBM gives each model's
+    block side by side, or for sparse input a list of sparse matrices, one per model; their mean (as
+    :func:`model_mean` takes the scores') sums to the score. Sparse input keeps LightGBM's sparse output.
+    """
+    if isinstance(out, list):
+        return sum(out[1:], out[0]) / len(out)
+    if scipy.sparse.issparse(out):
+        return out
+    out = np.asarray(out)
+    return out.reshape(out.shape[0], n_blocks, -1).mean(axis=1) if n_blocks > 1 else out
 
 
 def model_mean(raw) -> np.ndarray:
@@ -361,4 +377,12 @@ def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence
     if rule is not None and rule.best_iter > 0 and early_stopping_rounds is not None:
         # as in LightGBM, only early stopping makes predict() stop at the best tree
         result.best_iteration = rule.best_iter
+    else:  # and best_score then holds the last tree's values: the model predict() uses, as in LightGBM
+        result.best_score = last_values(result.evals_result)
     return result
+
+
+def last_values(evals_result: dict) -> dict:
+    """``{eval set: {metric: value after the last tree}}`` of an ``evals_result``."""
+    return {name: {spec: values[-1] for spec, values in metrics.items() if values}
+            for name, metrics in evals_result.items()}

@@ -50,6 +50,8 @@ def check_features(X, *, n_features: int | None = None, what: str = "X", estimat
     """
     if sp.issparse(X):
         X = X.tocsr()
+        if not isinstance(X, sp.csr_matrix):  # a sparse array: LightGBM reads only the matrix classes
+            X = sp.csr_matrix(X)
         if np.iscomplexobj(X.data):
             raise ValueError(f"Complex data not supported in {what}")
         if X.dtype not in (np.float32, np.float64):
@@ -81,7 +83,8 @@ def check_features(X, *, n_features: int | None = None, what: str = "X", estimat
         else:
             row, col = divmod(int(flat), X.shape[1])
         raise ValueError(f"{what} has an infinite value at row {row}, feature {col}; "
-                         f"LightGBM cannot bin inf (NaN is allowed and means missing)")
+                         f"LightGBM would bin inf with the largest finite values (NaN is allowed and means "
+                         f"missing)")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{what} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
                          f"as input")

@@ -17,7 +17,7 @@ from ..model_selection import RankerScoreMixin
 from ..metrics.conventions import check_preset
 from ..metrics.evaluate import dataset_evaluator
 from ..objectives._base import Objective, as_training_data
-from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, model_mean, numba_threads
+from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, contributions_mean, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
@@ -166,6 +166,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
     best_iteration_ : int or None
         With ``early_stopping_rounds``: the tree count :meth:`predict` uses.
     best_score_ : dict
+        ``{eval set name: {metric spec: value}}`` of the model :meth:`predict`
+        uses: at ``best_iteration_`` with early stopping, otherwise after the
+        last tree (LightGBM's reading).
     n_estimators_ : int
         Trees in the booster.
     num_leaves_ : int
@@ -592,7 +595,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         pred_contrib : bool, default False
             Return SHAP values instead (LightGBM's TreeSHAP, in its layout): an
             array of shape (n, n_features + 1), one column per feature and the
-            expected value last; each row sums to the score. A warm-start base
+            expected value last; each row sums to the score. A sparse X gives a
+            sparse matrix of that shape, as in LightGBM. A warm-start base
             model's contributions are added when it is a GBRanker/LambdaMART.
 
         Examples
@@ -621,9 +625,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         if pred_leaf:
             return np.asarray(self.booster_.predict(X, pred_leaf=True, **trees))
         if pred_contrib:
-            out = np.asarray(self.booster_.predict(X, pred_contrib=True, **trees))
-            if self.booster_.num_model_per_iteration() > 1:  # n_models blocks of (features + 1): their mean
-                out = out.reshape(out.shape[0], self.booster_.num_model_per_iteration(), -1).mean(axis=1)
+            out = contributions_mean(self.booster_.predict(X, pred_contrib=True, **trees),
+                                     self.booster_.num_model_per_iteration())
             if with_base:
                 if not isinstance(self.init_model_, GBRanker):
                     raise ValueError(f"pred_contrib needs a GBRanker/LambdaMART base model, not a "

@@ -407,6 +407,9 @@ class LambdaMART(GBRanker):
         With ``early_stopping_rounds``: the tree count with the best early-stopping
         metric, which :meth:`predict` uses. None otherwise.
     best_score_ : dict
+        ``{eval set name: {metric spec: value}}`` of the model :meth:`predict`
+        uses: at ``best_iteration_`` with early stopping, otherwise after the
+        last tree (LightGBM's reading).
     n_estimators_ : int
         Trees actually grown.
     num_leaves_ : int

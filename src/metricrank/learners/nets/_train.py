@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
-from .._boosting import _improved
+from .._boosting import _improved, last_values
 from ._batches import make_batch
 from ._lambdas import backward_lambdas
 
@@ -82,6 +82,8 @@ def train(model, X, group_ptr, lambdas, optimizer, *, max_epochs: int, batch_que
     if best_weights is not None:
         model.load_state_dict(best_weights)
         result.best_epoch = best_epoch
+    else:  # best_score: the last epoch's values, the model predict() uses (as the trees' without early stopping)
+        result.best_score = last_values(result.evals_result)
     if not result.stop_reason:
         result.stop_reason = f"max_epochs={max_epochs} reached"
     model.eval()

@@ -58,6 +58,8 @@ _ATTRIBUTES = """
     best_epoch_ : int or None
         With ``early_stopping_rounds``: the epoch whose weights were restored.
     best_score_ : dict
+        ``{eval set name: {metric spec: value}}`` of the weights :meth:`predict`
+        uses: ``best_epoch_``'s with early stopping, otherwise the last epoch's.
     n_epochs_ : int
         Epochs run.
     stop_reason_ : str"""
