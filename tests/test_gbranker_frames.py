@@ -76,6 +76,26 @@ def test_bad_columns_are_named(data):
         GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, categorical_feature=["nope"])
 
 
+def test_text_and_dates_are_not_read_as_numbers_while_nullable_numbers_are(data):
+    # as LightGBM: a column of numbers kept as text (read_csv with dtype=str) or of dates is refused, at fit and at
+    # predict; pandas' nullable numbers and object columns of numbers with None are the numbers they hold
+    ds, frame, _, y = data
+    model = GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid)
+    dates = pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(ds.n_docs), "D")
+    for bad, values in [(frame.assign(**{"f 0": frame["f 0"].astype(str)}), "string"),
+                        (frame.assign(**{"f 0": frame["f 0"].astype("string")}), "string"),
+                        (frame.assign(**{"f 0": dates}), "datetime64")]:
+        with pytest.raises(ValueError, match=rf"column 'f 0' has dtype .* \({values} values\), not numbers"):
+            model.predict(bad)
+        with pytest.raises(ValueError, match=rf"column 'f 0' has dtype .* \({values} values\), not numbers"):
+            GBRanker("YetiRank", **SMALL).fit(bad, y, qid=ds.qid)
+    holes = frame["f 0"].mask(np.arange(ds.n_docs) % 7 == 0)
+    as_floats = frame.assign(**{"f 0": holes})
+    for same in (frame.assign(**{"f 0": holes.astype("Float64")}),
+                 frame.assign(**{"f 0": pd.Series([None if np.isnan(v) else v for v in holes], dtype=object)})):
+        np.testing.assert_array_equal(model.predict(same), model.predict(as_floats))
+
+
 def test_eval_set_dataframes_are_encoded_like_training(data):
     ds, frame, _, y = data
     model = GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, eval_set=[(frame, y, ds.qid)],

@@ -182,6 +182,10 @@ def fit_schema(X, categorical_feature=None, feature_name="auto"):
     return _encode(frame, schema, "X"), schema
 
 
+#: What ``pandas.api.types.infer_dtype`` calls a column of numbers (or one of missing values only).
+NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float", "decimal", "boolean", "empty"})
+
+
 def _encode(frame, schema: FeatureSchema, what: str) -> np.ndarray:
     import pandas as pd
 
@@ -195,11 +199,13 @@ def _encode(frame, schema: FeatureSchema, what: str) -> np.ndarray:
             continue
         if str(column.dtype) == "category":
             raise ValueError(f"{what}: column {name!r} is categorical here but was numeric in training")
-        try:
-            out[:, j] = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
-        except (ValueError, TypeError):
-            raise ValueError(f"{what}: column {name!r} has dtype {column.dtype}, not numbers; convert it or "
-                             f"make it a pandas 'category' column") from None
+        held = pd.api.types.infer_dtype(column, skipna=True)
+        if held not in NUMBER_KINDS:  # as LightGBM: text, even "1.5", and dates are not read as numbers
+            how = ("to numbers (e.g. days since a date)" if held.startswith(("datetime", "timedelta", "date"))
+                   else "(pd.to_numeric for numbers kept as text)")
+            raise ValueError(f"{what}: column {name!r} has dtype {column.dtype} ({held} values), not numbers; "
+                             f"convert it {how} or make it a pandas 'category' column")
+        out[:, j] = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
         if j in schema.categorical:
             _check_integer_codes(out[:, j], f"column {name!r}")
     return out
