@@ -478,6 +478,10 @@ def test_explicit_pairs_and_bad_inputs_are_rejected(client, data):
         DaskGBRanker(num_leaves=1).fit(one_partition(train), train.y, qid=train.qid)
     with pytest.raises(ValueError, match="early_stopping_rounds needs an eval_set"):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, early_stopping_rounds=3)
+    with pytest.raises(ValueError, match="early_stopping_rounds does not work with lgb_params boosting='dart'"):
+        DaskGBRanker(lgb_params={"boosting": "dart"}).fit(one_partition(train), train.y, qid=train.qid,
+                                                          eval_set=[(train.X, train.y, train.qid)],
+                                                          early_stopping_rounds=3)
     with pytest.raises(ValueError, match="eval_at sets the cutoff 'top' of each eval metric, and AUC has none"):
         DaskGBRanker().fit(one_partition(train), train.y, qid=train.qid, eval_metric="AUC", eval_at=3)
     with pytest.raises(ValueError, match="early_stopping_rounds must be None or an integer >= 1; got 'x'"):

@@ -38,6 +38,9 @@ BAD = [
     ("lgb_params", {"subsample": 0.5}, r"subsample \(LightGBM's bagging_fraction\)"),
     ("lgb_params", {"reg_lambda": 1.0}, r"reg_lambda \(LightGBM's lambda_l2\)"),
     ("lgb_params", {"random_state": 3}, r"random_state \(LightGBM's seed\): the estimator's random_state"),
+    # LightGBM's metrics would need the query data metricrank does not give it (NDCG aborts LightGBM)
+    ("lgb_params", {"metric": "ndcg"}, "lgb_params must not set metric: metricrank evaluates the eval sets itself"),
+    ("lgb_params", {"metric_types": "l2"}, "lgb_params must not set metric_types: metricrank evaluates"),
     ("verbose", "x", r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
     ("verbose", 2.5, r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
     ("verbose", -1, r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
@@ -53,6 +56,27 @@ def test_a_wrong_type_or_range_names_the_parameter(data, estimator, name, value,
     X, y, qid = data
     with pytest.raises(ValueError, match=message):
         estimator(n_estimators=2, **{name: value}).fit(X, y, qid=qid)
+
+
+@pytest.mark.parametrize("key", ["boosting", "boosting_type", "boost"])
+def test_early_stopping_with_dart_is_refused_before_any_fit(data, key, monkeypatch):
+    # dart rescales earlier trees as it adds new ones: a best iteration read from the curve is not that model
+    import metricrank.learners.gbranker as gbranker
+
+    X, y, qid = data
+    model = LambdaMART(n_estimators=5, min_data_in_leaf=2, lgb_params={key: "dart"})
+    fitted = model.fit(X, y, qid=qid, eval_set=[(X, y, qid)])  # without early stopping dart trains
+    assert fitted.best_iteration_ is None and fitted.n_estimators_ == 5
+    monkeypatch.setattr(gbranker, "as_dataset", None)  # the check comes before the data are read
+    message = f"early_stopping_rounds does not work with lgb_params {key}='dart'"
+    with pytest.raises(ValueError, match=message):
+        model.fit(X, y, qid=qid, eval_set=[(X, y, qid)], early_stopping_rounds=3)
+    pytest.importorskip("optuna")
+    from metricrank import tune
+
+    monkeypatch.setattr(LambdaMART, "fit", lambda *args, **kwargs: pytest.fail("tune fitted before its checks"))
+    with pytest.raises(ValueError, match=message):
+        tune(model, X, y, qid=qid, n_trials=1, show_progress=False)
 
 
 @pytest.mark.parametrize("name, value, message", [

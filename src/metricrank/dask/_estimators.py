@@ -22,6 +22,7 @@ from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import column_schema
+from ..learners._gbdt import check_stopping_with
 from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_specs,
                                 eval_starting_scores, warn_unmoved, warn_unmoved_metrics, warn_unordered_labels,
                                 warn_unread_eval_weights)
@@ -269,6 +270,7 @@ max_query_size, random_state, importance_type, lgb_params
         twin._check_params()  # GBRanker's own messages, before any data is read
         check_flag(self.repartition_by_query, "repartition_by_query")
         check_early_stopping_rounds(early_stopping_rounds)
+        check_stopping_with(twin.lgb_params, early_stopping_rounds)
         objective = twin._make_objective()
         check_distributable(objective, pairs)
         specs = eval_specs(eval_metrics, eval_metric, eval_at, default=lambda: objective.eval_spec)

@@ -215,11 +215,30 @@ def check_lgb_params(lgb_params) -> None:
     if {"num_class", "num_classes"} & keys:
         raise ValueError("lgb_params must not set num_class: the objective is a ranking score (n_models sets "
                          "how many models train side by side)")
+    for key in sorted(lightgbm_aliases("metric") & keys):
+        raise ValueError(f"lgb_params must not set {key}: metricrank evaluates the eval sets itself, per query "
+                         "(LightGBM is given no query data); pass eval_metric or eval_metrics to fit instead")
     for lightgbm_name, own in OWNED_PARAMS.items():
         for key in sorted(lightgbm_aliases(lightgbm_name) & keys):
             alias = "" if key == lightgbm_name else f" (LightGBM's {lightgbm_name})"
             raise ValueError(f"lgb_params must not set {key}{alias}: the estimator's {own} sets it; "
                              f"pass {own}={lgb_params[key]!r} to the estimator instead")
+
+
+def check_stopping_with(lgb_params, early_stopping_rounds) -> None:
+    """A ValueError for early stopping with LightGBM's dart (before any fitting).
+
+    Dart rescales the earlier trees each time it adds one, so the model cut at the best iteration is not
+    the one the curve scored there. LightGBM turns early stopping off in dart mode with a warning; a
+    ``best_iteration_`` read from that curve would be a silent wrong answer, so it is refused here.
+    """
+    given = lgb_params or {}
+    for key in sorted(lightgbm_aliases("boosting") & set(given)):
+        if early_stopping_rounds is not None and given[key] == "dart":
+            raise ValueError(f"early_stopping_rounds does not work with lgb_params {key}='dart': dart rescales the "
+                             "earlier trees as it adds new ones, so the best iteration's model is not the one the "
+                             "curve scored (LightGBM turns early stopping off there); leave early_stopping_rounds "
+                             "None, or use boosting 'gbdt'")
 
 
 def auto_or_int(est, name: str, minimum: int) -> None:

@@ -21,7 +21,8 @@ from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, contributions_
 from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
-from ._gbdt import MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, first_hessian_mass, positive_int
+from ._gbdt import (MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, check_stopping_with, first_hessian_mass,
+                    positive_int)
 from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
 from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, check_start_iteration,
@@ -381,6 +382,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         """
         self._check_params()
         check_early_stopping_rounds(early_stopping_rounds)
+        check_stopping_with(self.lgb_params, early_stopping_rounds)
         callbacks, lightgbm_callbacks = split_callbacks(callbacks)
         objective = self._make_objective()
         X, y, qid = take_columns(X, y, qid)

@@ -481,6 +481,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     >>> scores = result.best_estimator_.predict(ds.X)   # refitted on every row with best_params_
     """
     from ..learners import GBRanker
+    from ..learners._gbdt import check_stopping_with
     from ..learners._inputs import check_labels_for, unmoved_warnings_silenced, warn_unmoved_metrics
 
     if not isinstance(estimator, GBRanker):  # the space, the tree budget and the in-fold reports are the trees'
@@ -510,6 +511,7 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
     if isinstance(storage, str):
         check_storage(storage)
     check_early_stopping_rounds(early_stopping_rounds)
+    check_stopping_with(estimator.lgb_params, early_stopping_rounds)
     estimator = clone(estimator)
     if random_state is not None and "random_state" in estimator.get_params() and estimator.random_state is None:
         estimator.set_params(random_state=random_state)
