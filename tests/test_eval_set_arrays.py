@@ -129,8 +129,8 @@ def test_eval_weights_a_metric_reads_draw_no_warning(data, recwarn):
 def test_eval_weights_are_refused_beside_a_dataset_and_in_the_wrong_number(data):
     train, plain, rich = data
     w, _ = _weights(plain)
-    with pytest.raises(ValueError, match=r"eval_set\[0\] is a RankingDataset, which holds its own weights; "
-                                         r"eval_sample_weight\[0\] must be None"):
+    with pytest.raises(ValueError, match=r"eval_set\[0\] is a RankingDataset, which holds its own queries and "
+                                         r"weights; eval_sample_weight\[0\] must be None"):
         GBRanker("YetiRank", n_estimators=2, n_jobs=1).fit(train, eval_set=[rich], eval_sample_weight=[w])
     with pytest.raises(ValueError, match="eval_group_weight has 2 entries and eval_set 1"):
         GBRanker("YetiRank", n_estimators=2, n_jobs=1).fit(train, eval_set=[(plain.X, plain.y, plain.qid)],
@@ -138,6 +138,21 @@ def test_eval_weights_are_refused_beside_a_dataset_and_in_the_wrong_number(data)
     with pytest.raises(ValueError, match=r"eval_set\[0\]: weight must be finite and >= 0; entry 0 is -"):
         GBRanker("YetiRank", n_estimators=2, n_jobs=1).fit(train, eval_set=[(plain.X, plain.y, plain.qid)],
                                                            eval_sample_weight=[-w])
+
+
+def test_query_ids_given_twice_for_an_eval_set_must_agree(data):
+    # an (X, y, qid) entry or a RankingDataset holds its queries: eval_qid or eval_group beside it is not ignored
+    train, plain, rich = data
+    model = LambdaMART("NDCG:top=5", n_estimators=3, n_jobs=1, min_data_in_leaf=5)
+    one_query = np.zeros(plain.n_docs)
+    with pytest.raises(ValueError, match=r"eval_set\[0\] is \(X, y, qid\) and eval_qid\[0\] gives other query ids"):
+        model.fit(train, eval_set=[(plain.X, plain.y, plain.qid)], eval_qid=[one_query])
+    for arg, value in (("eval_qid", plain.qid), ("eval_group", np.diff(plain.group_ptr))):
+        with pytest.raises(ValueError, match=rf"eval_set\[0\] is a RankingDataset, which holds its own queries and "
+                                             rf"weights; {arg}\[0\] must be None"):
+            model.fit(train, eval_set=[rich], **{arg: [value]})
+    same = model.fit(train, eval_set=[(plain.X, plain.y, plain.qid)], eval_qid=[plain.qid.copy()]).evals_result_
+    assert same == model.fit(train, eval_set=[(plain.X, plain.y, plain.qid)]).evals_result_
 
 
 @pytest.mark.filterwarnings("ignore:.*are ignored:UserWarning")  # the oracle passes both weights to both metrics

@@ -152,18 +152,23 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eva
         what = f"eval_set[{i}]"
         weights = {arg: None if values is None else values[i]
                    for arg, values in (("sample_weight", eval_sample_weight), ("group_weight", eval_group_weight))}
+        qid = eval_qid[i] if eval_qid is not None else None
+        group = eval_group[i] if eval_group is not None else None
         if isinstance(entry, RankingDataset):
-            given = [f"eval_{arg}[{i}]" for arg, value in weights.items() if value is not None]
+            given = [f"eval_{arg}[{i}]" for arg, value in [*weights.items(), ("qid", qid), ("group", group)]
+                     if value is not None]
             if given:
-                raise ValueError(f"{what} is a RankingDataset, which holds its own weights; {' and '.join(given)} "
-                                 f"must be None (or build the RankingDataset with them)")
+                raise ValueError(f"{what} is a RankingDataset, which holds its own queries and weights; "
+                                 f"{' and '.join(given)} must be None (or build the RankingDataset with them)")
             out.append((name, as_dataset(entry, what=what)))
             continue
         if not isinstance(entry, tuple) or len(entry) not in (2, 3):
             raise ValueError(f"{what} must be a RankingDataset, (X, y) or (X, y, qid); got {type(entry).__name__}")
         X, y = entry[0], entry[1]
-        qid = entry[2] if len(entry) == 3 else (eval_qid[i] if eval_qid is not None else None)
-        group = eval_group[i] if eval_group is not None else None
+        if len(entry) == 3:
+            if qid is not None and not np.array_equal(np.asarray(qid), np.asarray(entry[2])):
+                raise ValueError(f"{what} is (X, y, qid) and eval_qid[{i}] gives other query ids; pass them once")
+            qid = entry[2]
         try:
             out.append((name, as_dataset(X, y, qid=qid, group=group, what=what, **weights)))
         except ValueError as err:  # the data set's own checks do not know which eval set they read
