@@ -401,6 +401,18 @@ def test_best_iteration_agrees_with_an_independent_computation(client, data):
     np.testing.assert_array_equal(model.predict(valid.X), booster.predict(valid.X, num_iteration=best))
 
 
+def test_lightgbms_eval_x_and_eval_y_are_an_eval_set(client, data):
+    train, valid = data
+    model = DaskGBRanker("lambda:NDCG:top=10", n_estimators=4, random_state=0)
+    by_set = model.fit(one_partition(train), train.y, qid=train.qid, eval_set=[(valid.X, valid.y, valid.qid)],
+                       eval_names=["v"]).evals_result_
+    by_xy = model.fit(one_partition(train), train.y, qid=train.qid, eval_X=valid.X, eval_y=valid.y,
+                      eval_qid=[valid.qid], eval_names=["v"]).evals_result_
+    assert by_xy == by_set and len(by_set["v"]["NDCG:top=10"]) == 4
+    with pytest.raises(ValueError, match="eval_X and eval_y go together"):
+        model.fit(one_partition(train), train.y, qid=train.qid, eval_y=valid.y)
+
+
 def test_best_score_without_early_stopping_is_the_last_trees_as_in_memory(client, data):
     train, valid = data
     params = dict(objective="lambda:NDCG:top=10", n_estimators=40, learning_rate=1.0, random_state=0)

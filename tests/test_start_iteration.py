@@ -108,3 +108,38 @@ def test_raw_score_is_lightgbms_argument_and_changes_nothing(train, vali):
     for bad in ("True", 1, None):
         with pytest.raises(ValueError, match="raw_score must be True or False"):
             model.predict(vali.X, raw_score=bad)
+
+
+def test_validate_features_is_lightgbms_argument_and_columns_are_checked_either_way(train, vali):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(train.X, columns=[f"f{i}" for i in range(train.n_features)])
+    model = LambdaMART("NDCG", n_estimators=4, random_state=0).fit(frame, train.y, qid=train.qid)
+    valid = pd.DataFrame(vali.X, columns=frame.columns)
+    for flag in (True, False):
+        np.testing.assert_array_equal(model.predict(valid, validate_features=flag), model.predict(valid))
+        with pytest.raises(ValueError, match="another order"):
+            model.predict(valid[list(reversed(valid.columns))], validate_features=flag)
+    with pytest.raises(ValueError, match="validate_features must be True or False"):
+        model.predict(valid, validate_features="yes")
+
+
+def test_lightgbms_eval_x_and_eval_y_are_an_eval_set(train, vali):
+    # LightGBM 4.7's spelling (it deprecates eval_set): one set, or a tuple of each with one entry per set
+    other = make_ltr(20, docs_per_query=(8, 25), n_features=6, random_state=5)
+
+    def fit(**kwargs):
+        return LambdaMART("NDCG:top=5", n_estimators=6, random_state=0).fit(train, **kwargs).evals_result_
+
+    one = fit(eval_set=[(vali.X, vali.y)], eval_group=[np.diff(vali.group_ptr)])
+    assert fit(eval_X=vali.X, eval_y=vali.y, eval_group=[np.diff(vali.group_ptr)]) == one
+    two = fit(eval_set=[(vali.X, vali.y), (other.X, other.y)], eval_qid=[vali.qid, other.qid])
+    assert fit(eval_X=(vali.X, other.X), eval_y=(vali.y, other.y), eval_qid=[vali.qid, other.qid]) == two
+    assert set(two) == {"valid_0", "valid_1"}
+    for kwargs, message in [
+        (dict(eval_set=[vali], eval_X=vali.X, eval_y=vali.y), "pass eval_set, or eval_X and eval_y"),
+        (dict(eval_X=vali.X), "eval_X and eval_y go together"),
+        (dict(eval_X=(vali.X, other.X), eval_y=vali.y), "must both be one set, or both tuples"),
+        (dict(eval_X=(vali.X, other.X), eval_y=(vali.y,)), "must both be one set, or both tuples"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            fit(**kwargs)

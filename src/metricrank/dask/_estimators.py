@@ -23,9 +23,9 @@ from sklearn.exceptions import NotFittedError
 from .._checks import check_early_stopping_rounds, check_flag
 from ..learners._frames import column_schema
 from ..learners._gbdt import check_stopping_with
-from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_specs,
-                                eval_starting_scores, warn_unmoved, warn_unmoved_metrics, warn_unordered_labels,
-                                warn_unread_eval_weights)
+from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_set_of,
+                                eval_specs, eval_starting_scores, warn_unmoved, warn_unmoved_metrics,
+                                warn_unordered_labels, warn_unread_eval_weights)
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -226,7 +226,7 @@ max_query_size, random_state, importance_type, lgb_params
     def fit(self, X, y=None, *, qid=None, sample_weight=None, pairs=None, eval_set=None, eval_qid=None,
             eval_group=None, eval_names=None, eval_metrics=None, early_stopping_rounds=None, eval_metric=None,
             eval_at=None, feature_name="auto", init_score=None, eval_init_score=None, eval_sample_weight=None,
-            eval_group_weight=None):
+            eval_group_weight=None, eval_X=None, eval_y=None):
         """Grow the trees on the cluster.
 
         Parameters
@@ -245,6 +245,8 @@ max_query_size, random_state, importance_type, lgb_params
         eval_set : list of RankingDataset, (X, y) or (X, y, qid), optional
             Dask or in-memory; read to the client after training and scored
             tree by tree there with metricrank's metrics.
+        eval_X, eval_y : optional
+            LightGBM 4.7's spelling of an ``eval_set``, as :meth:`metricrank.GBRanker.fit`.
         eval_qid, eval_group, eval_names, eval_metrics, early_stopping_rounds, eval_metric, eval_at
             As :meth:`metricrank.GBRanker.fit`; early stopping selects the
             tree count after all trees were grown.
@@ -271,6 +273,7 @@ max_query_size, random_state, importance_type, lgb_params
         check_flag(self.repartition_by_query, "repartition_by_query")
         check_early_stopping_rounds(early_stopping_rounds)
         check_stopping_with(twin.lgb_params, early_stopping_rounds)
+        eval_set = eval_set_of(eval_set, eval_X, eval_y)
         objective = twin._make_objective()
         check_distributable(objective, pairs)
         specs = eval_specs(eval_metrics, eval_metric, eval_at, default=lambda: objective.eval_spec)

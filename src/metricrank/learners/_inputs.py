@@ -122,6 +122,25 @@ def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_wei
                           group_weight=group_weight, pairs=pairs, pair_weight=pair_weight)
 
 
+def eval_set_of(eval_set, eval_X, eval_y):
+    """``eval_set``, or LightGBM 4.7's ``eval_X`` and ``eval_y`` made one: a set each, or tuples of one per set.
+
+    >>> eval_set_of(None, ("X1", "X2"), ("y1", "y2"))
+    [('X1', 'y1'), ('X2', 'y2')]
+    """
+    if eval_X is None and eval_y is None:
+        return eval_set
+    if eval_set is not None:
+        raise ValueError("pass eval_set, or eval_X and eval_y (LightGBM 4.7's spelling of it), not both")
+    if eval_X is None or eval_y is None:
+        raise ValueError("eval_X and eval_y go together: pass both, or neither")
+    if isinstance(eval_X, tuple) != isinstance(eval_y, tuple) or (isinstance(eval_X, tuple)
+                                                                 and len(eval_X) != len(eval_y)):
+        raise ValueError("eval_X and eval_y must both be one set, or both tuples of one entry per set "
+                         "(of the same length)")
+    return list(zip(eval_X, eval_y)) if isinstance(eval_X, tuple) else [(eval_X, eval_y)]
+
+
 def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eval_sample_weight=None,
                   eval_group_weight=None) -> list[tuple[str, RankingDataset]]:
     """Normalise ``eval_set`` the way LightGBM's scikit-learn API takes it.

@@ -26,8 +26,8 @@ from ._gbdt import (MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, check_s
 from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
 from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, check_start_iteration,
-                      eval_datasets, eval_specs, eval_starting_scores, starting_scores, warn_no_order_to_learn,
-                      warn_unmoved_judges, warn_unread_eval_weights)
+                      eval_datasets, eval_set_of, eval_specs, eval_starting_scores, starting_scores,
+                      warn_no_order_to_learn, warn_unmoved_judges, warn_unread_eval_weights)
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
 from ._prefix_scores import PrefixScores
@@ -287,7 +287,8 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             pair_weight=None, eval_set=None, eval_qid=None, eval_group=None, eval_names=None, eval_metrics=None,
             early_stopping_rounds=None, init_model=None, init_score=None, categorical_feature=None,
             eval_metric=None, eval_at=None, eval_init_score=None, eval_sample_weight=None, eval_group_weight=None,
-            feature_name="auto", callbacks: Sequence[Callable[[IterationInfo], bool | None]] = ()):
+            feature_name="auto", callbacks: Sequence[Callable[[IterationInfo], bool | None]] = (), eval_X=None,
+            eval_y=None):
         """Grow the trees.
 
         Parameters
@@ -325,6 +326,10 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         pair_weight : array-like of shape (n_pairs,), optional
         eval_set : list of RankingDataset, (X, y) or (X, y, qid), optional
             Sets evaluated after every tree; the last one drives early stopping.
+        eval_X, eval_y : optional
+            LightGBM 4.7's spelling of an ``eval_set`` of ``(X, y)`` entries: one
+            set's features and labels, or a tuple of each, one entry per set
+            (pass these or ``eval_set``, not both).
         eval_qid, eval_group : list, optional
             Query ids or sizes for ``(X, y)`` entries of ``eval_set``.
         eval_sample_weight, eval_group_weight : list, optional
@@ -383,6 +388,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         self._check_params()
         check_early_stopping_rounds(early_stopping_rounds)
         check_stopping_with(self.lgb_params, early_stopping_rounds)
+        eval_set = eval_set_of(eval_set, eval_X, eval_y)
         callbacks, lightgbm_callbacks = split_callbacks(callbacks)
         objective = self._make_objective()
         X, y, qid = take_columns(X, y, qid)
@@ -559,7 +565,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         return eval_starting_scores(init_score, eval_init_score, evals)
 
     def predict(self, X, *, raw_score: bool = False, start_iteration: int = 0, num_iteration: int | None = None,
-                pred_leaf: bool = False, pred_contrib: bool = False):
+                pred_leaf: bool = False, pred_contrib: bool = False, validate_features: bool = False):
         """Scores (higher = ranked higher), one per row.
 
         Parameters
@@ -600,6 +606,9 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             expected value last; each row sums to the score. A sparse X gives a
             sparse matrix of that shape, as in LightGBM. A warm-start base
             model's contributions are added when it is a GBRanker/LambdaMART.
+        validate_features : bool, default False
+            LightGBM's, taken so that its calls run unchanged: a DataFrame's
+            columns are checked against the training ones either way.
 
         Examples
         --------
@@ -614,6 +623,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         True
         """
         check_flag(raw_score, "raw_score")
+        check_flag(validate_features, "validate_features")
         X = self._prediction_features(X)
         start = check_start_iteration(start_iteration, self.n_estimators_)
         prefix = (check_num_iteration(num_iteration) is not None and 0 < num_iteration < self.n_estimators_
