@@ -287,6 +287,63 @@ def test_ctrl_c_writes_nothing_and_says_how_far_it_got(files, capsys, monkeypatc
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("when", ["mid-fit", "after the last tree"])
+def test_a_real_ctrl_c_stops_at_the_next_tree_and_writes_nothing(files, capsys, monkeypatch, tmp_path, when):
+    # raised at once, the interrupt could land inside a numba or llvmlite call and crash the process; the first
+    # Ctrl-C only asks the fit to stop, at the next tree (or, after the last one, before the model is written)
+    import signal
+
+    from metricrank import _cli_train
+
+    original = _cli_train._Progress.__call__
+    returned = []
+
+    def signal_at(self, info):
+        at = 3 if when == "mid-fit" else 8
+        if info.iteration == at and when == "mid-fit":
+            signal.raise_signal(signal.SIGINT)
+            returned.append(info.iteration)  # the handler did not raise here
+        original(self, info)
+        if info.iteration == at and when != "mid-fit":
+            signal.raise_signal(signal.SIGINT)
+            returned.append(info.iteration)
+
+    monkeypatch.setattr(_cli_train._Progress, "__call__", signal_at)
+    root, _, _ = files
+    out = tmp_path / "m.json"
+    before = signal.getsignal(signal.SIGINT)
+    code = main(["train", "--train", str(root / "train.txt"), "--trees", "8" if when != "mid-fit" else "50",
+                 "--leaves", "4", "--min-data-in-leaf", "3", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 130 and returned
+    assert "stopping at the next tree (Ctrl-C again to stop at once)" in err
+    assert f"interrupted after {3 if when == 'mid-fit' else 8} of" in err and "nothing was written" in err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+    assert signal.getsignal(signal.SIGINT) is before  # the handler is put back
+
+
+def test_a_second_ctrl_c_stops_at_once_and_an_interrupt_inside_a_kernel_is_an_interrupt(files, capsys, monkeypatch,
+                                                                                       tmp_path):
+    from metricrank import _cli_train
+
+    progress = _cli_train._Progress(10, enabled=False)
+    progress._on_interrupt(2, None)
+    with pytest.raises(KeyboardInterrupt):
+        progress._on_interrupt(2, None)
+
+    def dispatch_interrupted(self, info):  # numba's dispatcher: "returned a result with an exception set"
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise SystemError("CPUDispatcher(<function _dcg_kernel>) returned a result with an exception set")
+
+    monkeypatch.setattr(_cli_train._Progress, "__call__", dispatch_interrupted)
+    root, _, _ = files
+    code = main(["train", "--train", str(root / "train.txt"), "--trees", "5", "--leaves", "4",
+                 "--min-data-in-leaf", "3", "--out", str(tmp_path / "m.json")])
+    assert code == 130 and capsys.readouterr().err.strip().endswith("metricrank: interrupted")
+
+
 def test_progress_is_logged_per_tree_off_a_terminal_and_predict_writes_to_stdout(files, capsys, tmp_path):
     root, _, valid = files
     out = tmp_path / "m.json"

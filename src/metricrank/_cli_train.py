@@ -23,7 +23,12 @@ from ._io import atomic_write, check_writable
 
 
 class _Progress:
-    """Progress on stderr: a rich bar on a terminal, otherwise one log line every ``log_every`` trees."""
+    """Progress on stderr: a rich bar on a terminal, otherwise one log line every ``log_every`` trees.
+
+    Inside it, a first Ctrl-C stops the fit at the next tree, where a KeyboardInterrupt is raised from this
+    callback: raised at once, it could land inside a numba or llvmlite call (loading the kernels) and crash the
+    process or be swallowed there. A second Ctrl-C raises at once.
+    """
 
     def __init__(self, total: int, enabled: bool, log_every: int = 10):
         self.total = total
@@ -33,12 +38,25 @@ class _Progress:
         self.task = None
         self.done = 0
         self.terminal = sys.stderr.isatty()
+        self.interrupted = False
+        self._saved_handler = None
+
+    def _on_interrupt(self, signum, frame) -> None:
+        if self.interrupted:
+            raise KeyboardInterrupt
+        self.interrupted = True
+        print("metricrank: stopping at the next tree (Ctrl-C again to stop at once)", file=sys.stderr, flush=True)
 
     def _text(self, info) -> str:
         return "  ".join(f"{name} {spec}={value:.5f}" for name, vals in info.evaluations.items()
                          for spec, value in vals.items())
 
     def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self._saved_handler = signal.signal(signal.SIGINT, self._on_interrupt)
         if self.enabled and self.terminal:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -50,6 +68,8 @@ class _Progress:
 
     def __call__(self, info) -> None:
         self.done = info.iteration
+        if self.interrupted:
+            raise KeyboardInterrupt
         if not self.enabled:
             return
         if self.progress is not None:
@@ -58,8 +78,14 @@ class _Progress:
             print(f"[tree {info.iteration}/{self.total}] {self._text(info)}".rstrip(), file=sys.stderr, flush=True)
 
     def __exit__(self, *exc):
+        if self._saved_handler is not None:
+            import signal
+
+            signal.signal(signal.SIGINT, self._saved_handler)
         if self.progress is not None:
             self.progress.__exit__(*exc)
+        if self.interrupted and exc[0] is None:  # the fit ended before another tree: the interrupt still holds
+            raise KeyboardInterrupt
         return False
 
 

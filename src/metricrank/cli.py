@@ -368,6 +368,17 @@ def _one_line(err: BaseException) -> str:
     return text
 
 
+def _interrupted_inside(err: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is among the exceptions ``err`` was raised while handling."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     print(f"metricrank: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
@@ -393,13 +404,13 @@ def main(argv=None) -> int:
     except (CLIError, ValueError, LookupError, TypeError) as err:
         print(f"metricrank: error: {_one_line(err)}", file=sys.stderr)
         return 2
-    except (OSError, MemoryError, RuntimeError) as err:
-        print(f"metricrank: error: {_one_line(err)}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print("metricrank: interrupted", file=sys.stderr)
         return 130
     except Exception as err:  # noqa: BLE001 - e.g. LightGBMError: one line, never a traceback
+        if _interrupted_inside(err):  # Ctrl-C inside a numba call surfaces as its SystemError
+            print("metricrank: interrupted", file=sys.stderr)
+            return 130
         print(f"metricrank: error: {_one_line(err)}", file=sys.stderr)
         return 1
     finally:
