@@ -41,6 +41,7 @@ BAD = [
     # LightGBM's metrics would need the query data metricrank does not give it (NDCG aborts LightGBM)
     ("lgb_params", {"metric": "ndcg"}, "lgb_params must not set metric: metricrank evaluates the eval sets itself"),
     ("lgb_params", {"metric_types": "l2"}, "lgb_params must not set metric_types: metricrank evaluates"),
+    ("num_leaves", 131073, r"num_leaves must be 'auto' or an integer in \[2, 131072\] \(LightGBM's limit\)"),
     ("verbose", "x", r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
     ("verbose", 2.5, r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
     ("verbose", -1, r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),

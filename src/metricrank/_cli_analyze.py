@@ -9,9 +9,8 @@ LambdaMART model file; ``metricrank analyze combine --data F --scores-a A --scor
 
 from __future__ import annotations
 
-import json
-import os
-import sys
+
+from ._io import check_writable, input_file_problem, json_line
 
 
 def _probability(name):
@@ -59,20 +58,17 @@ def _check_common(args, files) -> None:
 
     get_metric(args.metric, args.preset)  # a bad spec fails here, before any loading
     for flag, path in files:
-        if not os.path.exists(path):
-            raise CLIError(f"{flag} {path}: no such file")
+        if input_file_problem(path) is not None:
+            raise CLIError(f"{flag} {path}: {input_file_problem(path)}")
     if args.plot:
-        parent = os.path.dirname(os.path.abspath(args.plot))
-        if not os.path.isdir(parent):
-            raise CLIError(f"--plot {args.plot}: directory {parent} does not exist")
+        check_writable(args.plot, "--plot")  # before the computation, whose results a failed write would lose
 
 
 def _emit(args, title, payload: dict) -> None:
     from .cli import _print_table
 
     if args.format == "json":
-        json.dump(payload, sys.stdout)
-        sys.stdout.write("\n")
+        print(json_line(payload))
     else:
         _print_table(title, ["quantity", "value"],
                      [[k, f"{v:.6g}" if isinstance(v, float) else str(v)] for k, v in payload.items()])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from ._checks import check_lightgbm_seed
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
-from ._io import atomic_write, check_writable
+from ._io import atomic_write, check_writable, input_file_problem, same_file
 
 
 class _Progress:
@@ -235,8 +234,10 @@ def _check_options(args) -> None:
     inputs += [("--valid", v) for v in args.valid or []]
     inputs += [(option, path) for option, given in per_valid.items() for path in given]
     for option, path in inputs:
-        if path is not None and not os.path.isfile(path):
-            raise ValueError(f"{option} {path}: no such file")
+        if path is not None and input_file_problem(path) is not None:
+            raise ValueError(f"{option} {path}: {input_file_problem(path)}")
+        if same_file(path, args.out):
+            raise ValueError(f"--out {args.out} is {option}'s file: the model would replace it; name another file")
     for option, given in per_valid.items():
         if given and len(given) != len(args.valid or []):
             raise ValueError(f"{option} is given {len(given)} times for {len(args.valid or [])} --valid files; "
@@ -284,7 +285,7 @@ def cmd_train(args) -> int:
 def _train(args, model, objective, console, client) -> int:
     """Read the data, fit (on ``client``'s cluster when given), save and report."""
     from ._cli_data import read_ranking_file
-    from .learners._inputs import warn_unread_weights
+    from .learners._inputs import check_labels_for, warn_unread_weights
     from .data import load_pairs
     from .learners import _capacity
     from .metrics import evaluate_many
@@ -303,6 +304,7 @@ def _train(args, model, objective, console, client) -> int:
                   f"documents, {train.n_features} features; objective {objective.spec}{target_note(model)}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     specs = args.metric or [objective.eval_spec_for(train.y, *(v.y for v in valid))]
+    check_labels_for(train, specs, args.preset, where=f"--train {args.train}")  # reported after the fit
     # --valid's weights are only read by its metrics (--train's also train)
     warn_unread_weights(specs, {"weights": "--valid-weights" if args.valid_weights else None,
                                 "group_weights": "--valid-group-weights" if args.valid_group_weights else None},
@@ -324,6 +326,8 @@ def _train(args, model, objective, console, client) -> int:
     except KeyboardInterrupt:
         console.print(f"interrupted after {progress.done} of {args.trees} trees; nothing was written to {args.out}")
         return 130
+    reports = [(label, evaluate_many(data, model.predict(data.X), specs, preset=args.preset))
+               for label, data in [("train", train)] + list(zip(names, valid))]  # before the model is written
     model.save(args.out)
     for kind in getattr(model, "kinds_", []):
         if kind.capacity_check is not None:
@@ -333,8 +337,7 @@ def _train(args, model, objective, console, client) -> int:
     print_target(console, model)
     if model.stop_reason_:
         console.print(f"stopped: {model.stop_reason_}")
-    for label, data in [("train", train)] + list(zip(names, valid)):
-        results = evaluate_many(data, model.predict(data.X), specs, preset=args.preset)
+    for label, results in reports:
         console.print(f"{label}: " + "  ".join(f"{r.spec}={r.value:.6f}" for r in results))
     models = getattr(model, "n_models_", 1)
     console.print(f"wrote {args.out} ({model.n_estimators_} trees"
@@ -353,6 +356,11 @@ def cmd_predict(args) -> int:
         raise ValueError(f"--start-iteration must be an integer >= 0; got {args.start_iteration}")
     if args.out != "-":
         check_writable(args.out, "--out")
+    for path, option in ((args.model, "--model"), (args.data, "--data"), (args.query_file, "--query-file")):
+        if path is not None and input_file_problem(path) is not None:
+            raise ValueError(f"{option} {path}: {input_file_problem(path)}")
+        if same_file(path, args.out):
+            raise ValueError(f"--out {args.out} is {option}'s file: the scores would replace it; name another file")
     model = load_ranker(args.model)
     if args.start_iteration >= model.n_estimators_:
         raise ValueError(f"--start-iteration {args.start_iteration}: {args.model} holds {model.n_estimators_} "

@@ -12,14 +12,13 @@ the study is kept in that database, and the same command run again after a stop 
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 
 from ._checks import check_lightgbm_seed
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
-from ._io import atomic_write, check_writable
+from ._io import atomic_write, check_writable, input_file_problem, same_file
 
 
 def _check_options(args):
@@ -45,7 +44,11 @@ def _check_options(args):
     from .objectives import LambdaObjective
 
     check_lightgbm_seed(args.seed, "--seed")
-    if args.metric is not None:
+    if args.metric is not None:  # repeatable in train (the first judges), so not silently the last one here
+        if len(args.metric) > 1:
+            raise ValueError(f"--metric given {len(args.metric)} times ({', '.join(args.metric)}); tune optimises "
+                             "one metric: pass it once")
+        args.metric = args.metric[0]
         get_metric(args.metric, preset=args.preset)
     objective, target = objective_and_target(args.objective, args.target, args.metric, args.preset)
     common = dict(n_estimators=args.trees, preset=args.preset, n_jobs=args.threads, random_state=args.seed)
@@ -67,13 +70,16 @@ def _check_options(args):
             raise ValueError(f"{option} weighs --valid's {whose}; pass --valid")
     for path, option in ((args.pairs, "--pairs"), (args.weights, "--weights"), (args.group_weights, "--group-weights"),
                          (args.valid_weights, "--valid-weights"), (args.valid_group_weights, "--valid-group-weights")):
-        if path is not None and not os.path.isfile(path):
-            raise ValueError(f"{option} {path}: no such file")
+        if path is not None and input_file_problem(path) is not None:
+            raise ValueError(f"{option} {path}: {input_file_problem(path)}")
     if args.study_name is not None and args.storage is None:
         raise ValueError("--study-name names a study in --storage; pass --storage too")
     for path, option in ((args.out, "--out"), (args.params_out, "--params-out")):
         if path is not None:
             check_writable(path, option)
+    if args.params_out is not None and same_file(args.out, args.params_out):
+        raise ValueError(f"--out and --params-out are the same file ({args.out}): the parameters would replace the "
+                         "model; name two files")
     from .model_selection._space import _optuna, check_storage
 
     try:
@@ -82,6 +88,11 @@ def _check_options(args):
         raise ValueError(str(err)) from None
     if args.storage is not None:
         check_storage(args.storage, "--storage")
+    for path, option in ((args.train, "--train"), (args.train_query_file, "--train-query-file"), (args.valid, "--valid")):
+        if path is not None and input_file_problem(path) is not None:  # last: the checks above need no data
+            raise ValueError(f"{option} {path}: {input_file_problem(path)}")
+        if same_file(path, args.out) or same_file(path, args.params_out):
+            raise ValueError(f"{option} {path} is also an output file; name another one")
     return model, objective
 
 
@@ -190,8 +201,8 @@ def add_parsers(sub, preset_choices) -> None:
                     help="objective spec (lambda:<metric spec>, YetiRank, ...; see `metricrank objectives`). Default: "
                          "what LambdaMART(metric=M) trains by default, M the --metric (NDCG:top=10 without one): "
                          "lambda:M with --target auto")
-    tu.add_argument("--metric", default=None, metavar="SPEC",
-                    help="metric to optimise and stop early on (default: the objective's)")
+    tu.add_argument("--metric", default=None, metavar="SPEC", action="append",
+                    help="metric to optimise and stop early on, once (default: the objective's)")
     tu.add_argument("--target", default=None, metavar="SPEC|auto",
                     help="λ objectives: the gradient the trees are trained on, when it is not the objective's λ "
                          "(a λ target spec, YetiRank[:params], or 'auto': LambdaMART's choice; default: 'auto' "

@@ -16,6 +16,8 @@ import bz2
 import contextlib
 import errno
 import gzip
+import json
+import math
 import os
 import stat
 import sys
@@ -48,6 +50,47 @@ def open_read(path) -> IO[bytes]:
     if comp == "bz2":
         return bz2.open(path, "rb")
     return open(path, "rb")
+
+
+def input_file_problem(path, read_twice: bool = True) -> str | None:
+    """Why ``path`` cannot be read as a data file (None when it can): missing, a directory, no regular file
+    where it is ``read_twice`` (a pipe: the data readers read a file twice), or not readable. For checks
+    before long work."""
+    if not os.path.exists(path):
+        return "no such file"
+    if os.path.isdir(path):
+        return "is a directory, not a file"
+    if read_twice and not os.path.isfile(path):
+        return "is not a regular file (a pipe or a device), and the file is read twice; write it to a file first"
+    if not os.access(path, os.R_OK):
+        return "permission denied"
+    return None
+
+
+def json_line(payload: dict) -> str:
+    """``payload`` as one line of strict JSON (RFC 8259 has no NaN or infinity: they are written null).
+
+    >>> json_line({"MAP": float("nan"), "NDCG": 0.5})
+    '{"MAP": null, "NDCG": 0.5}'
+    """
+    def strict(value):
+        return None if isinstance(value, float) and not math.isfinite(value) else value
+
+    return json.dumps({key: strict(value) for key, value in payload.items()}, allow_nan=False)
+
+
+def same_file(a, b) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (through links too); stdout ("-") and None are no file.
+
+    >>> same_file("x.txt", "./x.txt"), same_file("-", "-")
+    (True, False)
+    """
+    if a is None or b is None or is_stdout(a) or is_stdout(b):
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def check_writable(path: str, name: str) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import os
 import sys
 
@@ -28,7 +27,7 @@ from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
 from ._cli_train import add_parsers as add_train_parsers
 from ._cli_tune import add_parsers as add_tune_parsers
-from ._io import atomic_write, is_stdout, open_read
+from ._io import atomic_write, input_file_problem, is_stdout, json_line, open_read, same_file
 
 PRESET_CHOICES = ("catboost", "lightgbm", "xgboost", "trec_eval")
 
@@ -61,15 +60,12 @@ def load_scores(path, n_rows: int) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
-def _check_input_file(path, option: str) -> None:
+def _check_input_file(path, option: str, read_twice: bool = True) -> None:
     if is_stdout(path):
         raise CLIError(f"{option}: reading from standard input is not supported; give a file")
-    if not os.path.exists(path):
-        raise CLIError(f"{option}: {path}: no such file")
-    if os.path.isdir(path):
-        raise CLIError(f"{option}: {path} is a directory, not a file")
-    if not os.access(path, os.R_OK):
-        raise CLIError(f"{option}: {path}: permission denied")
+    problem = input_file_problem(path, read_twice)
+    if problem is not None:
+        raise CLIError(f"{option}: {path}: {problem}")
 
 
 def check_output_file(path, option: str) -> None:
@@ -115,12 +111,19 @@ def _cmd_eval(args) -> int:
         except ValueError as err:
             raise CLIError(f"--metric {spec!r}: {err}") from None
     _check_input_file(args.data, "--data")
-    _check_input_file(args.scores, "--scores")
+    _check_input_file(args.scores, "--scores", read_twice=False)  # a pipe will do
     for path, option in ((args.query_file, "--query-file"), (args.weights, "--weights"),
                          (args.group_weights, "--group-weights")):
         if path is not None:
             _check_input_file(path, option)
     check_output_file(args.per_query, "--per-query")
+    for path, option in ((args.data, "--data"), (args.scores, "--scores")):
+        if same_file(path, args.per_query):
+            raise CLIError(f"--per-query {args.per_query} is {option}'s file: the values would replace it; name "
+                           "another file")
+    if is_stdout(args.per_query) and args.format == "json":
+        raise CLIError("--per-query - and --format json both write to standard output; write the per-query values "
+                       "to a file, or use --format table (its summary then goes to stderr)")
 
     data = read_ranking_file(args.data, query_file=args.query_file, weights=args.weights,
                              group_weights=args.group_weights)
@@ -132,8 +135,7 @@ def _cmd_eval(args) -> int:
     if args.per_query:
         _write_per_query(args.per_query, data, results)
     if args.format == "json":
-        json.dump({r.spec: r.value for r in results}, sys.stdout)
-        sys.stdout.write("\n")
+        print(json_line({r.spec: float(r.value) for r in results}))
     else:
         # with --per-query - the CSV is stdout's result; the summary goes to stderr
         _print_table(
@@ -274,6 +276,13 @@ def _cmd_experiment(args) -> int:
             raise CLIError(f"--tune-storage: {error}") from None
         check_storage(args.tune_storage, "--tune-storage")
         options["tune_storage"] = args.tune_storage
+    if args.name != "quality" or set(options.get("datasets", ("mq2008",))) & {"mq2008", "lgb-example"}:
+        from .experiments._datasets import shared_data_dir
+
+        try:  # before the output directory is made
+            shared_data_dir(args.data_dir)
+        except FileNotFoundError as error:
+            raise CLIError(str(error)) from None
     try:  # the probe above reads permissions, which root passes where the directory cannot be made (/proc)
         os.makedirs(out, exist_ok=True)
     except OSError as error:
@@ -368,6 +377,10 @@ def _one_line(err: BaseException) -> str:
     return text
 
 
+#: The end of load_letor's message for a feature index 0, which names a Python parameter.
+ZERO_BASED_ADVICE = "; pass zero_based=True for 0-based files"
+
+
 def _interrupted_inside(err: BaseException) -> bool:
     """Whether a KeyboardInterrupt is among the exceptions ``err`` was raised while handling."""
     seen = set()
@@ -402,7 +415,11 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     except (CLIError, ValueError, LookupError, TypeError) as err:
-        print(f"metricrank: error: {_one_line(err)}", file=sys.stderr)
+        text = _one_line(err)
+        if text.endswith(ZERO_BASED_ADVICE):  # the Python advice again: no option of the command line
+            text = (text[:-len(ZERO_BASED_ADVICE)] + "; the command line reads 1-based files only: write it with "
+                    "indices from 1 (scikit-learn: dump_svmlight_file(..., zero_based=False))")
+        print(f"metricrank: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("metricrank: interrupted", file=sys.stderr)

@@ -28,6 +28,9 @@ def _per_row_float(name, values, n, source, *, finite_nonneg=True):
             raise ValueError(
                 f"{name} must be finite and >= 0; entry {i} is {arr[i].item()!r}{_where(source)}"
             )
+        if arr.size and not arr.any():  # a metric would be 0 / 0 (NaN) and no tree would learn
+            raise ValueError(f"{name} is 0 for every entry{_where(source)}: every weighted metric and gradient "
+                             "would be 0 / 0; give some entry a positive weight")
     return arr
 
 

@@ -180,6 +180,9 @@ def auto_n_models(n_docs: int, objective) -> int:
     return AUTO_MODELS if yeti and n_docs >= AUTO_MODELS_MIN_DOCS else 1
 
 
+#: The most leaves LightGBM grows in a tree (its ``num_leaves`` check: 2**17).
+MAX_LEAVES = 131072
+
 #: LightGBM's names of its ``objective`` parameter, which ``lgb_params`` may not set.
 OBJECTIVE_ALIASES = frozenset({"objective", "objective_type", "app", "application", "loss"})
 
@@ -454,6 +457,9 @@ class GBDTBase(BaseEstimator):
         if hasattr(self, "n_models"):
             auto_or_int(self, "n_models", 1)
         auto_or_int(self, "num_leaves", 2)
+        if self.num_leaves != "auto" and self.num_leaves > MAX_LEAVES:
+            raise ValueError(f"num_leaves must be 'auto' or an integer in [2, {MAX_LEAVES}] (LightGBM's limit); "
+                             f"got {self.num_leaves!r}")
         positive_int(self, "min_data_in_leaf", 1)
         positive_int(self, "max_bin", 2)
         positive_int(self, "bagging_freq", 0)

@@ -112,6 +112,10 @@ def check_storage(url: str, name: str = "storage") -> None:
         parsed = make_url(url)
     except ArgumentError:
         raise ValueError(f"{name} must be a database URL such as sqlite:///search.db; got {url!r}") from None
+    try:
+        parsed.get_dialect()  # the kind of database, known to SQLAlchemy (its driver is loaded on connecting)
+    except Exception as err:  # noqa: BLE001 - NoSuchModuleError, or a dialect that fails to load
+        raise ValueError(f"{name} {url}: SQLAlchemy knows no database {parsed.drivername!r} ({err})") from None
     if parsed.get_backend_name() == "sqlite":
         if not parsed.database or parsed.database == ":memory:":
             raise ValueError(f"{name} {url}: name a database file (sqlite:///search.db), not memory")

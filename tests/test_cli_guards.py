@@ -1,0 +1,171 @@
+"""The command line refuses, before any long work, what would otherwise overwrite an input, lose results or
+mislead: an output that is an input, a pipe the reader reads twice, a metric the training labels leave, two
+metrics for a one-metric search, an unknown database, a plot that cannot be written, strict JSON's NaN."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+from metricrank import LambdaMART, make_ltr, save_letor
+from metricrank.cli import main
+from metricrank.learners import GBRanker
+
+
+@pytest.fixture
+def files(tmp_path):
+    train = make_ltr(20, docs_per_query=(4, 10), n_features=6, random_state=0)
+    save_letor(train, tmp_path / "train.txt")
+    return tmp_path, train
+
+
+def no_fit(monkeypatch):
+    for cls in (GBRanker, LambdaMART):
+        monkeypatch.setattr(cls, "fit", lambda *args, **kwargs: pytest.fail("the command fitted before its checks"))
+
+
+def test_train_checks_its_metrics_against_the_training_labels_before_the_fit(files, capsys, monkeypatch):
+    # graded labels 0-4 under ERR (CatBoost's: probabilities in [0, 1]) failed after every tree, model written
+    root, _ = files
+    no_fit(monkeypatch)
+    out = root / "m.json"
+    code = main(["train", "--train", str(root / "train.txt"), "--objective", "YetiRank", "--metric", "ERR",
+                 "--trees", "5", "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"--train {root / 'train.txt'}: ERR:type=Probability needs labels" in err
+    assert not out.exists()
+
+
+def test_train_writes_the_model_after_its_last_report(files, capsys, monkeypatch):
+    # a failure in the closing evaluation leaves no model behind (the command fails, so nothing is written)
+    import metricrank.metrics
+
+    root, _ = files
+    out = root / "m.json"
+
+    def broken(*args, **kwargs):
+        raise ValueError("closing evaluation failed")
+
+    monkeypatch.setattr(metricrank.metrics, "evaluate_many", broken)
+    code = main(["train", "--train", str(root / "train.txt"), "--trees", "3", "--leaves", "4",
+                 "--min-data-in-leaf", "3", "--out", str(out), "--quiet"])
+    assert code == 2 and "closing evaluation failed" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["train", "predict", "eval"])
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(files, capsys, command):
+    root, train = files
+    data = root / "train.txt"
+    before = data.read_bytes()
+    scores = root / "scores.txt"
+    np.savetxt(scores, np.arange(train.n_docs, dtype=float))
+    LambdaMART(n_estimators=2, min_data_in_leaf=3).fit(train).save(root / "m.json")
+    argv = {"train": ["train", "--train", str(data), "--out", str(root / "." / "train.txt"), "--quiet"],
+            "predict": ["predict", "--model", str(root / "m.json"), "--data", str(data), "--out", str(data)],
+            "eval": ["eval", "--data", str(data), "--scores", str(scores), "--per-query", str(data)]}[command]
+    assert main(argv) == 2
+    assert "file: the" in capsys.readouterr().err
+    assert data.read_bytes() == before
+
+
+def test_eval_refuses_two_results_on_stdout_and_writes_strict_json(files, capsys):
+    root, train = files
+    scores = root / "scores.txt"
+    np.savetxt(scores, np.arange(train.n_docs, dtype=float))
+    data = str(root / "train.txt")
+    assert main(["eval", "--data", data, "--scores", str(scores), "--per-query", "-", "--format", "json"]) == 2
+    assert "--per-query - and --format json both write to standard output" in capsys.readouterr().err
+    # a metric that is NaN on these labels (MAP, queries without a relevant document skipped: all of them)
+    flat = root / "flat.txt"
+    save_letor(make_ltr(3, docs_per_query=(3, 3), n_features=6, random_state=0).subset_queries([0]), flat)
+    text = flat.read_text().splitlines()
+    flat.write_text("".join("0" + line[line.index(" "):] + "\n" for line in text))
+    np.savetxt(scores, np.arange(len(text), dtype=float))
+    assert main(["eval", "--data", str(flat), "--scores", str(scores), "--metric", "MAP:empty=skip",
+                 "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    parsed = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} is no JSON"))
+    assert parsed == {"MAP:empty=skip": None}
+
+
+def piped(path) -> str:
+    """A pipe holding the file's bytes, its writer closed: ``/dev/fd/N`` (the shell's ``<(cat path)``)."""
+    read, write = os.pipe()
+    os.write(write, path.read_bytes())  # small: it fits in the pipe's buffer
+    os.close(write)
+    return f"/dev/fd/{read}"
+
+
+def test_a_pipe_is_refused_where_the_reader_reads_twice_and_read_where_once(files, capsys):
+    # the data reader reads a file twice: from a pipe the second pass read no rows ("sklearn read 0 rows")
+    root, train = files
+    scores = root / "scores.txt"
+    np.savetxt(scores, np.arange(train.n_docs, dtype=float))
+    data = piped(root / "train.txt")
+    assert main(["eval", "--data", data, "--scores", str(scores)]) == 2
+    assert f"--data: {data}: is not a regular file (a pipe or a device)" in capsys.readouterr().err
+    data = piped(root / "train.txt")
+    assert main(["train", "--train", data, "--out", str(root / "m.json")]) == 2
+    assert f"--train {data}: is not a regular file" in capsys.readouterr().err
+    assert main(["eval", "--data", str(root / "train.txt"), "--scores", piped(scores)]) == 0  # read once
+
+
+def test_zero_based_files_get_command_line_advice(files, capsys):
+    root, _ = files
+    (root / "zero.txt").write_text("1 qid:1 0:1.0 1:2\n0 qid:1 0:0.5 1:1\n")
+    (root / "s.txt").write_text("1\n2\n")
+    assert main(["eval", "--data", str(root / "zero.txt"), "--scores", str(root / "s.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "feature index 0" in err and "zero_based=True" not in err
+    assert "the command line reads 1-based files only" in err
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("optuna") is None, reason="Optuna is the tune extra")
+@pytest.mark.parametrize("extra, message", [
+    (["--metric", "NDGC_TYPO", "--metric", "MAP"], "--metric given 2 times (NDGC_TYPO, MAP); tune optimises one"),
+    (["--storage", "bogus://x"], "--storage bogus://x: SQLAlchemy knows no database 'bogus'"),
+    (["--params-out", "OUT"], "--out and --params-out are the same file"),
+])
+def test_tune_refuses_before_reading(files, capsys, monkeypatch, extra, message):
+    root, _ = files
+    no_fit(monkeypatch)
+    out = str(root / "m.json")
+    argv = ["tune", "--train", str(root / "train.txt"), "--out", out, "--quiet", "--trials", "1"]
+    assert main(argv + [out if a == "OUT" else a for a in extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_analyze_checks_the_plot_path_before_computing(files, capsys, monkeypatch):
+    import metricrank.analysis
+
+    root, train = files
+    LambdaMART(n_estimators=2, min_data_in_leaf=3).fit(train).save(root / "m.json")
+    monkeypatch.setattr(metricrank.analysis, "local_optimality",
+                        lambda *args, **kwargs: pytest.fail("computed before checking --plot"))
+    code = main(["analyze", "optimality", "--model", str(root / "m.json"), "--data", str(root / "train.txt"),
+                 "--plot", str(root)])
+    assert code == 2 and f"--plot {root} is a directory" in capsys.readouterr().err
+
+
+def test_an_experiment_without_its_data_makes_no_directory(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("METRICRANK_DATA", str(tmp_path / "missing"))
+    assert main(["experiment", "welleck"]) == 2
+    assert "shared data directory not found" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_all_zero_weights_are_refused(files):
+    from metricrank import RankingDataset
+
+    _, train = files
+    for name, size in (("weight", train.n_docs), ("group_weight", train.n_queries)):
+        with pytest.raises(ValueError, match=f"{name} is 0 for every entry: every weighted metric and gradient"):
+            RankingDataset(train.X, train.y, group_ptr=train.group_ptr, **{name: np.zeros(size)})
+    kept = RankingDataset(train.X, train.y, group_ptr=train.group_ptr, weight=np.r_[np.zeros(train.n_docs - 1), 1])
+    assert math.isclose(kept.weight.sum(), 1.0)
