@@ -169,3 +169,13 @@ def test_all_zero_weights_are_refused(files):
             RankingDataset(train.X, train.y, group_ptr=train.group_ptr, **{name: np.zeros(size)})
     kept = RankingDataset(train.X, train.y, group_ptr=train.group_ptr, weight=np.r_[np.zeros(train.n_docs - 1), 1])
     assert math.isclose(kept.weight.sum(), 1.0)
+
+
+def test_a_score_file_names_the_line_of_bad_text(files, capsys):
+    root, _ = files
+    data = root / "two.txt"
+    data.write_text("1 qid:1 1:1\n0 qid:1 1:2\n")
+    for text, message in ((b"1\n\xff2\n", "line 2: not UTF-8 text"), (b"1\n1_5\n", "line 2: '1_5' is not a number")):
+        (root / "s.txt").write_bytes(text)
+        assert main(["eval", "--data", str(data), "--scores", str(root / "s.txt")]) == 2
+        assert message in capsys.readouterr().err

@@ -295,6 +295,10 @@ GOOD = "1 qid:1 1:0.5 2:1\n0 qid:1 1:0.25\n"
         ("1 qid:1.5 1:1", "query id '1.5'"),
         ("1 qidx:3 1:1", "malformed query id token 'qidx:3'"),
         ("1 1:1 qid:3", "'qid:3' must directly follow the label"),
+        # Python's float() and int() read digit separators ("1_0" is 10); SVMlight has none
+        ("1_0 qid:1 1:1", "'1_0' holds a '_'"),
+        ("1 qid:1 1:1_000", "'1:1_000' holds a '_'"),
+        ("1 qid:1_2 1:1", "'qid:1_2' holds a '_'"),
     ],
 )
 @pytest.mark.parametrize("suffix", ["", ".gz"])

@@ -40,8 +40,11 @@ def load_scores(path, n_rows: int) -> np.ndarray:
     """One score per line, in the data file's row order."""
     values = []
     with open_read(path) as fh:
-        for lineno, raw in enumerate(io.TextIOWrapper(fh, encoding="utf-8"), start=1):
-            text = raw.strip()
+        for lineno, line in enumerate(fh, start=1):
+            try:
+                text = line.decode("utf-8").strip()
+            except UnicodeDecodeError as err:
+                raise CLIError(f"{path}, line {lineno}: not UTF-8 text ({err.reason} at byte {err.start})") from None
             if not text:
                 raise CLIError(f"{path}, line {lineno}: empty line; expected one score per line")
             fields = text.split()
@@ -49,6 +52,8 @@ def load_scores(path, n_rows: int) -> np.ndarray:
                 raise CLIError(f"{path}, line {lineno}: {len(fields)} columns ({text[:40]!r}); "
                                f"expected one score per line")
             try:
+                if "_" in fields[0]:  # Python's digit separators: no score file writes them
+                    raise ValueError
                 value = float(fields[0])
             except ValueError:
                 raise CLIError(f"{path}, line {lineno}: {text[:40]!r} is not a number") from None

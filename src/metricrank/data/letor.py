@@ -95,6 +95,10 @@ class _ScanState:
             parts = body.split(None, 2)
             if not parts:
                 continue
+            if b"_" in body:  # Python reads "1_0" as 10; SVMlight has no digit separators
+                token = next(t for t in body.split() if b"_" in t).decode(errors="replace")
+                raise ValueError(f"{path}, line {lineno}: {token!r} holds a '_', which is no part of an SVMlight "
+                                 "number; write the number without it")
             row_has_qid = len(parts) > 1 and parts[1].startswith(b"qid")
             if row_has_qid and not parts[1].startswith(b"qid:"):
                 raise ValueError(
