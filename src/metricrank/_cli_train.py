@@ -304,7 +304,6 @@ def _train(args, model, objective, console, client) -> int:
                   f"documents, {train.n_features} features; objective {objective.spec}{target_note(model)}")
     names = [f"valid{i}" if len(valid) > 1 else "valid" for i in range(len(valid))]
     specs = args.metric or [objective.eval_spec_for(train.y, *(v.y for v in valid))]
-    check_labels_for(train, specs, args.preset, where=f"--train {args.train}")  # reported after the fit
     # --valid's weights are only read by its metrics (--train's also train)
     warn_unread_weights(specs, {"weights": "--valid-weights" if args.valid_weights else None,
                                 "group_weights": "--valid-group-weights" if args.valid_group_weights else None},
@@ -317,9 +316,11 @@ def _train(args, model, objective, console, client) -> int:
         if args.dask is not None:
             from ._cli_dask import fit_on_dask
 
+            check_labels_for(train, specs, args.preset, where=f"--train {args.train}")  # else reported after the fit
             model = fit_on_dask(args, client, model, train, valid, names, console)
         else:
-            with progress:
+            with progress:  # the metric kernels load here, where a Ctrl-C waits for the next tree
+                check_labels_for(train, specs, args.preset, where=f"--train {args.train}")
                 model.fit(train, pairs=pairs, pair_weight=pair_weight, eval_set=valid or None,
                           eval_names=names or None, eval_metrics=args.metric,
                           early_stopping_rounds=args.early_stopping, callbacks=[progress])
