@@ -38,6 +38,10 @@ def test_metric_spec_errors(spec, message):
     ("YetiRank:tpo=3", "YetiRank has no parameter 'tpo'; its parameters are mode, decay, permutations, top, "
                         "num_neighbors, dcg_type, dcg_denominator, noise, noise_power, use_weights"),
     ("Yeti@3", "unknown objective"),
+    # the name is read before the parameters, and the other libraries' ranking objectives say what trains alike
+    ("NoSuch:oops", "unknown objective 'NoSuch:oops'; objectives are"),
+    ("rank:ndcg", r"unknown objective 'rank:ndcg' \(XGBoost's; here LambdaMART\('NDCG:type=Exp'\)"),
+    ("lambdarank", r"unknown objective 'lambdarank' \(LightGBM's; here LambdaMART"),
     ("StochasticRank", "needs the parameter 'metric'"),
 ])
 def test_objective_spec_errors_use_the_same_parser(spec, message):

@@ -47,6 +47,16 @@ def available_objectives() -> list[str]:
     return sorted(OBJECTIVES) + ["RankNet", "lambda:<metric>"]
 
 
+#: LightGBM's and XGBoost's ranking objectives, by name: what trains the same way here.
+OTHER_LIBRARIES = {
+    "lambdarank": "LightGBM's; here LambdaMART('NDCG:type=Exp'), or GBRanker('lambda:NDCG:type=Exp')",
+    "rank_xendcg": "LightGBM's; the closest here is QuerySoftMax",
+    "rank:ndcg": "XGBoost's; here LambdaMART('NDCG:type=Exp'), or GBRanker('lambda:NDCG:type=Exp')",
+    "rank:map": "XGBoost's; here LambdaMART('MAP'), or GBRanker('lambda:MAP')",
+    "rank:pairwise": "XGBoost's; here GBRanker('lambda:RankNet') or PairLogit",
+}
+
+
 def get_objective(spec, *, preset: str | None = None) -> Objective:
     """Resolve an objective spec.
 
@@ -92,7 +102,11 @@ def get_objective(spec, *, preset: str | None = None) -> Objective:
     if text.lower() == "ranknet":
         return LambdaObjective("RankNet")
     _load()
-    name, k, raw = split_spec(text, what="objective")
+    other = OTHER_LIBRARIES.get(text.lower())
+    if other is not None:
+        raise ValueError(f"unknown objective {text!r} ({other}); objectives are {', '.join(available_objectives())}")
+    head = text.split(":", 1)[0].split("@", 1)[0].strip()
+    name, k, raw = split_spec(text, what="objective") if head.lower() in _BY_LOWER else (head, None, {})
     canonical = _BY_LOWER.get(name.lower())
     if canonical is None or k is not None:
         from .lambda_objective import LAMBDA_TARGETS
