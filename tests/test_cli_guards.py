@@ -179,3 +179,34 @@ def test_a_score_file_names_the_line_of_bad_text(files, capsys):
         (root / "s.txt").write_bytes(text)
         assert main(["eval", "--data", str(data), "--scores", str(root / "s.txt")]) == 2
         assert message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("optuna") is None, reason="Optuna is the tune extra")
+def test_ctrl_c_in_tune_is_one_line_without_optunas_traceback(files, capsys, monkeypatch):
+    import logging
+    import sys
+
+    import optuna  # noqa: F401 - its logger and handler
+
+    import metricrank.model_selection
+
+    def interrupted_trial(*args, **kwargs):  # what Optuna logs when Ctrl-C stops a trial (study._optimize)
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            logger = logging.getLogger("optuna.study._optimize")
+            logger.warning("Trial 0 failed with parameters: {} because of the following error: KeyboardInterrupt().",
+                           exc_info=sys.exc_info())
+            logger.warning("Trial 0 failed with value None.")
+            logger.warning("an unrelated warning stays")
+            raise
+
+    monkeypatch.setattr(metricrank.model_selection, "tune", interrupted_trial)
+    # Optuna's own handler writes where stderr was at its import (another test's capture): two to this one's
+    # (each handler of the logger asks the filter about every record)
+    monkeypatch.setattr(logging.getLogger("optuna"), "handlers", [logging.StreamHandler(sys.stderr) for _ in "ab"])
+    root, _ = files
+    code = main(["tune", "--train", str(root / "train.txt"), "--out", str(root / "m.json"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 130 and err.rstrip().endswith("metricrank: interrupted")
+    assert "Traceback" not in err and "Trial 0 failed" not in err and "an unrelated warning stays" in err

@@ -11,7 +11,9 @@ the study is kept in that database, and the same command run again after a stop 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 
 import numpy as np
 
@@ -131,9 +133,10 @@ def cmd_tune(args) -> int:
         pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr) if args.pairs else (None, None)
         data = {"X": RankingDataset(X, y, qid=qid, weight=weight, group_weight=group_weight, pairs=pairs,
                                     pair_weight=pair_weight)}
-    result = tune(model, **data, metric=args.metric, n_trials=args.trials, cv=cv,
-                  early_stopping_rounds=args.early_stopping, timeout=args.timeout, random_state=args.seed,
-                  show_progress=not args.quiet, storage=args.storage, study_name=args.study_name)
+    with _interrupts_without_traceback():
+        result = tune(model, **data, metric=args.metric, n_trials=args.trials, cv=cv,
+                      early_stopping_rounds=args.early_stopping, timeout=args.timeout, random_state=args.seed,
+                      show_progress=not args.quiet, storage=args.storage, study_name=args.study_name)
     best = result.best_estimator_
     best.save(args.out)
     summary = result.summary()
@@ -159,6 +162,37 @@ def cmd_tune(args) -> int:
             fh.write((json.dumps(payload, indent=2) + "\n").encode("utf-8"))
         console.print(f"wrote {args.params_out}")
     return 0
+
+
+class _InterruptedTrial(logging.Filter):
+    """Drops Optuna's report of a trial that Ctrl-C stopped (its traceback, then "failed with value None"):
+    the command line then says "metricrank: interrupted" in one line, as for any other command."""
+
+    def __init__(self):
+        super().__init__()
+        self.dropped = False
+        self.record = self.keep = None
+
+    def filter(self, record) -> bool:
+        if record is not self.record:  # decided once per record: every handler of the logger asks
+            interrupted = bool(record.exc_info) and isinstance(record.exc_info[1], KeyboardInterrupt)
+            self.keep = not (interrupted or (self.dropped and "failed with value" in record.getMessage()))
+            self.dropped = interrupted
+            self.record = record
+        return self.keep
+
+
+@contextlib.contextmanager
+def _interrupts_without_traceback():
+    handlers = logging.getLogger("optuna").handlers
+    quiet = _InterruptedTrial()
+    for handler in handlers:
+        handler.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(quiet)
 
 
 def _joined(first, second, n_first: int, n_second: int):
