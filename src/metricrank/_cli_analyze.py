@@ -9,7 +9,6 @@ LambdaMART model file; ``metricrank analyze combine --data F --scores-a A --scor
 
 from __future__ import annotations
 
-
 from ._io import check_writable, input_file_problem, json_line
 
 

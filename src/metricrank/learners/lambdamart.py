@@ -388,7 +388,9 @@ class LambdaMART(GBRanker):
         Extra LightGBM parameters for the tree learner (``min_gain_to_split``,
         ``linear_tree``...); not the objective, and not a parameter the estimator
         has (``num_leaves``, ``random_state``...) under any of LightGBM's names
-        for it (``num_leaf``, ``seed``...): those raise a ValueError.
+        for it (``num_leaf``, ``seed``...), nor LightGBM's ``metric`` (use
+        ``eval_metrics``): those raise a ValueError. With ``boosting="dart"``,
+        ``early_stopping_rounds`` is refused (dart rescales earlier trees).
     verbose : int, default 0
         Print the evaluation every ``verbose`` trees (0: silent).
 
