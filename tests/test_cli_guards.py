@@ -93,15 +93,24 @@ def test_eval_refuses_two_results_on_stdout_and_writes_strict_json(files, capsys
     assert parsed == {"MAP:empty=skip": None}
 
 
-def piped(path) -> str:
-    """A pipe holding the file's bytes, its writer closed: ``/dev/fd/N`` (the shell's ``<(cat path)``)."""
-    read, write = os.pipe()
-    os.write(write, path.read_bytes())  # small: it fits in the pipe's buffer
-    os.close(write)
-    return f"/dev/fd/{read}"
+@pytest.fixture
+def piped():
+    """A pipe holding a file's bytes, its writer closed: ``/dev/fd/N`` (the shell's ``<(cat path)``)."""
+    ends = []
+
+    def pipe(path) -> str:
+        read, write = os.pipe()
+        ends.append(read)
+        os.write(write, path.read_bytes())  # small: it fits in the pipe's buffer
+        os.close(write)
+        return f"/dev/fd/{read}"
+
+    yield pipe
+    for end in ends:
+        os.close(end)
 
 
-def test_a_pipe_is_refused_where_the_reader_reads_twice_and_read_where_once(files, capsys):
+def test_a_pipe_is_refused_where_the_reader_reads_twice_and_read_where_once(files, capsys, piped):
     # the data reader reads a file twice: from a pipe the second pass read no rows ("sklearn read 0 rows")
     root, train = files
     scores = root / "scores.txt"
