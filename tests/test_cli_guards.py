@@ -219,3 +219,23 @@ def test_ctrl_c_in_tune_is_one_line_without_optunas_traceback(files, capsys, mon
     err = capsys.readouterr().err
     assert code == 130 and err.rstrip().endswith("metricrank: interrupted")
     assert "Traceback" not in err and "Trial 0 failed" not in err and "an unrelated warning stays" in err
+
+
+def test_label_errors_name_the_file_and_line_of_the_row(tmp_path, capsys):
+    # the checks count rows from 0; the file has comments and a blank line, so row 3 is line 6
+    bad = tmp_path / "neg.txt"
+    bad.write_text("# header\n1 qid:1 1:1 2:0\n0 qid:1 1:2 2:1\n\n2 qid:2 1:3 2:0\n-1 qid:2 1:0 2:1 #docid = x\n")
+    good = tmp_path / "pos.txt"
+    good.write_text("".join(f"{i % 3} qid:{i // 2} 1:{i / 10} 2:{i % 2}\n" for i in range(8)))
+    (tmp_path / "s.txt").write_text("1\n2\n3\n4\n")
+    where = f"row 3 ({bad}, line 6) has label -1"
+    small = ["--trees", "2", "--leaves", "2", "--min-data-in-leaf", "1", "--quiet", "--out", str(tmp_path / "m.json")]
+    for argv, prefix in [
+        (["eval", "--data", str(bad), "--scores", str(tmp_path / "s.txt"), "--metric", "NDCG"], ""),
+        (["train", "--train", str(bad), "--metric", "NDCG", *small], f"--train {bad}: "),
+        (["train", "--train", str(good), "--valid", str(bad), "--metric", "NDCG", *small], "eval set valid: "),
+        (["train", "--train", str(bad), "--objective", "QuerySoftMax", *small], ""),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"metricrank: error: {prefix}" in err and where in err, err

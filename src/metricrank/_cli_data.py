@@ -4,7 +4,11 @@ CatBoost's group weights)."""
 from __future__ import annotations
 
 import os
+import re
 import warnings
+
+#: "row N" in a message about a data set's labels: N counts the data rows of its file from 0.
+_ROW = re.compile(r"\brow (\d+)\b")
 
 
 def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, group_weights=None,
@@ -26,6 +30,30 @@ def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, g
                           weight=ds.weight if weights is None else load_weights(weights, n_rows=ds.n_docs),
                           group_weight=None if group_weights is None else load_group_weights(group_weights, ds),
                           pairs=ds.pairs, pair_weight=ds.pair_weight, doc_ids=ds.doc_ids, source=ds.source)
+
+
+def with_file_lines(message: str, path) -> str:
+    """A label check's message with each "row N" of the data file ``path`` followed by its file and line.
+
+    The checks count the rows of a data set from 0; the command line's user has a file, whose comments and
+    blank lines are no rows. Messages not about labels are returned as they are.
+    """
+    rows = {int(match.group(1)) for match in _ROW.finditer(message)} if "label" in message else set()
+    if not rows:
+        return message
+    from ._io import open_read
+
+    lines, row = {}, -1
+    with open_read(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if raw.split(b"#", 1)[0].strip():  # a data row, as load_letor reads them
+                row += 1
+                if row in rows:
+                    lines[row] = lineno
+                if row >= max(rows):
+                    break
+    return _ROW.sub(lambda m: (f"{m.group(0)} ({path}, line {lines[int(m.group(1))]})" if int(m.group(1)) in lines
+                               else m.group(0)), message)
 
 
 def add_weights_options(parser, whose: str, use: str) -> None:

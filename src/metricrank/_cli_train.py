@@ -284,7 +284,7 @@ def cmd_train(args) -> int:
 
 def _train(args, model, objective, console, client) -> int:
     """Read the data, fit (on ``client``'s cluster when given), save and report."""
-    from ._cli_data import read_ranking_file
+    from ._cli_data import read_ranking_file, with_file_lines
     from .learners._inputs import check_labels_for, warn_unread_weights
     from .data import load_pairs
     from .learners import _capacity
@@ -327,6 +327,13 @@ def _train(args, model, objective, console, client) -> int:
     except KeyboardInterrupt:
         console.print(f"interrupted after {progress.done} of {args.trees} trees; nothing was written to {args.out}")
         return 130
+    except ValueError as err:  # a label check's rows, as lines of the file they came from
+        if args.dask is not None:  # a worker's check counts the rows of its partition
+            raise
+        text = str(err)
+        path = next((p for name, p in zip(names, args.valid or []) if text.startswith(f"eval set {name}:")),
+                    args.train)
+        raise ValueError(with_file_lines(text, path)) from None
     reports = [(label, evaluate_many(data, model.predict(data.X), specs, preset=args.preset))
                for label, data in [("train", train)] + list(zip(names, valid))]  # before the model is written
     model.save(args.out)

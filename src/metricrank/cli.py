@@ -105,7 +105,7 @@ def check_output_dir(path, option: str) -> None:
 
 
 def _cmd_eval(args) -> int:
-    from ._cli_data import read_ranking_file
+    from ._cli_data import read_ranking_file, with_file_lines
     from .learners._inputs import warn_unmoved_metrics, warn_unread_weights
     from .metrics import evaluate_many, get_metric
 
@@ -135,7 +135,10 @@ def _cmd_eval(args) -> int:
     warn_unread_weights(specs, {"weights": args.weights and "--weights",
                                 "group_weights": args.group_weights and "--group-weights"}, args.preset)
     scores = load_scores(args.scores, len(data))
-    results = evaluate_many(data, scores, specs, preset=args.preset)
+    try:
+        results = evaluate_many(data, scores, specs, preset=args.preset)
+    except ValueError as err:  # a label check's rows, as lines of the file
+        raise CLIError(with_file_lines(str(err), args.data)) from None
     warn_unmoved_metrics([(args.data, data)], specs, args.preset, purpose="judges any scores")  # labels checked
     if args.per_query:
         _write_per_query(args.per_query, data, results)
