@@ -9,7 +9,7 @@ LambdaMART model file; ``metricrank analyze combine --data F --scores-a A --scor
 
 from __future__ import annotations
 
-from ._io import check_writable, input_file_problem, json_line
+from ._io import check_readable, check_writable, json_line
 
 
 def _probability(name):
@@ -52,13 +52,11 @@ def _integer_from(minimum):
 
 
 def _check_common(args, files) -> None:
-    from .cli import CLIError
     from .metrics import get_metric
 
     get_metric(args.metric, args.preset)  # a bad spec fails here, before any loading
     for flag, path in files:
-        if input_file_problem(path) is not None:
-            raise CLIError(f"{flag} {path}: {input_file_problem(path)}")
+        check_readable(path, flag)
     if args.plot:
         check_writable(args.plot, "--plot")  # before the computation, whose results a failed write would lose
 

@@ -18,7 +18,7 @@ import numpy as np
 from ._checks import check_lightgbm_seed
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
-from ._io import atomic_write, check_writable, input_file_problem, same_file
+from ._io import atomic_write, check_readable, check_writable, same_file
 
 
 class _Progress:
@@ -234,8 +234,7 @@ def _check_options(args) -> None:
     inputs += [("--valid", v) for v in args.valid or []]
     inputs += [(option, path) for option, given in per_valid.items() for path in given]
     for option, path in inputs:
-        if path is not None and input_file_problem(path) is not None:
-            raise ValueError(f"{option} {path}: {input_file_problem(path)}")
+        check_readable(path, option)
         if same_file(path, args.out):
             raise ValueError(f"--out {args.out} is {option}'s file: the model would replace it; name another file")
     for option, given in per_valid.items():
@@ -365,8 +364,7 @@ def cmd_predict(args) -> int:
     if args.out != "-":
         check_writable(args.out, "--out")
     for path, option in ((args.model, "--model"), (args.data, "--data"), (args.query_file, "--query-file")):
-        if path is not None and input_file_problem(path) is not None:
-            raise ValueError(f"{option} {path}: {input_file_problem(path)}")
+        check_readable(path, option)
         if same_file(path, args.out):
             raise ValueError(f"--out {args.out} is {option}'s file: the scores would replace it; name another file")
     model = load_ranker(args.model)

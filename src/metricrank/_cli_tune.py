@@ -20,7 +20,7 @@ import numpy as np
 from ._checks import check_lightgbm_seed
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
-from ._io import atomic_write, check_writable, input_file_problem, same_file
+from ._io import atomic_write, check_readable, check_writable, same_file
 
 
 def _check_options(args):
@@ -72,8 +72,7 @@ def _check_options(args):
             raise ValueError(f"{option} weighs --valid's {whose}; pass --valid")
     for path, option in ((args.pairs, "--pairs"), (args.weights, "--weights"), (args.group_weights, "--group-weights"),
                          (args.valid_weights, "--valid-weights"), (args.valid_group_weights, "--valid-group-weights")):
-        if path is not None and input_file_problem(path) is not None:
-            raise ValueError(f"{option} {path}: {input_file_problem(path)}")
+        check_readable(path, option)
     if args.study_name is not None and args.storage is None:
         raise ValueError("--study-name names a study in --storage; pass --storage too")
     for path, option in ((args.out, "--out"), (args.params_out, "--params-out")):
@@ -91,8 +90,7 @@ def _check_options(args):
     if args.storage is not None:
         check_storage(args.storage, "--storage")
     for path, option in ((args.train, "--train"), (args.train_query_file, "--train-query-file"), (args.valid, "--valid")):
-        if path is not None and input_file_problem(path) is not None:  # last: the checks above need no data
-            raise ValueError(f"{option} {path}: {input_file_problem(path)}")
+        check_readable(path, option)  # last: the checks above need no data
         if same_file(path, args.out) or same_file(path, args.params_out):
             raise ValueError(f"{option} {path} is also an output file; name another one")
     return model, objective

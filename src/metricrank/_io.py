@@ -67,6 +67,13 @@ def input_file_problem(path, read_twice: bool = True) -> str | None:
     return None
 
 
+def check_readable(path, name: str) -> None:
+    """A ValueError ``"{name} {path}: {problem}"`` where :func:`input_file_problem` finds one; None is no file."""
+    problem = None if path is None else input_file_problem(path)
+    if problem is not None:
+        raise ValueError(f"{name} {path}: {problem}")
+
+
 def json_line(payload: dict) -> str:
     """``payload`` as one line of strict JSON (RFC 8259 has no NaN or infinity: they are written null).
 
