@@ -450,6 +450,27 @@ def test_cli_tune_end_to_end(tmp_path, capsys):
     assert LambdaMART.load(out).metric == "MAP"
 
 
+def test_cli_tune_reads_a_valid_file_without_qid_through_its_query_file(tmp_path, capsys):
+    from metricrank.cli import main
+
+    train = make_ltr(30, docs_per_query=(4, 12), n_features=5, random_state=3)
+    valid = make_ltr(10, docs_per_query=(4, 12), n_features=5, random_state=4)
+    save_letor(train, tmp_path / "train.txt")
+    save_letor(valid, tmp_path / "valid.txt")
+    save_letor(valid, tmp_path / "valid_sizes.txt", write_qid=False, query_file=tmp_path / "valid_sizes.query")
+    argv = ["tune", "--train", str(tmp_path / "train.txt"), "--objective", "lambda:MAP", "--trials", "2", "--seed",
+            "1", "--trees", "6", "--quiet", "--threads", "1", "--out", str(tmp_path / "model.json")]
+    found = []
+    for valid_files in (["valid.txt"], ["valid_sizes.txt", "--valid-query-file", "valid_sizes.query"]):
+        params_out = tmp_path / f"best{len(found)}.json"
+        code = main(argv + ["--valid", str(tmp_path / valid_files[0]), *[str(tmp_path / f) if f.endswith(".query")
+                                                                         else f for f in valid_files[1:]],
+                            "--params-out", str(params_out)])
+        assert code == 0, capsys.readouterr().err
+        found.append(json.loads(params_out.read_text()))
+    assert found[1]["best_score"] == found[0]["best_score"] and found[1]["best_params"] == found[0]["best_params"]
+
+
 def test_cli_tune_with_storage_goes_on_where_it_stopped(tmp_path, capsys):
     from metricrank.cli import main
 
@@ -547,6 +568,7 @@ def test_cli_tune_without_objective_tunes_lambdamart_with_its_defaults(tmp_path,
     (["--objective", "lambda:MRR", "--target", "NDCG:top=ten"], "--target NDCG:top=ten"),
     (["--objective", "lambda:MAP", "--target", "YetiRank:decay=2"], "--target YetiRank:decay=2"),
     (["--study-name", "mine"], "--study-name names a study in --storage; pass --storage too"),
+    (["--valid-query-file", "v.query"], "--valid-query-file gives --valid's group sizes; pass --valid"),
     (["--storage", "search.db"], "--storage must be a database URL such as sqlite:///search.db; got 'search.db'"),
     (["--storage", "sqlite://"], "name a database file"),
     (["--storage", "sqlite:////no/such/dir/search.db"], "directory /no/such/dir does not exist"),

@@ -1,7 +1,7 @@
 """``metricrank tune``: search a ranker's tree parameters with Optuna, folds made of whole queries.
 
-``metricrank tune --train F [--weights F] [--group-weights F] [--pairs F | --valid F [--valid-weights F]
-[--valid-group-weights F]] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N --cv K --timeout S
+``metricrank tune --train F [--weights F] [--group-weights F] [--pairs F | --valid F [--valid-query-file F]
+[--valid-weights F] [--valid-group-weights F]] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N --cv K --timeout S
 --seed S [--storage URL [--study-name NAME]] --out MODEL.json [--params-out best.json]`` runs
 :func:`metricrank.model_selection.tune` and writes the refitted best model (``metricrank predict`` reads it) and,
 optionally, the best parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score
@@ -67,9 +67,10 @@ def _check_options(args):
         if not objective.accepts_pairs:
             raise ValueError(f"--pairs needs an objective that reads explicit pairs (PairLogit, PairLogitPairwise), "
                              f"not {objective.spec}")
-    for option, whose in (("--valid-weights", "rows"), ("--valid-group-weights", "queries")):
+    for option, what in (("--valid-weights", "weighs --valid's rows"), ("--valid-group-weights", "weighs --valid's "
+                         "queries"), ("--valid-query-file", "gives --valid's group sizes")):
         if getattr(args, option[2:].replace("-", "_")) is not None and not args.valid:
-            raise ValueError(f"{option} weighs --valid's {whose}; pass --valid")
+            raise ValueError(f"{option} {what}; pass --valid")
     for path, option in ((args.pairs, "--pairs"), (args.weights, "--weights"), (args.group_weights, "--group-weights"),
                          (args.valid_weights, "--valid-weights"), (args.valid_group_weights, "--valid-group-weights")):
         check_readable(path, option)
@@ -89,7 +90,8 @@ def _check_options(args):
         raise ValueError(str(err)) from None
     if args.storage is not None:
         check_storage(args.storage, "--storage")
-    for path, option in ((args.train, "--train"), (args.train_query_file, "--train-query-file"), (args.valid, "--valid")):
+    for path, option in ((args.train, "--train"), (args.train_query_file, "--train-query-file"), (args.valid, "--valid"),
+                         (args.valid_query_file, "--valid-query-file")):
         check_readable(path, option)  # last: the checks above need no data
         if same_file(path, args.out) or same_file(path, args.params_out):
             raise ValueError(f"{option} {path} is also an output file; name another one")
@@ -113,7 +115,8 @@ def cmd_tune(args) -> int:
     X, y, qid = train.X, train.y, _query_ids(train, 0)
     cv = args.cv or 3
     if args.valid:
-        valid = read_ranking_file(args.valid, n_features=train.n_features, weights=args.valid_weights,
+        valid = read_ranking_file(args.valid, n_features=train.n_features, query_file=args.valid_query_file,
+                                  weights=args.valid_weights,
                                   group_weights=args.valid_group_weights, weights_option="--valid-weights")
         weight = _joined(weight, valid.weight, train.n_docs, valid.n_docs)
         group_weight = _joined(group_weight, valid.group_weight, train.n_queries, valid.n_queries)
@@ -229,6 +232,7 @@ def add_parsers(sub, preset_choices) -> None:
                     help="group weights file for --valid's queries (default: they weigh 1)")
     tu.add_argument("--valid", metavar="FILE",
                     help="held-out queries: trials train on --train and score on this file (instead of --cv folds)")
+    tu.add_argument("--valid-query-file", metavar="FILE", help="group sizes for a --valid file without qid")
     tu.add_argument("--objective", default=None,
                     help="objective spec (lambda:<metric spec>, YetiRank, ...; see `metricrank objectives`). Default: "
                          "what LambdaMART(metric=M) trains by default, M the --metric (NDCG:top=10 without one): "
