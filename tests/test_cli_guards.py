@@ -230,11 +230,15 @@ def test_label_errors_name_the_file_and_line_of_the_row(tmp_path, capsys):
     (tmp_path / "s.txt").write_text("1\n2\n3\n4\n")
     where = f"row 3 ({bad}, line 6) has label -1"
     small = ["--trees", "2", "--leaves", "2", "--min-data-in-leaf", "1", "--quiet", "--out", str(tmp_path / "m.json")]
+    tuning = ["--trials", "1", "--trees", "2", "--quiet", "--out", str(tmp_path / "m.json")]
     for argv, prefix in [
         (["eval", "--data", str(bad), "--scores", str(tmp_path / "s.txt"), "--metric", "NDCG"], ""),
         (["train", "--train", str(bad), "--metric", "NDCG", *small], f"--train {bad}: "),
         (["train", "--train", str(good), "--valid", str(bad), "--metric", "NDCG", *small], "eval set valid: "),
         (["train", "--train", str(bad), "--objective", "QuerySoftMax", *small], ""),
+        (["tune", "--train", str(bad), "--metric", "NDCG", *tuning], ""),
+        # tune joins --train and --valid: row 11 of the data is --valid's row 3
+        (["tune", "--train", str(good), "--valid", str(bad), "--metric", "NDCG", *tuning], ""),
     ]:
         assert main(argv) == 2
         err = capsys.readouterr().err

@@ -32,28 +32,44 @@ def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, g
                           pairs=ds.pairs, pair_weight=ds.pair_weight, doc_ids=ds.doc_ids, source=ds.source)
 
 
-def with_file_lines(message: str, path) -> str:
-    """A label check's message with each "row N" of the data file ``path`` followed by its file and line.
+def with_file_lines(message: str, *files) -> str:
+    """A label check's message with each "row N" of the data followed by its file and line.
 
-    The checks count the rows of a data set from 0; the command line's user has a file, whose comments and
-    blank lines are no rows. Messages not about labels are returned as they are.
+    The checks count the rows of a data set from 0; the command line's user has files, whose comments and
+    blank lines are no rows. ``files`` are the data files whose rows, in this order, make the data set: each a
+    path, or a ``(path, n_rows)`` pair where later files follow (``tune --valid`` joins ``--train`` and
+    ``--valid``); a row of a later file is renumbered as that file's row. Messages not about labels are returned
+    as they are.
     """
     rows = {int(match.group(1)) for match in _ROW.finditer(message)} if "label" in message else set()
     if not rows:
         return message
     from ._io import open_read
 
-    lines, row = {}, -1
-    with open_read(path) as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if raw.split(b"#", 1)[0].strip():  # a data row, as load_letor reads them
-                row += 1
-                if row in rows:
-                    lines[row] = lineno
-                if row >= max(rows):
+    where, first = {}, 0  # row of the data -> (path, row of the file, line)
+    for part in files:
+        path, n_rows = part if isinstance(part, tuple) else (part, None)
+        wanted = {row - first for row in rows if row >= first and (n_rows is None or row < first + n_rows)}
+        row = -1
+        with open_read(path) as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                if not wanted or row >= max(wanted):
                     break
-    return _ROW.sub(lambda m: (f"{m.group(0)} ({path}, line {lines[int(m.group(1))]})" if int(m.group(1)) in lines
-                               else m.group(0)), message)
+                if raw.split(b"#", 1)[0].strip():  # a data row, as load_letor reads them
+                    row += 1
+                    if row in wanted:
+                        where[first + row] = (path, row, lineno)
+        if n_rows is None:
+            break
+        first += n_rows
+
+    def file_row(match):
+        if int(match.group(1)) not in where:
+            return match.group(0)
+        path, row, line = where[int(match.group(1))]
+        return f"row {row} ({path}, line {line})"
+
+    return _ROW.sub(file_row, message)
 
 
 def add_weights_options(parser, whose: str, use: str) -> None:

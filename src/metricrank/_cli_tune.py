@@ -101,7 +101,7 @@ def _check_options(args):
 def cmd_tune(args) -> int:
     from ._cli_train import message_console, print_target, target_note
 
-    from ._cli_data import read_ranking_file
+    from ._cli_data import read_ranking_file, with_file_lines
     from .data import RankingDataset, load_pairs
     from .metrics import evaluate
     from .model_selection import tune
@@ -134,10 +134,14 @@ def cmd_tune(args) -> int:
         pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr) if args.pairs else (None, None)
         data = {"X": RankingDataset(X, y, qid=qid, weight=weight, group_weight=group_weight, pairs=pairs,
                                     pair_weight=pair_weight)}
-    with _interrupts_without_traceback():
-        result = tune(model, **data, metric=args.metric, n_trials=args.trials, cv=cv,
-                      early_stopping_rounds=args.early_stopping, timeout=args.timeout, random_state=args.seed,
-                      show_progress=not args.quiet, storage=args.storage, study_name=args.study_name)
+    try:
+        with _interrupts_without_traceback():
+            result = tune(model, **data, metric=args.metric, n_trials=args.trials, cv=cv,
+                          early_stopping_rounds=args.early_stopping, timeout=args.timeout, random_state=args.seed,
+                          show_progress=not args.quiet, storage=args.storage, study_name=args.study_name)
+    except ValueError as err:  # a label check's rows (of --train, then --valid), as lines of their files
+        raise ValueError(with_file_lines(str(err), (args.train, train.n_docs), *[args.valid] * bool(args.valid))) \
+            from None
     best = result.best_estimator_
     best.save(args.out)
     summary = result.summary()
