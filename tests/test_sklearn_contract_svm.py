@@ -71,6 +71,20 @@ def test_ranking_dataset_equals_arrays(estimator, data):
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+def test_fit_takes_label_and_query_columns_by_name_as_score_does(estimator, data):
+    pd = pytest.importorskip("pandas")
+    columns = [f"f{j}" for j in range(data.n_features)]
+    frame = pd.DataFrame(data.X, columns=columns)
+    by_name = clone(estimator).fit(frame.assign(label=data.y, qid=data.qid), "label", qid="qid")
+    by_arrays = clone(estimator).fit(frame, data.y, qid=data.qid)
+    assert list(by_name.feature_names_in_) == columns
+    kw = {"qid": data.qid} if isinstance(estimator, SVMAcc) else {}
+    np.testing.assert_array_equal(by_name.predict(frame, **kw), by_arrays.predict(frame, **kw))
+    with pytest.raises(ValueError, match="'grade' is not a column of X"):
+        clone(estimator).fit(frame.assign(label=data.y), "grade", qid=data.qid)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
 @pytest.mark.parametrize("suffix", [".json", ".json.gz"])
 def test_save_load_roundtrip(estimator, data, tmp_path, suffix):
     model = clone(estimator).fit(data)

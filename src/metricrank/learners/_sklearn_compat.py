@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._arrays import numeric_array
 from ..data import OneQueryWarning, RankingDataset
 from ..model_selection import RankerScoreMixin
+from ._frames import take_columns
 from ._persistence import read_model_file, write_model_file
 
 __all__ = ["RankerContractMixin", "border_spec", "decode_state", "encode_state", "expected_failed_checks"]
@@ -178,6 +179,7 @@ class RankerContractMixin(RankerScoreMixin):
             return ds
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X, y, qid = take_columns(X, y, qid)  # fit(df, "label", qid="qid"), as the tree rankers and score take it
         if qid is not None and group is not None:
             raise ValueError("pass at most one of qid and group")
         y = numeric_array(y, "y (labels)")  # before scikit-learn's y_numeric, which reads text as numbers

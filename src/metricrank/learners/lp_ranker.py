@@ -25,7 +25,6 @@ from sklearn.base import BaseEstimator
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from .._checks import check_generator_seed, is_integer, is_real
-from ..data import RankingDataset
 from ._sklearn_compat import RankerContractMixin, border_spec
 from ._lp_chunking import LPSolveError, enumerate_pairs, solve_chunked, solve_pair_lp
 
@@ -351,8 +350,6 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         t_start = time.perf_counter()
         self._check_params()
         ds = self._training_data(X, y, qid)
-        if isinstance(X, RankingDataset):
-            qid = np.repeat(np.arange(ds.n_queries), ds.query_sizes)
         X, y = np.asarray(ds.X, dtype=np.float64), ds.y
         positive = self._binary_labels(y)
         if positive.shape[0] != X.shape[0]:
@@ -364,9 +361,7 @@ class LPRanker(RankerContractMixin, BaseEstimator):
                 f"the training set has a single class ({n_pos} positive of {positive.size}: one class{rule}); "
                 "the LP ranker needs both positives and negatives"
             )
-        group_ptr = np.array([0, X.shape[0]], dtype=np.int64)
-        if qid is not None:
-            group_ptr = RankingDataset(X, positive.astype(np.float64), qid=qid).group_ptr
+        group_ptr = ds.group_ptr  # one query of every row without qid
         pairs = enumerate_pairs(positive, group_ptr)
         if pairs.shape[0] == 0:
             raise ValueError("no query holds both a positive and a negative row; every query has a single class")
