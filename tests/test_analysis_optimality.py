@@ -9,7 +9,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LinearRegression, Ridge
 
-from metricrank import LambdaMART, evaluate, make_ltr
+from metricrank import LambdaMART, RankingDataset, evaluate, make_ltr
 from metricrank.analysis import get_params_vector, local_optimality, n_directions_for, set_params_vector
 from metricrank.analysis._params import adapter_for
 
@@ -176,3 +176,24 @@ def test_bad_input(linear_data):
                       ("random_state", -1)):
         with pytest.raises(ValueError, match=f"^{name} must be"):
             local_optimality(model, ds, **{name: bad})
+
+
+@pytest.mark.parametrize("net", ["RankNet", "LambdaRank"])
+def test_the_librarys_nets_are_tested_as_they_predict(net):
+    pytest.importorskip("torch")
+    import metricrank
+
+    ds = make_ltr(20, docs_per_query=(5, 10), n_features=4, n_informative=2, random_state=5)
+    ds = RankingDataset(ds.X * 50 + 7, ds.y, group_ptr=ds.group_ptr)  # far from standardised: a lost step shows
+    model = getattr(metricrank, net)(hidden_layer_sizes=(3,), max_epochs=2, random_state=0, n_jobs=1).fit(ds)
+    before = model.predict(ds.X)
+    theta = get_params_vector(model)
+    assert theta.shape[0] == 4 * 3 + 3 + 3 + 1
+    np.testing.assert_allclose(adapter_for(model).scorer(ds.X)(theta), before, rtol=1e-12)
+    moved = theta + 0.1
+    oracle = set_params_vector(model, moved)  # a copy of the net with those parameters
+    np.testing.assert_allclose(adapter_for(model).scorer(ds.X)(moved), oracle.predict(ds.X), rtol=1e-12)
+    assert not np.allclose(oracle.predict(ds.X), before)
+    r = local_optimality(model, ds, metric="NDCG:top=5", random_state=0, n_directions=20)
+    assert r.base_value == pytest.approx(evaluate(ds, before, metric="NDCG:top=5"), abs=1e-12)
+    np.testing.assert_array_equal(model.predict(ds.X), before)  # the user's net is untouched

@@ -404,3 +404,33 @@ def test_bad_starting_scores_are_named(split):
         RankNet(max_epochs=1).fit(train, init_score=bad)
     with pytest.raises(ValueError, match="eval_init_score needs init_score"):
         RankNet(max_epochs=1).fit(train, eval_set=[test], eval_init_score=[np.zeros(test.n_docs)])
+
+
+@pytest.mark.parametrize("cls", [RankNet, LambdaRank])
+def test_a_data_frames_columns_are_kept_and_checked_as_the_tree_rankers_do(cls, tmp_path):
+    pd = pytest.importorskip("pandas")
+    ds = make_ltr(12, docs_per_query=(4, 9), n_features=4, n_informative=2, random_state=2)
+    columns = ["w", "x", "y", "z"]
+    frame = pd.DataFrame(ds.X, columns=columns)
+    labelled = frame.assign(label=ds.y, qid=ds.qid)
+    params = dict(hidden_layer_sizes=(5,), max_epochs=2, random_state=0, n_jobs=1)
+    on_array = cls(**params).fit(ds.X, ds.y, qid=ds.qid)
+    assert not hasattr(on_array, "feature_names_in_")
+    # fit(df, "label", qid="qid") as LambdaMART takes it: the same net as the arrays'
+    model = cls(**params).fit(labelled, "label", qid="qid", eval_set=[(labelled, "label", "qid")])
+    assert list(model.feature_names_in_) == columns
+    np.testing.assert_array_equal(model.predict(frame), on_array.predict(ds.X))
+    np.testing.assert_array_equal(model.evals_result_["valid_0"][model._score_metric(ds.y)],
+                                  on_array.fit(ds.X, ds.y, qid=ds.qid, eval_set=[(ds.X, ds.y, ds.qid)])
+                                  .evals_result_["valid_0"][model._score_metric(ds.y)])
+    with pytest.raises(ValueError, match="training columns in another order"):
+        model.predict(frame[columns[::-1]])
+    with pytest.raises(ValueError, match=r"missing \['z'\], unexpected \['v'\]"):
+        model.predict(frame.rename(columns={"z": "v"}))
+    model.save(tmp_path / "net.json")
+    loaded = cls.load(tmp_path / "net.json")
+    assert list(loaded.feature_names_in_) == columns
+    with pytest.raises(ValueError, match="training columns in another order"):
+        loaded.predict(frame[columns[::-1]])
+    with pytest.raises(ValueError, match="column\\(s\\) 'x' have dtype 'category'"):
+        cls(**params).fit(frame.astype({"x": "category"}), ds.y, qid=ds.qid)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["FeatureSchema", "apply_schema", "check_feature_name", "column_schema", "fit_schema",
-           "take_columns"]
+__all__ = ["FeatureNamesMixin", "FeatureSchema", "apply_schema", "check_feature_name", "column_schema",
+           "encode_eval_entry", "fit_schema", "take_columns"]
 
 # LightGBM refuses these characters in feature names (they would break its JSON dump).
 _LGB_FORBIDDEN = str.maketrans({c: "_" for c in '[]{}:,"'})
@@ -263,3 +263,28 @@ def take_columns(X, y, qid):
     taken = {arg: frame[labels[value]].to_numpy() for arg, value in named.items()}
     X = frame.drop(columns=[labels[value] for value in set(named.values())])
     return X, taken.get("y", y), taken.get("qid", qid)
+
+
+def encode_eval_entry(entry, schema: FeatureSchema, what: str):
+    """An ``eval_set`` entry with its DataFrame's label and query columns taken out and its features
+    encoded as the training data's (other entries unchanged)."""
+    if not isinstance(entry, tuple) or len(entry) not in (2, 3):
+        return entry
+    X, y, qid = take_columns(entry[0], entry[1], entry[2] if len(entry) == 3 else None)
+    X = apply_schema(X, schema, what)
+    return (X, y, qid) if len(entry) == 3 else (X, y)
+
+
+class FeatureNamesMixin:
+    """An estimator's fitted :class:`FeatureSchema`: ``feature_names_in_`` for a DataFrame's columns, and the
+    schema that :func:`apply_schema` checks predict's input against."""
+
+    def _set_schema(self, schema: FeatureSchema) -> None:
+        self._feature_schema = schema
+        if schema.names is not None:
+            self.feature_names_in_ = np.asarray(schema.names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def _schema(self) -> FeatureSchema:
+        return getattr(self, "_feature_schema", None) or FeatureSchema()

@@ -82,9 +82,9 @@ def check_features(X, *, n_features: int | None = None, what: str = "X", estimat
             col = int(X.indices[flat])
         else:
             row, col = divmod(int(flat), X.shape[1])
-        raise ValueError(f"{what} has an infinite value at row {row}, feature {col}; "
-                         f"LightGBM would bin inf with the largest finite values (NaN is allowed and means "
-                         f"missing)")
+        raise ValueError(f"{what} has an infinite value at row {row}, feature {col}; features must be finite "
+                         "(LightGBM would bin inf with the largest finite values; the tree rankers read NaN as "
+                         "missing, the neural ones need complete features)")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{what} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
                          f"as input")
@@ -195,26 +195,30 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eva
     return out
 
 
-def warn_no_order_to_learn(ds: RankingDataset, *, stacklevel: int = 3) -> None:
+#: What :func:`warn_unordered_labels` says a model that learns nothing does, by kind of model.
+UNTRAINED = {"trees": "trees grown from zero score the documents of a query alike",
+             "net": "the net keeps the scores of its random start"}
+
+
+def warn_no_order_to_learn(ds: RankingDataset, *, stacklevel: int = 3, model: str = "trees") -> None:
     """Warn when no query of the training set ``ds`` (without explicit pairs) holds two labels: every query-wise
-    objective then has nothing to order (no pair, a zero λ, a per-query constant for QueryRMSE), and trees grown
-    from zero score the documents of a query alike; all-zero labels, or labels read from the wrong column, look
-    like this.
+    objective then has nothing to order (no pair, a zero λ, a per-query constant for QueryRMSE), and the model
+    (``model``: a key of :data:`UNTRAINED`) learns no order; all-zero labels, or labels read from the wrong column,
+    look like this.
     ``stacklevel`` points the warning at the user's ``fit`` call."""
     if ds.pairs is not None or ds.n_docs == 0:
         return
     if not holds_two_labels(ds.y, ds.group_ptr[:-1]):
-        warn_unordered_labels(ds.y[0] if np.all(ds.y == ds.y[0]) else None, stacklevel=stacklevel + 1)
+        warn_unordered_labels(ds.y[0] if np.all(ds.y == ds.y[0]) else None, stacklevel=stacklevel + 1, model=model)
 
 
-def warn_unordered_labels(single_label=None, *, stacklevel: int = 3) -> None:
+def warn_unordered_labels(single_label=None, *, stacklevel: int = 3, model: str = "trees") -> None:
     """The warning of :func:`warn_no_order_to_learn`, for a training set found to hold one label per query
     (``single_label``: the one label of every document, when they share one)."""
     what = ("no training query holds two different labels" if single_label is None
             else f"every training document has label {single_label:g}")
-    warnings.warn(f"{what}: the ranking objective has no order to learn, so the model learns none (trees grown from "
-                  "zero score the documents of a query alike); check the labels (and qid)", UserWarning,
-                  stacklevel=stacklevel)
+    warnings.warn(f"{what}: the ranking objective has no order to learn, so the model learns none "
+                  f"({UNTRAINED[model]}); check the labels (and qid)", UserWarning, stacklevel=stacklevel)
 
 
 def warn_unread_eval_weights(specs, preset=None, eval_sample_weight=None, eval_group_weight=None, *,

@@ -20,7 +20,7 @@ from ..objectives._base import Objective, as_training_data
 from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, contributions_mean, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
-from ._frames import FeatureSchema, apply_schema, fit_schema, take_columns
+from ._frames import FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_entry, fit_schema, take_columns
 from ._gbdt import (MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, check_stopping_with, first_hessian_mass,
                     positive_int)
 from ._model_text import side_by_side
@@ -41,7 +41,7 @@ __all__ = ["GBRanker", "MAX_QUERY_SIZE"]
 MAX_QUERY_SIZE = 10_000
 
 
-class GBRanker(RankerScoreMixin, GBDTBase):
+class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
     """Gradient-boosted trees for any ranking objective of :mod:`metricrank.objectives`.
 
     LightGBM grows each tree on the objective's gradient and hessian; leaves
@@ -399,7 +399,7 @@ class GBRanker(RankerScoreMixin, GBDTBase):
             raise ValueError(f"grow_policy={self.grow_policy!r} splits numerical features only; categorical features "
                              f"{schema.categorical} need grow_policy='leafwise' or 'auto' (or encode them as numbers)")
         if eval_set is not None:
-            eval_set = [_eval_entry(entry, schema, f"eval_set[{i}]")
+            eval_set = [encode_eval_entry(entry, schema, f"eval_set[{i}]")
                         for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
         if early_stopping_rounds is not None and not eval_set:  # before the capacity check's fits
             raise ValueError("early_stopping_rounds needs an eval_set")
@@ -533,13 +533,6 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         self._set_schema(schema)
         self._set_fitted(result, ds.n_features, init_model)
         return self
-
-    def _set_schema(self, schema: FeatureSchema) -> None:
-        self._feature_schema = schema
-        if schema.names is not None:
-            self.feature_names_in_ = np.asarray(schema.names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
 
     @staticmethod
     def _base_scores(init_model, init_score, ds: RankingDataset):
@@ -726,9 +719,6 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         schema = self._schema()
         return {(schema.names[j] if schema.names else j): list(c) for j, c in schema.categories.items()}
 
-    def _schema(self) -> FeatureSchema:
-        return getattr(self, "_feature_schema", None) or FeatureSchema()
-
     # --- persistence -------------------------------------------------------------------------
 
     def _state(self) -> dict:
@@ -823,16 +813,6 @@ class GBRanker(RankerScoreMixin, GBDTBase):
         """Read a model written by :meth:`save` (of this class)."""
         _, state = read_model_file(path, cls.__name__)
         return cls._from_state(state)
-
-
-def _eval_entry(entry, schema: FeatureSchema, what: str):
-    """An ``eval_set`` entry with its DataFrame's label and query columns taken out and its features
-    encoded as the training data's (other entries unchanged)."""
-    if not isinstance(entry, tuple) or len(entry) not in (2, 3):
-        return entry
-    X, y, qid = take_columns(entry[0], entry[1], entry[2] if len(entry) == 3 else None)
-    X = apply_schema(X, schema, what)
-    return (X, y, qid) if len(entry) == 3 else (X, y)
 
 
 def _base_from_state(entry, default_cls):

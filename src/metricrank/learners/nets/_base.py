@@ -24,6 +24,7 @@ from ...metrics.conventions import check_preset
 from ...metrics.evaluate import dataset_evaluator
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
+from .._frames import FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_entry, fit_schema, take_columns
 from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
                        starting_scores, warn_no_order_to_learn, warn_unmoved_judges, warn_unread_eval_weights)
 from .._persistence import read_model_file, write_model_file
@@ -78,7 +79,7 @@ def _threads(n_jobs):
         torch.set_num_threads(before)
 
 
-class NetRanker(RankerScoreMixin, BaseEstimator):
+class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
     """Base of the neural rankers (see :class:`RankNet` and :class:`LambdaRank`).
 
     ``score`` is :class:`~metricrank.model_selection.RankerScoreMixin`'s; subclasses
@@ -196,9 +197,18 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         check_early_stopping_rounds(early_stopping_rounds)
         torch = require_torch()
         device = self._torch_device()
+        X, y, qid = take_columns(X, y, qid)
+        X, schema = fit_schema(X)
+        if schema.categorical:
+            names = [schema.names[j] for j in schema.categorical]
+            raise ValueError(f"X: column(s) {', '.join(map(repr, names))} have dtype 'category'; a neural ranker "
+                             "reads numbers: encode them (one-hot, or their codes as numbers)")
+        if eval_set is not None:
+            eval_set = [encode_eval_entry(entry, schema, f"eval_set[{i}]")
+                        for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
         ds = self._dataset(X, y, qid, group, sample_weight, group_weight, pairs, pair_weight)
         if init_score is None:  # a starting score's order stays
-            warn_no_order_to_learn(ds, stacklevel=4)
+            warn_no_order_to_learn(ds, stacklevel=4, model="net")
         lambdas = self._lambdas(ds)
         Xd = _dense_features(ds.X)
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight, eval_group_weight)
@@ -240,6 +250,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
                            verbose=bool(self.verbose), offset=offset)
         self.model_ = model
         self.n_features_in_ = int(Xd.shape[1])
+        self._set_schema(schema)
         self.evals_result_ = result.evals_result
         self.best_epoch_ = result.best_epoch
         self.best_score_ = result.best_score
@@ -270,6 +281,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         torch = require_torch()
         if isinstance(X, RankingDataset):
             X = X.X
+        X = apply_schema(X, self._schema(), "X")
         Xd = _dense_features(X, n_features=self.n_features_in_, estimator=type(self).__name__)
         out = np.empty(Xd.shape[0])
         self.model_.eval()
@@ -278,6 +290,18 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
                 part = self._tensor(Xd[start:start + _PREDICT_CHUNK])
                 out[start:start + part.shape[0]] = self.model_(part).squeeze(-1).cpu().numpy()
         return out
+
+    # --- the analysis tools' view (metricrank.analysis._params.TorchAdapter) ---------------
+
+    @property
+    def module_(self):
+        """The fitted ``torch.nn.Module`` (``model_``), whose parameters Burges' local-optimality test perturbs."""
+        self._check_fitted()
+        return self.model_
+
+    def _forward_scores(self, X) -> np.ndarray:
+        """The scores of the current parameters, as :meth:`predict` computes them (standardised features)."""
+        return self.predict(X)
 
     # --- persistence -----------------------------------------------------------------------
 
@@ -292,6 +316,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
         return {
             "params": params,
             "n_features_in": self.n_features_in_,
+            "features": self._schema().to_dict(),
             "feature_mean": self.feature_mean_.tolist(),
             "feature_scale": self.feature_scale_.tolist(),
             "state_dict": encode_state_dict(self.model_.state_dict()),
@@ -317,6 +342,7 @@ class NetRanker(RankerScoreMixin, BaseEstimator):
             model._check_params()
             model._device_ = model._torch_device()
             model.n_features_in_ = int(state["n_features_in"])
+            model._set_schema(FeatureSchema.from_dict(state.get("features")))  # older files: no names
             model.feature_mean_ = np.asarray(state["feature_mean"], dtype=np.float64)
             model.feature_scale_ = np.asarray(state["feature_scale"], dtype=np.float64)
             net = build_scorer(model.n_features_in_, model._sizes, model.activation, model.dropout)
