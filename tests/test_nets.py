@@ -434,3 +434,16 @@ def test_a_data_frames_columns_are_kept_and_checked_as_the_tree_rankers_do(cls, 
         loaded.predict(frame[columns[::-1]])
     with pytest.raises(ValueError, match="column\\(s\\) 'x' have dtype 'category'"):
         cls(**params).fit(frame.astype({"x": "category"}), ds.y, qid=ds.qid)
+
+
+def test_incomplete_features_are_refused_in_words_for_a_net():
+    ds = make_ltr(6, docs_per_query=(4, 6), n_features=3, n_informative=2, random_state=0)
+    model = RankNet(max_epochs=1, random_state=0, n_jobs=1)
+    for value, message in ((np.inf, "features must be finite .*the neural ones need complete features"),
+                           (np.nan, "has a missing value \\(NaN\\) at row 2, feature 1; neural rankers need complete")):
+        X = ds.X.copy()
+        X[2, 1] = value
+        with pytest.raises(ValueError, match=message):
+            model.fit(X, ds.y, qid=ds.qid)
+        with pytest.raises(ValueError, match=message):
+            model.fit(ds.X, ds.y, qid=ds.qid).predict(X)

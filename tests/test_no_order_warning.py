@@ -31,7 +31,8 @@ def per_query_labels(ds):
                                           ("per_query", "no training query holds two different labels")])
 def test_one_label_per_query_warns_and_the_model_scores_a_query_alike(data, make, labels, what):
     y = np.zeros(data.n_docs) if labels == "zeros" else per_query_labels(data)
-    with pytest.warns(UserWarning, match=f"{what}: {MESSAGE}") as record:
+    with pytest.warns(UserWarning, match=fr"{what}: {MESSAGE}, so the model learns none \(trees grown from zero"
+                      ) as record:
         model = make().fit(data.X, y, qid=data.qid)
     assert [w.filename for w in record if MESSAGE in str(w.message)] == [__file__]  # the user's fit line
     scores = model.predict(data.X)
@@ -54,9 +55,12 @@ def test_the_nets_warn_too(data):
     pytest.importorskip("torch")
     from metricrank import RankNet
 
-    with pytest.warns(UserWarning, match=MESSAGE) as record:
-        RankNet(max_epochs=1, random_state=0).fit(data.X, np.zeros(data.n_docs), qid=data.qid)
+    with pytest.warns(UserWarning, match=fr"{MESSAGE}, so the model learns none \(the net keeps the scores of its "
+                      "random start") as record:
+        model = RankNet(max_epochs=1, random_state=0).fit(data.X, np.zeros(data.n_docs), qid=data.qid)
     assert [w.filename for w in record if MESSAGE in str(w.message)] == [__file__]
+    scores = model.predict(data.X)
+    assert any(np.ptp(scores[rows]) > 0 for _, rows in data.iter_queries())  # what the warning says
 
 
 # --- a judged metric that no order moves --------------------------------------------------------------------------
