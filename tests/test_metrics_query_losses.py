@@ -5,6 +5,7 @@ import pytest
 from scipy.optimize import brentq
 from scipy.special import expit
 
+from metricrank import GBRanker
 from metricrank.metrics._base import MetricInput, compute_value, fill_defaults
 from metricrank.metrics._query_losses import DEFINITIONS
 
@@ -210,6 +211,16 @@ def test_query_cross_entropy_single_class_query_is_plain_logloss():
 def test_query_cross_entropy_label_domain(bad):
     with pytest.raises(ValueError, match="QueryCrossEntropy"):
         evaluate("QueryCrossEntropy", np.array([0.0, bad]), np.zeros(2), [0, 2])
+
+
+def test_query_softmax_refuses_a_negative_label_as_its_objective_does():
+    # CatBoost refuses it in training; a negative label makes the target (labels over their sum) no distribution
+    y = np.array([0.0, 2.0, 1.0, -1.0])
+    message = r"QuerySoftMax needs labels >= 0; row 3 has label -1"
+    with pytest.raises(ValueError, match=message):
+        evaluate("QuerySoftMax", y, np.zeros(4), [0, 4])
+    with pytest.raises(ValueError, match=message):
+        GBRanker("QuerySoftMax", n_estimators=1, min_data_in_leaf=1).fit(np.eye(4), y, group=[4])
 
 
 def test_directions_and_defaults():

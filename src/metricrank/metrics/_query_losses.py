@@ -106,6 +106,16 @@ def _query_rmse(inp: MetricInput, params: dict):
 
 # --- QuerySoftMax -------------------------------------------------------------------------
 
+
+def check_softmax_labels(y: np.ndarray, params: dict | None = None) -> None:
+    """QuerySoftMax's labels, as metric and objective: >= 0, since its target is each query's labels over their
+    sum (CatBoost refuses a negative one too)."""
+    bad = y < 0
+    if np.any(bad):
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"QuerySoftMax needs labels >= 0; row {k} has label {y[k]:g}")
+
+
 @njit(cache=True, parallel=True)
 def query_softmax_parts(y, score, weight, group_ptr, beta):
     """Per-query ``-sum_i w_i t_i log(w_i e^{b a_i} / sum_j w_j e^{b a_j})`` and ``sum_i w_i t_i``.
@@ -249,6 +259,7 @@ DEFINITIONS: list[MetricDef] = [
         params=(USE_WEIGHTS_TRUE, QUERY_SOFTMAX_BETA, QUERY_SOFTMAX_LAMBDA),
         higher_is_better=False,
         compute=_query_softmax,
+        check_labels=check_softmax_labels,
         source="catboost",
         doc="target-weighted cross-entropy of the per-query softmax of beta * approx",
     ),

@@ -43,7 +43,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..metrics._base import USE_WEIGHTS_TRUE
-from ..metrics._query_losses import QUERY_CROSS_ENTROPY_ALPHA, QUERY_SOFTMAX_BETA, QUERY_SOFTMAX_LAMBDA
+from ..metrics._query_losses import (QUERY_CROSS_ENTROPY_ALPHA, QUERY_SOFTMAX_BETA, QUERY_SOFTMAX_LAMBDA,
+                                     check_softmax_labels)
 from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
 
 __all__ = ["DEFINITIONS", "QueryCrossEntropy", "QueryRMSE", "QuerySoftMax", "query_cross_entropy_grad_hess",
@@ -337,10 +338,7 @@ class QuerySoftMax(_QueryLoss):
         return float(self.params.get("beta", 1.0)), float(self.params.get("lambda", 0.0))
 
     def check_labels(self, y):
-        bad = y < 0
-        if np.any(bad):
-            k = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"QuerySoftMax needs labels >= 0; row {k} has label {y[k]:g}")
+        check_softmax_labels(y)
 
 
 class QueryCrossEntropy(_QueryLoss):
