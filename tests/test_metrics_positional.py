@@ -456,3 +456,17 @@ def test_a_datasets_own_weights_are_read_without_a_warning():
         warnings.simplefilter("error")
         assert evaluate(ds, [0.3, 0.2, 0.1, 0.5], metric="NDCG") == evaluate(ds.y, [0.3, 0.2, 0.1, 0.5], qid=ds.qid,
                                                                               metric="NDCG")
+
+
+@pytest.mark.parametrize("metric, keyword, some", [
+    ("QueryRMSE", "weights", [0.0, 0.0, 1.0, 0.0]),      # all zero was NaN: 0 / 0
+    ("NDCG", "group_weights", [0.0, 1.0]),               # was NaN
+    ("NDCG", "group_weights", [0.0, 0.0, 1.0, 1.0]),     # CatBoost's per-row form
+    ("PairLogit", "pair_weights", [1.0, 0.0]),           # was NaN
+])
+def test_all_zero_weights_are_refused_as_a_ranking_dataset_refuses_them(metric, keyword, some):
+    y, s, qid = [1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], [1, 1, 2, 2]
+    pairs = {"pairs": [[0, 1], [2, 3]]} if keyword == "pair_weights" else {}
+    with pytest.raises(ValueError, match=f"{keyword} is 0 for every entry: every weighted metric would be 0 / 0"):
+        evaluate(y, s, qid=qid, metric=metric, **pairs, **{keyword: np.zeros(len(some))})
+    assert np.isfinite(evaluate(y, s, qid=qid, metric=metric, **pairs, **{keyword: some}))  # some zeros are fine

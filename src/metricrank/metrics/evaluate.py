@@ -60,9 +60,13 @@ def _as_float_vector(values, name: str, n: int | None = None) -> np.ndarray:
 
 
 def _non_negative(arr: np.ndarray, name: str) -> np.ndarray:
+    """``arr``, checked as RankingDataset checks weights: none negative, and not all 0 (CatBoost refuses that too)."""
     if np.any(arr < 0):
         i = int(np.flatnonzero(arr < 0)[0])
         raise ValueError(f"{name} must be >= 0; entry {i} is {arr[i]}")
+    if arr.size and not arr.any():
+        raise ValueError(f"{name} is 0 for every entry: every weighted metric would be 0 / 0; give some entry a "
+                         "positive weight")
     return arr
 
 
