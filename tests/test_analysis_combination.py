@@ -71,6 +71,18 @@ def test_best_is_at_least_the_grid_maximum(metric):
         assert r.alpha == pytest.approx(0.5 * (edges[k] + edges[k + 1]))
 
 
+@pytest.mark.parametrize("metric", ["NDCG:top=10", "MAP", "ERR:type=Graded;top=10"])
+def test_the_best_value_is_evaluate_at_the_best_alpha_to_the_last_digit(metric):
+    # the sweep's running sums round: over many queries they read NDCG 0.9999999999999999 where it is 1, or 1+ulps
+    from metricrank import make_ltr
+
+    ds = make_ltr(60, docs_per_query=(5, 40), n_features=5, n_informative=3, random_state=39)
+    b = np.random.default_rng(39).random(ds.n_docs)
+    r = optimal_combination(ds.y.astype(float), b, ds.y, group_ptr=ds.group_ptr, metric=metric)
+    assert r.alpha not in np.concatenate([[0.0, 1.0], r.breakpoints])  # an interval's midpoint
+    assert r.value == evaluate(ds, r.alpha * ds.y + (1 - r.alpha) * b, metric=metric)
+
+
 def test_tie_rule_prefers_the_widest_best_interval():
     # top document as α grows: doc 2 (relevant) on (0, 1/3), doc 1 on (1/3, 2/5), doc 0 (relevant) on (2/5, 1)
     r = optimal_combination([5.0, 2.0, 0.0], [0.0, 2.0, 3.0], [1.0, 0.0, 1.0], metric="MRR")

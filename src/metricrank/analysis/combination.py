@@ -21,7 +21,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ..metrics import get_metric
+from ..metrics import evaluate, get_metric
 from ..metrics._base import MetricInput
 from ..metrics.evaluate import _as_float_vector
 from .._groups import resolve_groups
@@ -218,7 +218,8 @@ def optimal_combination(scores_a, scores_b, y, *, qid=None, group_ptr=None, metr
         intervals *and* the breakpoints (with pessimistic ties a breakpoint is never
         better than both neighbours, but with other tie policies it can be). Among
         equal best values (relative tolerance 1e-9) an interval wins over a
-        breakpoint, and the widest interval wins; its midpoint is returned.
+        breakpoint, and the widest interval wins; its midpoint is returned, with the value
+        :func:`~metricrank.metrics.evaluate` gives there.
 
     Examples
     --------
@@ -275,6 +276,11 @@ def optimal_combination(scores_a, scores_b, y, *, qid=None, group_ptr=None, metr
     point_values = _finalize(defn, totals[0][1], totals[1][1])
 
     alpha, value = _best(grid, interval_values, point_values, defn.higher_is_better)
+    # An interval's midpoint ties no pair: its value is read directly, not through the sweep's running sums,
+    # whose rounding can put NDCG a few ulps above 1.
+    if np.isfinite(value) and alpha not in grid:
+        with numba_threads(n_jobs):
+            value = evaluate(y, alpha * sa + (1 - alpha) * sb, group_ptr=ptr, metric=m)
     return CombinationResult(
         alpha=alpha, value=value, higher_is_better=defn.higher_is_better, metric=m.spec,
         breakpoints=grid[1:-1], values=interval_values, breakpoint_values=point_values[1:-1],
