@@ -224,16 +224,17 @@ def test_ranknets_stand_in_judge_reads_negative_labels_by_dcg(split):
     assert list(model.evals_result_["valid_0"]) == ["NDCG:top=10"]
 
 
-@pytest.mark.parametrize("cls", [RankNet, LambdaRank])
-def test_save_load_round_trip(cls, split, tmp_path):
+@pytest.mark.parametrize("cls, sizes", [(RankNet, (6, 3)), (LambdaRank, (6, 3)), (RankNet, [6, 3]), (RankNet, 6)])
+def test_save_load_round_trip(cls, sizes, split, tmp_path):
     train, test = split
-    model = cls(hidden_layer_sizes=(6, 3), dropout=0.1, max_epochs=2, random_state=0).fit(train)
+    model = cls(hidden_layer_sizes=sizes, dropout=0.1, max_epochs=2, random_state=0).fit(train)
     path = tmp_path / "net.json.gz"
     model.save(path)
     assert os.listdir(tmp_path) == ["net.json.gz"]
     loaded = cls.load(path)
     np.testing.assert_array_equal(loaded.predict(test), model.predict(test))
-    assert loaded.get_params() == {**model.get_params(), "hidden_layer_sizes": (6, 3)}
+    assert loaded.get_params() == model.get_params()  # the sizes as given: a tuple, a list or an int
+    assert type(loaded.hidden_layer_sizes) is type(sizes)
     np.testing.assert_array_equal(loaded.feature_mean_, model.feature_mean_)
 
 

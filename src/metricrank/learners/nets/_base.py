@@ -308,13 +308,15 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
     def _state(self) -> dict:
         self._check_fitted()
         params = self.get_params()
-        params["hidden_layer_sizes"] = list(self._sizes)
+        given = self.hidden_layer_sizes  # kept as given (an int, a list or a tuple), so get_params round-trips
+        params["hidden_layer_sizes"] = int(given) if is_integer(given) else list(self._sizes)
         if not (params["random_state"] is None or isinstance(params["random_state"], numbers.Integral)):
             params["random_state"] = None  # a RandomState object is not JSON; the weights are saved anyway
         elif params["random_state"] is not None:
             params["random_state"] = int(params["random_state"])
         return {
             "params": params,
+            "sizes_as": "list" if isinstance(given, list) else "tuple",
             "n_features_in": self.n_features_in_,
             "features": self._schema().to_dict(),
             "feature_mean": self.feature_mean_.tolist(),
@@ -337,7 +339,9 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
         _, state = read_model_file(path, cls.__name__)
         try:
             params = dict(state["params"])
-            params["hidden_layer_sizes"] = tuple(params["hidden_layer_sizes"])
+            if not is_integer(params["hidden_layer_sizes"]):  # older files: a tuple
+                params["hidden_layer_sizes"] = (list if state.get("sizes_as") == "list" else tuple)(
+                    params["hidden_layer_sizes"])
             model = cls(**params)
             model._check_params()
             model._device_ = model._torch_device()
