@@ -124,3 +124,10 @@ def test_tags(estimator):
     tags = estimator.__sklearn_tags__()
     assert tags.requires_fit and tags.target_tags.required and not tags.input_tags.allow_nan
     assert tags.input_tags.sparse == (not isinstance(estimator, LPRanker))
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+def test_decision_function_is_predict_for_every_svm_and_the_lp_ranker(estimator, data):
+    model = _fit(estimator, data)
+    kw = {"qid": data.qid} if isinstance(estimator, SVMAcc) else {}  # acc3/acc4 normalise per query
+    np.testing.assert_array_equal(model.decision_function(data.X, **kw), model.predict(data.X, **kw))

@@ -250,7 +250,12 @@ class SVMROCAreaMultiClass(RankerContractMixin, BaseEstimator):
         self.coef_ = coef
         return self
 
-    def predict(self, X):
-        """Scores ``sum_c c * f_c(d)`` (``X``: array, sparse matrix or RankingDataset)."""
+    def decision_function(self, X):
+        """Scores ``sum_c c * f_c(d)`` (``X``: array, sparse matrix or RankingDataset); sorting them in descending
+        order is the predicted ranking."""
         X, _ = self._predict_data(X)
         return sum(c * est.predict(X) for c, est in zip(self.classes_, self.estimators_))
+
+    def predict(self, X):
+        """Ranking scores (same as :meth:`decision_function`, as for the other structural SVMs)."""
+        return self.decision_function(X)
