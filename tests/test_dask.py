@@ -206,6 +206,29 @@ def test_a_missing_query_id_is_named_with_its_partition(client, data):
         DaskGBRanker(n_estimators=2).fit(one_partition(train), train.y, qid=qid)
 
 
+def test_label_and_weight_errors_name_the_row_of_their_partition_and_zero_weights_are_refused(client, data):
+    train, _ = data
+    cut = int(train.group_ptr[20])  # partition 1 starts at query 20
+    X = da.from_array(train.X, chunks=((cut, train.n_docs - cut), train.n_features))
+    bad = cut + 7  # row 7 of partition 1
+    labels = train.y.copy()
+    labels[bad] = -2
+    with pytest.raises(ValueError, match=r"needs graded labels >= 0; got -2 \(first at row 7 of partition 1\)"):
+        DaskLambdaMART("NDCG:top=5", n_estimators=2).fit(X, labels, qid=train.qid)
+    weight = np.ones(train.n_docs)
+    weight[bad] = -1
+    with pytest.raises(ValueError, match=r"sample_weight must be finite and >= 0; row 7 of partition 1 is -1"):
+        DaskLambdaMART("NDCG:top=5", n_estimators=2).fit(X, train.y, qid=train.qid, sample_weight=weight)
+    # all zero: a constant one-tree model before; the in-memory ranker's error
+    zeros = np.zeros(train.n_docs)
+    with pytest.raises(ValueError) as in_memory:
+        LambdaMART("NDCG:top=5", n_estimators=2).fit(train.X, train.y, qid=train.qid, sample_weight=zeros)
+    with pytest.raises(ValueError, match=f"^{in_memory.value}$"):
+        DaskLambdaMART("NDCG:top=5", n_estimators=2).fit(X, train.y, qid=train.qid, sample_weight=zeros)
+    zeros[cut:] = 1.0  # a partition of zero weights alone trains
+    DaskLambdaMART("NDCG:top=5", n_estimators=2).fit(X, train.y, qid=train.qid, sample_weight=zeros)
+
+
 def test_labels_and_weights_must_be_numbers_as_in_memory(client, data):
     # text refused from the dtype, before any partition is computed; an object array block by block
     train, _ = data
@@ -311,6 +334,28 @@ def test_feature_name_names_a_dask_arrays_columns(client, data):
     frame = pd.DataFrame(train.X, columns=names).assign(qid=train.qid, label=train.y)
     with pytest.raises(ValueError, match="feature_name differs from X's columns"):
         DaskGBRanker(n_estimators=2).fit(dd.from_pandas(frame, npartitions=1), "label", feature_name=names[::-1])
+
+
+def test_fit_takes_dask_series_for_labels_query_ids_and_weights(client, data):
+    # a dask Series has ``columns`` too: it was taken for a DataFrame and fit raised AttributeError 'chunks'
+    train, _ = data
+    columns = [f"f{j}" for j in range(train.n_features)]
+    weight = np.linspace(0.5, 2.0, train.n_docs)
+    frame = pd.DataFrame(train.X, columns=columns).assign(qid=train.qid, label=train.y, w=weight)
+    ddf = dd.from_pandas(frame, npartitions=1)
+    params = dict(n_estimators=5, random_state=0)
+    by_name = DaskLambdaMART("NDCG:top=5", **params).fit(ddf.drop(columns=["w"]), "label", qid="qid")
+    by_series = DaskLambdaMART("NDCG:top=5", **params).fit(ddf[columns], ddf["label"], qid=ddf["qid"])
+    on_arrays = DaskLambdaMART("NDCG:top=5", **params).fit(ddf[columns].to_dask_array(lengths=True), ddf["label"],
+                                                            qid=ddf["qid"])
+    expected = by_name.predict(train.X)
+    np.testing.assert_array_equal(by_series.predict(train.X), expected)
+    np.testing.assert_array_equal(on_arrays.predict(train.X), expected)
+    weighted = DaskLambdaMART("NDCG:top=5", **params).fit(ddf[columns], ddf["label"],
+                                                           qid=ddf["qid"], sample_weight=ddf["w"])
+    in_memory = LambdaMART("NDCG:top=5", **params).fit(train.X, train.y, qid=train.qid, sample_weight=weight)
+    np.testing.assert_allclose(weighted.predict(train.X), in_memory.predict(train.X), rtol=0, atol=1e-6)
+    assert not np.allclose(weighted.predict(train.X), expected)  # the weights were read
 
 
 def test_score_on_a_dask_dataframe_reads_label_and_qid_columns_as_fit_does(client, data):

@@ -295,7 +295,7 @@ max_query_size, random_state, importance_type, lgb_params
             init_score = None if init_score is None else next(parts)
         # LambdaMART: target="auto" for these labels and weights (a Dask reduction over the weights)
         objective = twin._objective_for_training(objective, y, sample_weight)
-        layout = check_query_layout(client, qid, y, objective)
+        layout = check_query_layout(client, qid, y, objective, sample_weight)
         sizes = layout.group_sizes
         if int(sizes.sum()) < 2:
             raise ValueError(f"training data has {int(sizes.sum())} sample(s); a ranker needs at least 2 documents")

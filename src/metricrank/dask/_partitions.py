@@ -14,6 +14,7 @@ rejected, not silently reordered; :func:`partition_by_query` sorts them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,11 +75,12 @@ def _is_dask(obj) -> bool:
 
 
 def _is_dask_frame(obj) -> bool:
-    return _is_dask(obj) and hasattr(obj, "columns") and hasattr(obj, "map_partitions")
+    # by ndim: a dask Series has ``columns`` too (dask 2026.8)
+    return _is_dask(obj) and hasattr(obj, "map_partitions") and getattr(obj, "ndim", None) == 2
 
 
 def _is_dask_series(obj) -> bool:
-    return _is_dask(obj) and hasattr(obj, "map_partitions") and not hasattr(obj, "columns")
+    return _is_dask(obj) and hasattr(obj, "map_partitions") and getattr(obj, "ndim", None) == 1
 
 
 def _vector(values, row_chunks: tuple, name: str, n_rows: int):
@@ -182,11 +184,29 @@ def as_dask_inputs(X, y, qid, sample_weight=None, init_score=None):
     return X, y, qid, sample_weight, init_score, names
 
 
-def _summarise(qid, y, index: int, objective):
-    """One partition's queries, checked: rows contiguous, labels finite and in the objective's domain."""
+_ROW = re.compile(r"\brow \d+\b")
+
+
+def _in_partition(err: ValueError, index: int) -> ValueError:
+    """``err`` with each "row N" (a row of partition ``index``, counted from 0 there) said to be of that partition."""
+    return ValueError(_ROW.sub(lambda m: f"{m.group(0)} of partition {index}", str(err)))
+
+
+def _summarise(qid, y, index: int, objective, weight=None):
+    """One partition's queries, checked: rows contiguous, labels finite and in the objective's domain, weights
+    finite and >= 0 (their sum returned, so the client sees whether all are 0)."""
     qid = np.asarray(qid)
+    weight_sum = 0.0
+    if weight is not None:
+        weight = np.asarray(weight, dtype=np.float64)
+        bad = ~np.isfinite(weight) | (weight < 0)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"sample_weight must be finite and >= 0; row {row} of partition {index} is "
+                             f"{weight[row]:g}")
+        weight_sum = float(weight.sum())
     if qid.size == 0:
-        return qid[:0], np.zeros(0, dtype=np.int64), np.inf, -np.inf, False
+        return qid[:0], np.zeros(0, dtype=np.int64), np.inf, -np.inf, False, weight_sum
     bounds, run_ids = query_runs(qid)
     check_query_ids(bounds, run_ids, f" of partition {index}")
     repeat = first_reappearance(bounds, run_ids)
@@ -201,30 +221,40 @@ def _summarise(qid, y, index: int, objective):
         raise ValueError(f"labels must be finite; row {int(np.flatnonzero(~np.isfinite(y))[0])} of partition "
                          f"{index} is not")
     if objective is not None:
-        objective.check_labels(y)
+        try:
+            objective.check_labels(y)
+        except ValueError as err:  # its rows are this partition's
+            raise _in_partition(err, index) from None
     sizes = np.diff(np.concatenate((bounds, [qid.size]))).astype(np.int64)
-    return run_ids, sizes, float(y.min()), float(y.max()), holds_two_labels(y, bounds)
+    return run_ids, sizes, float(y.min()), float(y.max()), holds_two_labels(y, bounds), weight_sum
 
 
-def check_query_layout(client, qid, y, objective=None) -> QueryLayout:
+def check_query_layout(client, qid, y, objective=None, sample_weight=None) -> QueryLayout:
     """Check that no query is split across partitions; return each partition's queries.
 
-    One task per partition summarises it (query ids and sizes; contiguity and
-    labels checked there, so only the summaries travel to the client).
+    One task per partition summarises it (query ids and sizes; contiguity,
+    labels and ``sample_weight`` checked there, so only the summaries travel
+    to the client).
 
     Raises
     ------
     QuerySplitError
         Naming the query id and the two partitions holding it, or the
         partition in which its rows are not contiguous.
+    ValueError
+        For a label outside the objective's domain or a bad weight (naming the row of its partition), or
+        weights that are all 0, as in memory.
     """
     from dask import delayed
 
     q_blocks = qid.to_delayed().ravel().tolist()
     y_blocks = y.to_delayed().ravel().tolist()
-    tasks = [delayed(_summarise, pure=True)(q, yb, i, objective)
-             for i, (q, yb) in enumerate(zip(q_blocks, y_blocks))]
+    w_blocks = [None] * len(q_blocks) if sample_weight is None else sample_weight.to_delayed().ravel().tolist()
+    tasks = [delayed(_summarise, pure=True)(q, yb, i, objective, wb)
+             for i, (q, yb, wb) in enumerate(zip(q_blocks, y_blocks, w_blocks))]
     summaries = client.compute(tasks, sync=True)
+    if sample_weight is not None and any(s[1].size for s in summaries) and not any(s[5] for s in summaries):
+        raise ValueError("training data: sample weights are all zero: every row would count for nothing")
     ids = [s[0] for s in summaries]
     sizes = [s[1] for s in summaries]
     if ids:
