@@ -63,6 +63,21 @@ def test_one_partition_equals_the_single_machine_model(client, data, objective):
     np.testing.assert_array_equal(model.predict(valid.X), local.predict(valid.X))
 
 
+def test_one_partition_with_weights_equals_the_single_machine_model_on_float32_weights(client, data):
+    # LightGBM hands the workers' objective the Dataset's weights, which it keeps as float32; in memory the
+    # objective reads the float64 weights given (README, "Exactness")
+    train, valid = data
+    weight = np.random.default_rng(0).uniform(0.2, 3.0, train.n_docs)
+    params = dict(objective="lambda:NDCG:top=10", n_estimators=15, learning_rate=0.2, random_state=3)
+    model = metricrank.dask.DaskGBRanker(**params).fit(one_partition(train), train.y, qid=train.qid,
+                                                       sample_weight=weight)
+    rounded = weight.astype(np.float32).astype(np.float64)
+    local = GBRanker(**params, n_jobs=1).fit(train.X, train.y, qid=train.qid, sample_weight=rounded)
+    np.testing.assert_array_equal(model.predict(valid.X), local.predict(valid.X))
+    unrounded = GBRanker(**params, n_jobs=1).fit(train.X, train.y, qid=train.qid, sample_weight=weight)
+    np.testing.assert_allclose(model.predict(valid.X), unrounded.predict(valid.X), rtol=1e-6, atol=1e-6)
+
+
 def test_dask_lambdamart_defaults_and_model_are_lambdamarts(client, data):
     train, valid = data
     dask_params = DaskLambdaMART().get_params()
