@@ -196,3 +196,18 @@ def test_label_and_query_columns_named_in_fit_eval_set_and_score(data):
         model().fit(train, "label", qid="query")
     with pytest.raises(ValueError, match="y='label' names a column, but X is a ndarray, not a DataFrame"):
         model().fit(ds.X, "label", qid=ds.qid)
+
+
+@pytest.mark.parametrize("argument", ["sample_weight", "group_weight"])
+def test_a_weight_named_as_a_column_is_refused_in_words(data, argument):
+    # only y and qid name columns (as in LightGBM's Dask rankers); it said "sample_weight must be numeric, got <U1"
+    ds, df, _, y = data
+    train = df.assign(label=y, qid=ds.qid, w=1.0)
+    with pytest.raises(ValueError, match=f"^{argument}='w': only y and qid may name a column of X; pass the "
+                                         r"weights themselves \(X\['w'\]\)"):
+        LambdaMART(n_estimators=2).fit(train, "label", qid="qid", **{argument: "w"})
+    torch = pytest.importorskip("torch")  # noqa: F841
+    from metricrank import RankNet
+
+    with pytest.raises(ValueError, match=f"^{argument}='w': only y and qid may name a column"):
+        RankNet(max_epochs=1).fit(train, "label", qid="qid", **{argument: "w"})

@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
-from ..learners._frames import column_schema
+from ..learners._frames import column_schema, refuse_named_weights
 from ..learners._gbdt import check_stopping_with
 from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_set_of,
                                 eval_specs, eval_starting_scores, warn_unmoved, warn_unmoved_metrics,
@@ -284,6 +284,7 @@ max_query_size, random_state, importance_type, lgb_params
         client = self._client()
 
         qid_column = qid if isinstance(qid, str) else "qid"
+        refuse_named_weights(sample_weight=sample_weight)
         X, y, qid, sample_weight, init_score, names = as_dask_inputs(X, y, qid, sample_weight, init_score)
         schema = column_schema(names, feature_name, X.shape[1])
         if init_score is not None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["FeatureNamesMixin", "FeatureSchema", "apply_schema", "check_feature_name", "column_schema",
-           "encode_eval_entry", "fit_schema", "take_columns"]
+           "encode_eval_entry", "fit_schema", "refuse_named_weights", "take_columns"]
 
 # LightGBM refuses these characters in feature names (they would break its JSON dump).
 _LGB_FORBIDDEN = str.maketrans({c: "_" for c in '[]{}:,"'})
@@ -234,6 +234,15 @@ def apply_schema(X, schema: FeatureSchema, what: str = "X"):
         raise ValueError(f"{what} columns differ from {source}: missing {missing or 'none'}, "
                          f"unexpected {extra or 'none'}")
     return _encode(frame, FeatureSchema(expected, schema.categorical, schema.categories), what)
+
+
+def refuse_named_weights(**weights) -> None:
+    """A ValueError for a weight given as a column name (only ``y`` and ``qid`` name columns, as in LightGBM's
+    Dask rankers); each keyword is the argument's name, its value what was passed."""
+    for arg, value in weights.items():
+        if isinstance(value, str):
+            raise ValueError(f"{arg}={value!r}: only y and qid may name a column of X; pass the weights themselves "
+                             f"(X[{value!r}]) and drop that column from X if it is no feature")
 
 
 def take_columns(X, y, qid):

@@ -20,7 +20,8 @@ from ..objectives._base import Objective, as_training_data
 from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, contributions_mean, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
-from ._frames import FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_entry, fit_schema, take_columns
+from ._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_entry, fit_schema,
+                      refuse_named_weights, take_columns)
 from ._gbdt import (MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, check_stopping_with, first_hessian_mass,
                     positive_int)
 from ._model_text import side_by_side
@@ -393,6 +394,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         eval_set = eval_set_of(eval_set, eval_X, eval_y)
         callbacks, lightgbm_callbacks = split_callbacks(callbacks)
         objective = self._make_objective()
+        refuse_named_weights(sample_weight=sample_weight, group_weight=group_weight)
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X, categorical_feature, feature_name)
         if self.grow_policy in (*SYMMETRIC_POLICIES, "mixed") and schema.categorical:

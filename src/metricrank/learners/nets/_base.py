@@ -24,7 +24,8 @@ from ...metrics.conventions import check_preset
 from ...metrics.evaluate import dataset_evaluator
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
-from .._frames import FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_entry, fit_schema, take_columns
+from .._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_entry, fit_schema,
+                       refuse_named_weights, take_columns)
 from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
                        starting_scores, warn_no_order_to_learn, warn_unmoved_judges, warn_unread_eval_weights)
 from .._persistence import read_model_file, write_model_file
@@ -197,6 +198,7 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
         check_early_stopping_rounds(early_stopping_rounds)
         torch = require_torch()
         device = self._torch_device()
+        refuse_named_weights(sample_weight=sample_weight, group_weight=group_weight)
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X)
         if schema.categorical:
