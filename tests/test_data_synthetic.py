@@ -218,3 +218,30 @@ def test_query_effect_spreads_relevance_between_queries_and_no_feature_holds_it(
 def test_bad_query_effect(kwargs, match):
     with pytest.raises(ValueError, match=match):
         make_ltr(5, **kwargs)
+
+
+def test_nonlinear_labels_cut_continuous_values_at_the_quantiles_as_before():
+    # the rule of earlier versions (the suite's drawn data sets were made with it), wherever no value ties a cut
+    from metricrank.data.synthetic import _labels_at_quantiles
+
+    rng = np.random.default_rng(0)
+    for n, probs in [(1, [0.5, 0.5]), (7, [0.2, 0.3, 0.5]), (1000, default_label_probs(5)), (999, [0.1] * 10)]:
+        latent = rng.standard_normal(n)
+        probs = np.asarray(probs) / np.sum(probs)
+        old = np.searchsorted(np.quantile(latent, np.cumsum(probs)[:-1]), latent, side="right")
+        np.testing.assert_array_equal(_labels_at_quantiles(latent, probs), old)
+
+
+@pytest.mark.parametrize("probs", [[0.5, 0.5, 0, 0, 0], [0.5, 0, 0.5, 0, 0], [0, 0.25, 0.25, 0.5, 0]])
+def test_nonlinear_labels_of_probability_zero_are_drawn_for_no_row(probs):
+    ds = make_ltr(50, relevance="nonlinear", label_probs=probs, random_state=0)
+    counts = np.bincount(ds.y.astype(int), minlength=5)
+    assert np.all(counts[np.asarray(probs) == 0] == 0), counts  # the maximum was given label 4
+    np.testing.assert_allclose(counts / ds.n_docs, probs, atol=2 / ds.n_docs)
+
+
+def test_nonlinear_labels_of_a_constant_latent_keep_the_requested_shares():
+    # no informative feature and no noise: every value ties every cut, and every row was given the top label
+    ds = make_ltr(20, relevance="nonlinear", n_informative=0, noise=0.0, random_state=0)
+    shares = np.bincount(ds.y.astype(int), minlength=5) / ds.n_docs
+    np.testing.assert_allclose(shares, default_label_probs(5), atol=2 / ds.n_docs)

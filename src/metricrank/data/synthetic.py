@@ -211,8 +211,7 @@ def _nonlinear(rng, qid, n, n_queries, n_features, n_informative, probs, noise, 
     latent = f + 0.5 * noise * rng.standard_normal(n)
     if query_effect:  # drawn only when asked for, so that 0 leaves the random stream, and the data, as before
         latent += query_effect * rng.standard_normal(n_queries)[qid]
-    cuts = np.quantile(latent, np.cumsum(probs)[:-1]) if n else np.zeros(0)
-    y = np.searchsorted(cuts, latent, side="right").astype(np.float64)
+    y = _labels_at_quantiles(latent, probs)
     if n_features > m:
         offsets = rng.normal(0.0, 2.0, size=(n_queries, n_features - m))
         scales = rng.uniform(0.5, 2.0, size=n_queries)
@@ -231,3 +230,28 @@ def _finish(X, y, sparse, group_ptr, qid, sizes, n) -> RankingDataset:
     within = np.arange(n, dtype=np.int64) - np.repeat(group_ptr[:-1], sizes)
     doc_ids = np.array([f"q{a}-d{b}" for a, b in zip(qid.tolist(), within.tolist())], dtype=object)
     return RankingDataset(X, y, group_ptr=group_ptr, qid=qid, doc_ids=doc_ids)
+
+
+def _labels_at_quantiles(latent: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Label ``k`` for the values between the latent's quantiles at ``probs``' cumulative sums ``k - 1`` and ``k``.
+
+    A value on a cut goes above it. Values tied on a cut are split, in row order, so the cut keeps its share (a
+    constant latent would otherwise give every row the top label), and a label of probability 0 is given to no
+    row (the cut at quantile 1, the maximum, would otherwise put the maximum above it). Elsewhere this is
+    ``searchsorted(quantile(latent, q), latent, side="right")``, the data of earlier versions.
+    """
+    n = latent.shape[0]
+    q = np.cumsum(probs)[:-1]
+    if n == 0:
+        return np.zeros(0)
+    order = np.argsort(latent, kind="stable")
+    ranked = latent[order]
+    cuts = np.quantile(latent, q)
+    below = np.searchsorted(ranked, cuts, side="left")  # rows under each cut: the labels up to k
+    upto = np.searchsorted(ranked, cuts, side="right")
+    below = np.where(upto - below > 1, np.clip(np.round(q * n), below, upto), below)  # ties: the cut's share
+    below[np.cumsum(probs[::-1])[::-1][1:] == 0] = n  # no probability above the cut: no row above it
+    below[np.cumsum(probs)[:-1] == 0] = 0  # none below it: no row below it
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    return np.searchsorted(np.maximum.accumulate(below), rank, side="right").astype(np.float64)
