@@ -299,6 +299,9 @@ GOOD = "1 qid:1 1:0.5 2:1\n0 qid:1 1:0.25\n"
         ("1_0 qid:1 1:1", "'1_0' holds a '_'"),
         ("1 qid:1 1:1_000", "'1:1_000' holds a '_'"),
         ("1 qid:1_2 1:1", "'qid:1_2' holds a '_'"),
+        # a bare OverflowError from scikit-learn's reader, and "is not an integer" for an integer
+        ("1 qid:1 2147483648:1", "feature index 2147483648 in '2147483648:1' is above 2147483647"),
+        ("1 qid:99999999999999999999 1:1", "query id 99999999999999999999 is outside the 64-bit signed integers"),
     ],
 )
 @pytest.mark.parametrize("suffix", ["", ".gz"])
@@ -612,3 +615,14 @@ def test_shared_data_fixture_skips_or_fails_when_absent(tmp_path, monkeypatch):
     with pytest.raises(pytest.fail.Exception, match="METRICRANK_REQUIRE_DATA=1"):
         require_data_dir(missing)
     assert require_data_dir(tmp_path) == tmp_path
+
+
+def test_save_letor_refuses_query_ids_load_letor_could_not_read_back(tmp_path):
+    ds = RankingDataset(np.eye(2), [1, 0], qid=np.array([2**64 - 1] * 2, dtype=np.uint64))
+    with pytest.raises(ValueError, match=f"query id {2**64 - 1} is above {2**63 - 1}: load_letor reads qids as "
+                                         "64-bit signed integers"):
+        save_letor(ds, tmp_path / "u.txt")
+    assert not (tmp_path / "u.txt").exists()
+    fits = RankingDataset(np.eye(2), [1, 0], qid=np.array([2**63 - 1] * 2, dtype=np.uint64))
+    save_letor(fits, tmp_path / "u.txt")
+    np.testing.assert_array_equal(load_letor(tmp_path / "u.txt").qid, [2**63 - 1] * 2)

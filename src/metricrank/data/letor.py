@@ -124,11 +124,18 @@ class _ScanState:
             if row_has_qid:
                 token = parts[1][4:]
                 try:
-                    qids.append(int(token))
-                except (ValueError, OverflowError):
+                    value = int(token)
+                except ValueError:
                     raise ValueError(
                         f"{path}, line {lineno}: query id {token.decode(errors='replace')!r} "
                         "is not an integer"
+                    ) from None
+                try:
+                    qids.append(value)
+                except OverflowError:  # the array of qids is int64
+                    raise ValueError(
+                        f"{path}, line {lineno}: query id {value} is outside the 64-bit signed integers "
+                        f"({-2**63} to {2**63 - 1}) that qids are read as"
                     ) from None
             doc = None
             if hash_pos >= 0:
@@ -138,6 +145,10 @@ class _ScanState:
                     self.any_doc = True
             doc_ids.append(doc)
             lines.append(lineno)
+
+
+#: The largest feature index :func:`sklearn.datasets.load_svmlight_file` reads (a C int; above, OverflowError).
+_MAX_INDEX = 2**31 - 1
 
 
 def _check_line(body: bytes, allow_zero: bool) -> str | None:
@@ -174,6 +185,8 @@ def _check_line(body: bytes, allow_zero: bool) -> str | None:
             return f"feature value in {text!r} is not a number"
         if idx < 0 or (idx == 0 and not allow_zero):
             return f"invalid feature index {idx} in {text!r}"
+        if idx > _MAX_INDEX:
+            return f"feature index {idx} in {text!r} is above {_MAX_INDEX}, the largest scikit-learn's reader takes"
         if idx <= prev:
             return (
                 f"feature index {idx} is not greater than the previous index {prev} "
@@ -329,7 +342,7 @@ def load_letor(
     # so that errors can quote the indices as written in the file.
     try:
         X, y = load_svmlight_file(path, dtype=dtype, zero_based=True, query_id=False)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:  # OverflowError: an index beyond a C int
         located = _locate_bad_line(path, allow_zero=zero_based is not False)
         if located is not None:
             lineno, reason = located
@@ -530,6 +543,10 @@ def save_letor(
                 if as_int is None or not np.array_equal(as_int.astype(qid.dtype), qid):
                     raise ValueError("SVMlight qid must be integers; this data set has non-integer query ids")
                 qid = as_int
+            elif qid.dtype == np.uint64 and qid.size and qid.max() > np.iinfo(np.int64).max:
+                raise ValueError(f"query id {qid.max()} is above {np.iinfo(np.int64).max}: load_letor reads qids "
+                                 "as 64-bit signed integers, so the file could not be read back; renumber the "
+                                 "queries (or pass write_qid=False with query_file=)")
     doc_ids = None
     if write_doc_ids and ds.doc_ids is not None:
         doc_ids = []
