@@ -195,6 +195,7 @@ def test_a_lightgbm_weight_file_beside_the_data_is_named_not_read(sets, tmp_path
     assert code == 0
     assert f"metricrank: warning: {data}.weight is not read (LightGBM reads it by default): pass --weights " \
            f"{data}.weight to weigh the rows" in err
+    assert err.count(".weight is not read") == 1  # the command line's word, not load_letor's too
     assert json.loads(out)["QueryRMSE"] == pytest.approx(
         evaluate(valid_ds.y, scores, qid=valid_ds.qid, metric="QueryRMSE"), rel=1e-12)
     printed = _run(argv + ["--weights", f"{data}.weight"], capsys)

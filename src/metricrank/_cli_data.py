@@ -19,7 +19,9 @@ def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, g
     ``weights``, a warning says that such a file is left unread and names ``weights_option``, which would read it."""
     from .data import RankingDataset, load_group_weights, load_letor, load_weights
 
-    ds = load_letor(path, n_features=n_features, query_file=query_file)
+    with warnings.catch_warnings():  # load_letor's word on PATH.weight, said below with the option that reads it
+        warnings.filterwarnings("ignore", message=r".*\.weight is not read \(LightGBM reads it", category=UserWarning)
+        ds = load_letor(path, n_features=n_features, query_file=query_file)
     beside = f"{os.fspath(path)}.weight"
     if weights is None and os.path.isfile(beside):
         warnings.warn(f"{beside} is not read (LightGBM reads it by default): pass {weights_option} {beside} to "

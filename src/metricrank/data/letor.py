@@ -280,7 +280,8 @@ def load_letor(
         :class:`OneQueryWarning` says so (the CLI prints it as one line on
         stderr). If the file
         has ``qid`` and ``query_file`` is given explicitly, both must agree;
-        an adjacent query file is ignored.
+        an adjacent query file is ignored. An adjacent ``<path>.weight``
+        (LightGBM's row weights) is not read, and a UserWarning says so.
     zero_based : bool or "auto", default=False
         Whether feature indices start at 0. The default follows SVMlight and
         LETOR (1-based; an index 0 is an error naming the line), so that
@@ -429,6 +430,11 @@ def load_letor(
     if dense:
         X = X.toarray()
 
+    beside = f"{os.fspath(path)}.weight"
+    if os.path.isfile(beside):  # LightGBM would weigh the rows by it; a switch from LightGBM must not lose them
+        warnings.warn(f"{beside} is not read (LightGBM reads it by default): to weigh the rows, pass "
+                      f"weight=metricrank.data.load_weights({beside!r}, n_rows={n_rows}) to a RankingDataset of "
+                      "these arrays, or sample_weight= to fit", UserWarning, stacklevel=2)
     return RankingDataset(X, y, group_ptr=group_ptr, qid=qid, doc_ids=doc_ids, source=path)
 
 
