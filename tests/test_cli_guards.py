@@ -169,6 +169,25 @@ def test_an_experiment_without_its_data_makes_no_directory(tmp_path, capsys, mon
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("argv, folder", [(["welleck"], "MQ2008"), (["ataman"], "uci"),
+                                          (["quality", "--datasets", "lgb-example"], "lightgbm-rank-example")])
+def test_an_experiment_whose_data_directory_lacks_its_folder_makes_nothing(tmp_path, capsys, argv, folder):
+    # it made --out, then failed with a bare "No such file or directory" (exit 1)
+    data = tmp_path / "data"
+    data.mkdir()
+    assert main(["experiment", *argv, "--data-dir", str(data), "--out", str(tmp_path / "out")]) == 2
+    assert f"--data-dir {data} holds no {folder}/, which experiment {argv[0]} reads" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [data]
+
+
+def test_a_quality_run_on_drawn_data_alone_needs_no_data_directory(tmp_path, monkeypatch):
+    from metricrank.experiments import quality
+
+    monkeypatch.setattr(quality, "run", lambda **kwargs: "report")
+    assert main(["experiment", "quality", "--datasets", "synthetic-50k", "--data-dir", str(tmp_path),
+                 "--out", str(tmp_path / "out")]) == 0
+
+
 def test_all_zero_weights_are_refused(files):
     from metricrank import RankingDataset
 

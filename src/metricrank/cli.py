@@ -243,6 +243,12 @@ EXPERIMENTS = {
 }
 
 
+#: The folders of the shared data directory each experiment reads (checked before its output directory is made).
+EXPERIMENT_DATA = {"welleck": ["MQ2008"], "yue": ["MQ2008"], "burges": ["MQ2008"], "ataman": ["uci"]}
+#: The quality suite's data sets read from the shared data directory, and their folders.
+QUALITY_DATA = {"mq2008": "MQ2008", "lgb-example": "lightgbm-rank-example"}
+
+
 def _cmd_experiment(args) -> int:
     import importlib
 
@@ -284,13 +290,22 @@ def _cmd_experiment(args) -> int:
             raise CLIError(f"--tune-storage: {error}") from None
         check_storage(args.tune_storage, "--tune-storage")
         options["tune_storage"] = args.tune_storage
-    if args.name != "quality" or set(options.get("datasets", ("mq2008",))) & {"mq2008", "lgb-example"}:
+    folders = EXPERIMENT_DATA.get(args.name, [])
+    if args.name == "quality":
+        folders = [QUALITY_DATA[name] for name in options.get("datasets", ("mq2008", "lgb-example"))
+                   if name in QUALITY_DATA]
+    if folders:
         from .experiments._datasets import shared_data_dir
 
         try:  # before the output directory is made
-            shared_data_dir(args.data_dir)
+            root = shared_data_dir(args.data_dir)
         except FileNotFoundError as error:
             raise CLIError(str(error)) from None
+        for folder in folders:
+            if not (root / folder).is_dir():
+                where = "--data-dir" if args.data_dir is not None else "the shared data directory"
+                raise CLIError(f"{where} {root} holds no {folder}/, which experiment {args.name} reads; pass the "
+                               "directory that holds it")
     try:  # the probe above reads permissions, which root passes where the directory cannot be made (/proc)
         os.makedirs(out, exist_ok=True)
     except OSError as error:
