@@ -366,3 +366,36 @@ def test_metrics_default_width_at_most_80_without_terminal(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["metrics"]) == 0
     assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("name, argv, expected", [
+    ("welleck", ["--folds", "1", "3", "--trees", "20"], {"folds": (1, 3), "n_estimators": 20}),
+    ("yue", ["--folds", "2"], {"folds": (2,)}),
+    ("burges", ["--trees", "50"], {"n_estimators": 50}),
+    ("quality", ["--trees", "40", "--datasets", "synthetic-50k"], {"trees": 40, "datasets": ("synthetic-50k",)}),
+])
+def test_experiment_folds_and_trees_shrink_a_run(tmp_path, monkeypatch, name, argv, expected, request):
+    import importlib
+
+    from metricrank.cli import EXPERIMENTS
+
+    if name != "quality":  # their MQ2008 folder is checked before the run
+        argv = [*argv, "--data-dir", str(request.getfixturevalue("shared_data"))]
+
+    module = importlib.import_module(f"metricrank.experiments.{EXPERIMENTS[name][0]}")
+    seen = {}
+    monkeypatch.setattr(module, "run", lambda **kwargs: seen.update(kwargs) or "report")
+    assert main(["experiment", name, *argv, "--out", str(tmp_path / "out")]) == 0
+    assert {k: seen[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["yue", "--trees", "5"], "--trees: only the welleck, burges, quality experiments take it, not yue"),
+    (["ataman", "--folds", "1"], "--folds: only the welleck, yue, burges experiments take it, not ataman"),
+    (["welleck", "--folds", "6"], "--folds: distinct MQ2008 folds among 1, 2, 3, 4, 5; got 6"),
+    (["welleck", "--folds", "1", "1"], "--folds: distinct MQ2008 folds among 1, 2, 3, 4, 5; got 1 1"),
+    (["burges", "--trees", "0"], "--trees must be a positive integer; got 0"),
+])
+def test_experiment_folds_and_trees_are_checked_first(tmp_path, capsys, argv, message):
+    assert main(["experiment", *argv, "--out", str(tmp_path / "out")]) == 2
+    assert message in capsys.readouterr().err and not (tmp_path / "out").exists()

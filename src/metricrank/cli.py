@@ -243,6 +243,8 @@ EXPERIMENTS = {
 }
 
 
+#: The experiments on MQ2008's five folds (``--folds`` chooses among them).
+MQ2008_EXPERIMENTS = ("welleck", "yue", "burges")
 #: The folders of the shared data directory each experiment reads (checked before its output directory is made).
 EXPERIMENT_DATA = {"welleck": ["MQ2008"], "yue": ["MQ2008"], "burges": ["MQ2008"], "ataman": ["uci"]}
 #: The quality suite's data sets read from the shared data directory, and their folders.
@@ -262,6 +264,18 @@ def _cmd_experiment(args) -> int:
     for option, value in quality_only.items():
         if value is not None and args.name != "quality":
             raise CLIError(f"{option}: only the quality experiment takes it, not {args.name}")
+    for option, value, takers in (("--folds", args.folds, MQ2008_EXPERIMENTS),
+                                  ("--trees", args.trees, ("welleck", "burges", "quality"))):
+        if value is not None and args.name not in takers:
+            raise CLIError(f"{option}: only the {', '.join(takers)} experiments take it, not {args.name}")
+    if args.folds is not None:
+        if any(k not in range(1, 6) for k in args.folds) or len(set(args.folds)) != len(args.folds):
+            raise CLIError(f"--folds: distinct MQ2008 folds among 1, 2, 3, 4, 5; got {' '.join(map(str, args.folds))}")
+        options["folds"] = tuple(args.folds)
+    if args.trees is not None:
+        if args.trees < 1:
+            raise CLIError(f"--trees must be a positive integer; got {args.trees}")
+        options["trees" if args.name == "quality" else "n_estimators"] = args.trees
     if args.random_states is not None:
         from .experiments.quality import check_random_states
 
@@ -369,6 +383,12 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("name", choices=sorted(EXPERIMENTS), help="the experiment")
     ex.add_argument("--data-dir", help="shared data directory (default: $METRICRANK_DATA or ../shared/data)")
     ex.add_argument("--out", help="report directory (default: reports/<experiment>)")
+    ex.add_argument("--folds", type=int, nargs="+", metavar="K",
+                    help="welleck, yue, burges: run these MQ2008 folds (1-5; default: all five), e.g. --folds 1 "
+                         "for a quick run")
+    ex.add_argument("--trees", type=int, metavar="N",
+                    help="welleck, burges, quality: the tree budget (default: 300; validation chooses each "
+                         "model's tree count within it)")
     ex.add_argument("--random-states", type=int, nargs="+", metavar="R",
                     help="quality only: run every system under each of these seeds (default: 0 alone); a fold's "
                          "value and each test query's are their means over them")
