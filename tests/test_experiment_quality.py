@@ -122,6 +122,18 @@ def test_run_completes_cached_entries_with_the_missing_metrics_only(split, tmp_p
             assert entry[metric]["test"] == full[metric]["test"]
 
 
+def test_run_tries_again_a_system_whose_library_was_missing(split, tmp_path):
+    # an ImportError is cached as an error entry; it was skipped on every later run, even once installed
+    key = quality._key("LightGBM lambdarank", split, 0.3, 6)
+    (tmp_path / "results.json").write_text(json.dumps({key: {"error": "No module named 'lightgbm'"}}))
+    quality.run(out_dir=tmp_path, splits=[split], lr=0.3, trees=6, threads=1, anchors=["LightGBM lambdarank"],
+                metricrank_systems={}, progress=False)
+    entry = json.loads((tmp_path / "results.json").read_text())[key]
+    full = quality.run_system(quality.ANCHORS["LightGBM lambdarank"], split, list(quality.JUDGED), lr=0.3, trees=6,
+                              threads=1)
+    assert "error" not in entry and entry["MAP"]["test"] == full["MAP"]["test"]
+
+
 def test_tuned_system_trains_the_parameters_tune_finds_on_validation(split):
     from metricrank.model_selection import tune
 

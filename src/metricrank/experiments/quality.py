@@ -609,8 +609,10 @@ def run(data_dir=None, out_dir: str | os.PathLike = "reports/quality", datasets=
         for name, metrics, fit in jobs:
             for state in random_states:
                 key = _key(name, split, lr, trees, state)
+                if "error" in cache.get(key, {}):  # its library was missing: tried again, it may be installed now
+                    del cache[key]
                 missing = [m for m in metrics if m not in cache.get(key, {})]
-                if not missing or "error" in cache.get(key, {}):
+                if not missing:
                     continue
                 try:
                     # systems are seeded, so values for metrics added later come from the same model
