@@ -184,7 +184,8 @@ def test_a_lightgbm_weight_file_beside_the_data_is_named_not_read(sets, tmp_path
     _, (valid, valid_files) = sets
     path, valid_ds = valid_files["weight"]
     data = tmp_path / "valid.txt"
-    save_letor(valid_ds, data)
+    with pytest.warns(UserWarning, match=r"save_letor writes no weights \(save_weights\)"):
+        save_letor(valid_ds, data)
     save_weights(f"{data}.weight", valid_ds.weight)
     scores = np.random.default_rng(3).normal(size=valid_ds.n_docs)
     np.savetxt(tmp_path / "scores.txt", scores)

@@ -643,3 +643,18 @@ def test_a_lightgbm_weight_file_beside_the_data_is_named_as_unread(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_letor(path)
+
+
+def test_save_letor_names_what_the_format_cannot_hold(tmp_path):
+    ds = RankingDataset(np.eye(3), [1, 0, 1], group=[3], weight=[1.0, 2.0, 3.0], group_weight=[2.0],
+                        pairs=[[0, 1]])
+    with pytest.warns(UserWarning, match=r"save_letor writes no weights \(save_weights\), group weights "
+                                         r"\(save_group_weights\), pairs \(save_pairs\)") as record:
+        save_letor(ds, tmp_path / "w.txt")
+    assert record[0].filename == __file__
+    back = load_letor(tmp_path / "w.txt", n_features=3)
+    np.testing.assert_array_equal(back.X, ds.X)
+    assert back.weight is None and back.group_weight is None and back.pairs is None  # as the warning said
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        save_letor(RankingDataset(np.eye(3), [1, 0, 1], group=[3]), tmp_path / "plain.txt")

@@ -260,3 +260,15 @@ def test_swap_delta_matrix_takes_labels_as_numbers_only(labels, message):
     from metricrank.objectives import swap_delta_matrix
     with pytest.raises(ValueError, match=message):
         swap_delta_matrix("NDCG:top=10", labels)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_complex_features_are_refused_by_a_ranking_dataset_as_complex_labels_are(sparse):
+    # the cast to float dropped the imaginary parts with a mere ComplexWarning
+    import scipy.sparse as sp
+
+    from metricrank import RankingDataset
+
+    X = np.array([[1 + 2j], [3 + 0j]])
+    with pytest.raises(ValueError, match=r"Complex data not supported in X \(dtype complex128\); it must be real"):
+        RankingDataset(sp.csr_matrix(X) if sparse else X, [1, 0])

@@ -122,6 +122,9 @@ class RankingDataset:
         source = None if source is None else str(source)
         where = _where(source)
         # --- X -------------------------------------------------------------
+        values = X.data if sp.issparse(X) else np.asarray(X)
+        if np.iscomplexobj(values):  # the cast below would drop the imaginary parts, with a mere ComplexWarning
+            raise ValueError(f"Complex data not supported in X (dtype {values.dtype}){where}; it must be real numbers")
         if sp.issparse(X):
             X = X.tocsr()
             if X.dtype not in (np.float32, np.float64):

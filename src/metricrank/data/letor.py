@@ -479,8 +479,12 @@ def save_letor(
 
     Values are written with the shortest text that reads back as the same
     number (``repr``; 9 significant digits for float32), so
-    ``load_letor(save_letor(ds))`` reproduces ``X`` and ``y`` exactly. Zero
-    features are omitted.
+    ``load_letor(path, n_features=ds.n_features)`` reproduces ``X`` and ``y``
+    exactly. Zero features are omitted (so without ``n_features`` trailing
+    all-zero columns are not read back). Weights, group weights and pairs
+    have no place in the format: a UserWarning names those the data set
+    holds, and :func:`save_weights`, :func:`save_group_weights` and
+    :func:`save_pairs` write them beside it.
 
     Parameters
     ----------
@@ -534,6 +538,12 @@ def save_letor(
         raise ValueError(f"comment must be a string or None, got {comment!r}")
     ds = _as_dataset(data)
     n = ds.n_docs
+    unwritten = [f"{what} ({writer})" for what, held, writer in (
+        ("weights", ds.weight, "save_weights"), ("group weights", ds.group_weight, "save_group_weights"),
+        ("pairs", ds.pairs, "save_pairs")) if held is not None]
+    if unwritten:
+        warnings.warn(f"save_letor writes no {', '.join(unwritten)}: the LETOR format has no place for them; "
+                      "write them beside the file with the functions named", UserWarning, stacklevel=2)
     qid = None
     if write_qid:
         if ds.qid is None:
