@@ -271,7 +271,10 @@ def load_letor(
         With ``qid``: if False, the rows of each query must be contiguous
         (otherwise :class:`~metricrank._groups.NonContiguousQueryError`,
         naming the file, the query id and the line); if True, the rows are
-        reordered stably by the query's first appearance.
+        reordered stably by the query's first appearance. Files that index
+        the file's rows (CatBoost pairs, LightGBM weights) then no longer
+        line up with the data set's rows: sort the file itself by query to
+        use them.
     query_file : str or path-like, optional
         Query sizes (one per line) for a file without ``qid``. By default
         ``<path>.query`` or ``<path>.group`` is used when it exists (LightGBM's
