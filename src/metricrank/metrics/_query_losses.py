@@ -5,11 +5,14 @@ the numerator and denominator of the formula in the CatBoost documentation
 (seed ``001``), and the overall value is ``sum(num) / sum(den)`` over the
 queries (then ``sqrt`` for QueryRMSE). Lower is better for all three.
 
-Weights. CatBoost evaluates these metrics with *object* weights only: group
-weights passed to ``catboost.utils.eval_metric(..., group_weight=...)`` do not
-change the value (measured with catboost 1.2.10), so the kernels read
-``MetricInput.weight`` and ignore ``MetricInput.group_weight``. With
-``use_weights=false`` every weight is 1.
+Weights. ``catboost.utils.eval_metric`` evaluates these metrics with *object*
+weights only: group weights passed as ``group_weight=`` do not change the value
+(measured with catboost 1.2.10), so the kernels read ``MetricInput.weight`` and
+ignore ``MetricInput.group_weight`` (``evaluate`` warns that they go unread).
+A CatBoost ``Pool`` with group weights, as in CatBoost's training logs, is
+different: it gives each row its query's weight, so there the value is this
+one with ``weights`` = each row's group weight. With ``use_weights=false``
+every weight is 1.
 
 QueryCrossEntropy, exactly (CatBoost's ``TQueryCrossEntropyMetric``): for each
 query, a shift ``b_q`` solving ``sum_i w_i (t_i - sigmoid(a_i + b_q)) = 0`` is
