@@ -57,7 +57,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
     objective : str, default "YetiRank"
         An objective spec: ``PairLogit``, ``PairLogitPairwise``, ``YetiRank``,
         ``YetiRankPairwise``, ``StochasticFilter``, ``StochasticRank:metric=NDCG``,
-        ``QueryRMSE``, ``QuerySoftMax``, ``QueryCrossEntropy``, with parameters in
+        ``QueryRMSE``, ``QuerySoftMax``, ``QueryCrossEntropy``, CatBoost's ``LambdaMart``, with parameters in
         CatBoost's syntax (``YetiRank:permutations=20``), or a λ target
         ``lambda:<metric spec>`` / ``RankNet``. ``metricrank objectives`` lists
         them all with their parameters and defaults.

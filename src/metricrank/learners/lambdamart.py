@@ -26,8 +26,8 @@ class LambdaMART(GBRanker):
     for MRR below, because they scored higher by them (see ``target``).
     ``fit``, ``predict``, ``save`` and ``load`` are GBRanker's. Any metric
     with an exact swap delta can be a λ target: NDCG, DCG, MAP, MRR, ERR,
-    PrecisionAt, AUC (Welleck's per-query binary AUC), ROCArea, MAUC, or
-    ``"RankNet"``.
+    PrecisionAt, QueryAUC (Welleck's per-query binary AUC), ROCArea, MAUC,
+    or ``"RankNet"``.
 
     Parameters
     ----------
@@ -101,7 +101,8 @@ class LambdaMART(GBRanker):
         below 30,000 documents, 15 below 62,000, 31 from there
         (:func:`metricrank.learners._gbdt.auto_num_leaves`: about 2,000
         documents per leaf, as a full binary tree); the fitted value is
-        ``num_leaves_``. Measured (BENCHMARKS.md, "Leaves by data size"): 7
+        ``num_leaves_``. Measured (BENCHMARKS.md, "Defaults, second round: leaves by data size and
+        randomised splits"): 7
         leaves with an L2 penalty of 10 win on the LETOR sets (2,400-9,600
         documents), where 31 leaves without a penalty lose 0.006-0.009 NDCG@10
         to CatBoost; on 52,000 nonlinear synthetic documents 15 or 31 leaves
@@ -203,7 +204,8 @@ class LambdaMART(GBRanker):
         n documents (LightGBM estimates n from the hessians). Off by default:
         at 10 it lifted every judged metric on MQ2008 (by 0.001-0.006) but
         was mixed on LightGBM's example and cost 0.006 NDCG@10 on the noisy
-        MQ2007-sized set (BENCHMARKS.md, "Randomised splits").
+        MQ2007-sized set (BENCHMARKS.md, "Defaults, second round: leaves by data size and randomised
+        splits").
     extra_trees : bool or "auto", default "auto"
         LightGBM's ``extra_trees``: each feature is tried at one random
         threshold per split search instead of at every bin, like CatBoost's
@@ -369,7 +371,9 @@ class LambdaMART(GBRanker):
         For ROCArea, QueryAUC and MAUC with ``norm=False``: queries of at least
         64 documents take the O(n log n) λ kernel (equal to the O(n²) one to
         about 1e-14; see :mod:`metricrank.objectives._auc_fast`), and
-        ``max_query_size`` does not apply. True forces the O(n²) kernel.
+        ``max_query_size`` does not apply. True forces the O(n²) kernel; False
+        takes the fast kernel for every query (an error for other targets or
+        ``norm=True``, whose λ does not factorise).
     preset : str, optional
         Metric convention preset (``catboost``, ``lightgbm``, ``xgboost``,
         ``trec_eval``) for the target and evaluation metrics.
