@@ -548,6 +548,15 @@ def test_pairs_errors(tmp_path, line, reason, kwargs):
         load_pairs(path, **kwargs)
 
 
+def test_pairs_refuse_a_row_count_that_contradicts_the_queries(tmp_path):
+    # n_rows=3 with queries of 10 rows: the pair (1, 7) of two queries passed unseen
+    path = write(tmp_path / "p.pairs", "1\t7\n")
+    with pytest.raises(ValueError, match="n_rows=3 but group_ptr ends at 10 rows"):
+        load_pairs(path, n_rows=3, group_ptr=[0, 5, 10])
+    pairs, _ = load_pairs(write(tmp_path / "ok.pairs", "1\t2\n"), n_rows=10, group_ptr=[0, 5, 10])
+    assert pairs.tolist() == [[1, 2]]
+
+
 def test_group_weights(tmp_path):
     ds = RankingDataset(np.zeros((4, 1)), [1, 0, 1, 0], qid=[30, 30, 10, 20])
     p = write(tmp_path / "gw.tsv", "10\t0.5\n20\t2\n030\t1.5\n")

@@ -216,6 +216,9 @@ def load_pairs(path, *, n_rows=None, group_ptr=None):
         ptr = np.asarray(group_ptr, dtype=np.int64)
         if n_rows is None:
             n_rows = int(ptr[-1])
+        elif ptr.size and n_rows != int(ptr[-1]):
+            raise ValueError(f"n_rows={n_rows} but group_ptr ends at {int(ptr[-1])} rows; give one of them, or "
+                             "both of the same data set")
     winners: list[int] = []
     losers: list[int] = []
     weights: list[float] = []
