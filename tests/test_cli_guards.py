@@ -122,6 +122,18 @@ def test_a_pipe_is_refused_where_the_reader_reads_twice_and_read_where_once(file
     assert main(["train", "--train", data, "--out", str(root / "m.json")]) == 2
     assert f"--train {data}: is not a regular file" in capsys.readouterr().err
     assert main(["eval", "--data", str(root / "train.txt"), "--scores", piped(scores)]) == 0  # read once
+    # so are the side files: a weight file through a pipe weighs as the file does
+    weights = root / "rows.weight"
+    np.savetxt(weights, np.linspace(0.5, 2.0, train.n_docs))
+    argv = ["eval", "--data", str(root / "train.txt"), "--scores", str(scores), "--metric", "QueryRMSE",
+            "--format", "json"]
+    capsys.readouterr()
+    assert main(argv + ["--weights", str(weights)]) == 0
+    from_file = capsys.readouterr().out
+    assert main(argv + ["--weights", piped(weights)]) == 0
+    assert capsys.readouterr().out == from_file
+    assert main(["train", "--train", str(root / "train.txt"), "--weights", piped(weights), "--trees", "2",
+                 "--quiet", "--out", str(root / "m.json")]) == 0
 
 
 def test_zero_based_files_get_command_line_advice(files, capsys):

@@ -67,9 +67,15 @@ def input_file_problem(path, read_twice: bool = True) -> str | None:
     return None
 
 
+#: The command line's options that name a data file, which the LETOR reader reads twice (a pipe will not do);
+#: the others (sidecars, scores, models) are read once.
+DATA_FILE_OPTIONS = ("--train", "--valid", "--data")
+
+
 def check_readable(path, name: str) -> None:
-    """A ValueError ``"{name} {path}: {problem}"`` where :func:`input_file_problem` finds one; None is no file."""
-    problem = None if path is None else input_file_problem(path)
+    """A ValueError ``"{name} {path}: {problem}"`` where :func:`input_file_problem` finds one; None is no file.
+    A pipe is refused for the options of :data:`DATA_FILE_OPTIONS` only."""
+    problem = None if path is None else input_file_problem(path, read_twice=name in DATA_FILE_OPTIONS)
     if problem is not None:
         raise ValueError(f"{name} {path}: {problem}")
 

@@ -120,7 +120,7 @@ def _cmd_eval(args) -> int:
     for path, option in ((args.query_file, "--query-file"), (args.weights, "--weights"),
                          (args.group_weights, "--group-weights")):
         if path is not None:
-            _check_input_file(path, option)
+            _check_input_file(path, option, read_twice=False)  # read once
     check_output_file(args.per_query, "--per-query")
     for path, option in ((args.data, "--data"), (args.scores, "--scores")):
         if same_file(path, args.per_query):
