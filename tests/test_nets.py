@@ -448,3 +448,16 @@ def test_incomplete_features_are_refused_in_words_for_a_net():
             model.fit(X, ds.y, qid=ds.qid)
         with pytest.raises(ValueError, match=message):
             model.fit(ds.X, ds.y, qid=ds.qid).predict(X)
+
+
+def test_a_bare_ranking_dataset_is_one_eval_set_for_the_nets_and_the_trees():
+    # the DataFrame encoding of the eval sets iterated it as a list ("'RankingDataset' object is not iterable")
+    from metricrank import LambdaMART
+
+    train = make_ltr(10, docs_per_query=(4, 8), n_features=4, n_informative=2, random_state=0)
+    valid = make_ltr(5, docs_per_query=(4, 8), n_features=4, n_informative=2, random_state=1)
+    for make in (lambda: RankNet(max_epochs=2, random_state=0, n_jobs=1),
+                 lambda: LambdaMART(n_estimators=3, min_data_in_leaf=2, n_jobs=1)):
+        bare = make().fit(train, eval_set=valid)
+        listed = make().fit(train, eval_set=[valid])
+        assert list(bare.evals_result_) == ["valid_0"] and bare.evals_result_ == listed.evals_result_

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["FeatureNamesMixin", "FeatureSchema", "apply_schema", "check_feature_name", "column_schema",
-           "encode_eval_entry", "fit_schema", "refuse_named_weights", "take_columns"]
+           "encode_eval_entry", "encode_eval_set", "fit_schema", "refuse_named_weights", "take_columns"]
 
 # LightGBM refuses these characters in feature names (they would break its JSON dump).
 _LGB_FORBIDDEN = str.maketrans({c: "_" for c in '[]{}:,"'})
@@ -272,6 +272,17 @@ def take_columns(X, y, qid):
     taken = {arg: frame[labels[value]].to_numpy() for arg, value in named.items()}
     X = frame.drop(columns=[labels[value] for value in set(named.values())])
     return X, taken.get("y", y), taken.get("qid", qid)
+
+
+def encode_eval_set(eval_set, schema: FeatureSchema):
+    """``eval_set`` (None, one entry: a tuple or a RankingDataset, or a list of them) as a list of entries, each
+    encoded by :func:`encode_eval_entry` (None stays None)."""
+    if eval_set is None:
+        return None
+    from ..data import RankingDataset
+
+    entries = [eval_set] if isinstance(eval_set, (tuple, RankingDataset)) else eval_set
+    return [encode_eval_entry(entry, schema, f"eval_set[{i}]") for i, entry in enumerate(entries)]
 
 
 def encode_eval_entry(entry, schema: FeatureSchema, what: str):

@@ -20,7 +20,7 @@ from ..objectives._base import Objective, as_training_data
 from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, contributions_mean, model_mean, numba_threads
 from . import _capacity
 from ._dataset_cache import checkout_datasets
-from ._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_entry, fit_schema,
+from ._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_set, fit_schema,
                       refuse_named_weights, take_columns)
 from ._gbdt import (MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, check_stopping_with, first_hessian_mass,
                     positive_int)
@@ -400,9 +400,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         if self.grow_policy in (*SYMMETRIC_POLICIES, "mixed") and schema.categorical:
             raise ValueError(f"grow_policy={self.grow_policy!r} splits numerical features only; categorical features "
                              f"{schema.categorical} need grow_policy='leafwise' or 'auto' (or encode them as numbers)")
-        if eval_set is not None:
-            eval_set = [encode_eval_entry(entry, schema, f"eval_set[{i}]")
-                        for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
+        eval_set = encode_eval_set(eval_set, schema)
         if early_stopping_rounds is not None and not eval_set:  # before the capacity check's fits
             raise ValueError("early_stopping_rounds needs an eval_set")
         ds = as_dataset(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,

@@ -24,7 +24,7 @@ from ...metrics.conventions import check_preset
 from ...metrics.evaluate import dataset_evaluator
 from ...model_selection import RankerScoreMixin
 from .._boosting import numba_threads
-from .._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_entry, fit_schema,
+from .._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_set, fit_schema,
                        refuse_named_weights, take_columns)
 from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
                        starting_scores, warn_no_order_to_learn, warn_unmoved_judges, warn_unread_eval_weights)
@@ -205,9 +205,7 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
             names = [schema.names[j] for j in schema.categorical]
             raise ValueError(f"X: column(s) {', '.join(map(repr, names))} have dtype 'category'; a neural ranker "
                              "reads numbers: encode them (one-hot, or their codes as numbers)")
-        if eval_set is not None:
-            eval_set = [encode_eval_entry(entry, schema, f"eval_set[{i}]")
-                        for i, entry in enumerate([eval_set] if isinstance(eval_set, tuple) else eval_set)]
+        eval_set = encode_eval_set(eval_set, schema)
         ds = self._dataset(X, y, qid, group, sample_weight, group_weight, pairs, pair_weight)
         if init_score is None:  # a starting score's order stays
             warn_no_order_to_learn(ds, stacklevel=4, model="net")
