@@ -16,7 +16,7 @@ from sklearn.base import clone
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearchCV, cross_val_score
 
-from metricrank import LambdaMART, evaluate, make_ltr, save_letor
+from metricrank import GBRanker, LambdaMART, RankingDataset, evaluate, make_ltr, save_letor
 from metricrank.data import OneQueryWarning
 from metricrank.learners._gbdt import EXTRA_TREES_MAX_DOCS, auto_num_leaves
 from metricrank.model_selection import default_param_space, improvement_pvalue, make_scorer, tune
@@ -1009,3 +1009,17 @@ def test_tune_takes_a_data_frame_as_it_takes_its_values(data, tmp_path):
     assert len(tuned((frame.copy(), y, qid), n_trials=3, storage=storage).study_.trials) == 3
     with pytest.raises(ValueError, match="its data differ"):
         tuned((frame.assign(f0=frame["f0"] + 1), y, qid), n_trials=3, storage=storage)
+
+
+@pytest.mark.parametrize("as_dataset", [False, True])
+def test_an_objectives_label_error_in_a_fold_names_the_row_of_the_data_given(data, as_dataset):
+    # the objective checks its labels in each fold's fit, counting the fold's rows: row 122 of a fold was printed
+    # (and the command line then gave that line of the file) where the label was on row 185
+    X, y, qid = data
+    labels = (y > 1).astype(float)  # QueryCrossEntropy's domain, [0, 1]
+    bad = int(np.flatnonzero(qid == np.unique(qid)[-1])[0])  # a row of the last query: in a training fold
+    labels[bad] = 2.0
+    given = {"X": RankingDataset(X, labels, qid=qid)} if as_dataset else {"X": X, "y": labels, "qid": qid}
+    with pytest.raises(ValueError, match=rf"QueryCrossEntropy needs labels in \[0, 1\]; row {bad} has label 2"):
+        tune(GBRanker("QueryCrossEntropy", n_estimators=2), **given, metric="NDCG:top=5", n_trials=1, cv=3,
+             show_progress=False)

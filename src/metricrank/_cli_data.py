@@ -4,11 +4,9 @@ CatBoost's group weights)."""
 from __future__ import annotations
 
 import os
-import re
 import warnings
 
-#: "row N" in a message about a data set's labels: N counts the data rows of its file from 0.
-_ROW = re.compile(r"\brow (\d+)\b")
+from ._row_refs import ROW
 
 
 def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, group_weights=None,
@@ -43,7 +41,7 @@ def with_file_lines(message: str, *files) -> str:
     ``--valid``); a row of a later file is renumbered as that file's row. Messages not about labels are returned
     as they are.
     """
-    rows = {int(match.group(1)) for match in _ROW.finditer(message)} if "label" in message else set()
+    rows = {int(match.group(1)) for match in ROW.finditer(message)} if "label" in message else set()
     if not rows:
         return message
     from ._io import open_read
@@ -71,7 +69,7 @@ def with_file_lines(message: str, *files) -> str:
         path, row, line = where[int(match.group(1))]
         return f"row {row} ({path}, line {line})"
 
-    return _ROW.sub(file_row, message)
+    return ROW.sub(file_row, message)
 
 
 def add_weights_options(parser, whose: str, use: str) -> None:

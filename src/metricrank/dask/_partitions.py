@@ -14,7 +14,6 @@ rejected, not silently reordered; :func:`partition_by_query` sorts them.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +21,7 @@ import numpy as np
 from .._arrays import numeric_array
 from .._checks import is_integer
 from .._groups import check_query_ids, first_reappearance, group_ptr_from_qid, holds_two_labels, query_runs
+from .._row_refs import ROW
 
 __all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "metric_order_moves",
            "partition_by_query", "scatter_by_query"]
@@ -184,12 +184,9 @@ def as_dask_inputs(X, y, qid, sample_weight=None, init_score=None):
     return X, y, qid, sample_weight, init_score, names
 
 
-_ROW = re.compile(r"\brow \d+\b")
-
-
 def _in_partition(err: ValueError, index: int) -> ValueError:
     """``err`` with each "row N" (a row of partition ``index``, counted from 0 there) said to be of that partition."""
-    return ValueError(_ROW.sub(lambda m: f"{m.group(0)} of partition {index}", str(err)))
+    return ValueError(ROW.sub(lambda m: f"{m.group(0)} of partition {index}", str(err)))
 
 
 def _summarise(qid, y, index: int, objective, weight=None):

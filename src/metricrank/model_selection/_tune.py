@@ -11,6 +11,7 @@ from sklearn.base import clone
 
 from .._checks import check_early_stopping_rounds, check_flag, check_lightgbm_seed, is_integer, is_real
 from .._groups import group_ptr_from_qid
+from .._row_refs import renumber_rows
 from ..data import RankingDataset
 from ..metrics import evaluate, get_metric
 from ..objectives._base import default_eval_spec
@@ -172,16 +173,22 @@ def fold_value(estimator, params, X, y, qid, train, test, metric, early_stopping
     """
     est = clone(estimator).set_params(**params)
     preset = getattr(est, "preset", None)
-    if dataset is not None:
-        train_set, test_set = (dataset.subset_queries(_fold_queries(dataset, rows)) for rows in (train, test))
-        est.fit(train_set, eval_set=[test_set], eval_metrics=[metric], early_stopping_rounds=early_stopping_rounds,
-                callbacks=callbacks)
-        truth, scores, where = test_set, est.predict(test_set.X), {}
-    else:
-        Xtr, Xte = _rows(X, train), _rows(X, test)
-        est.fit(Xtr, y[train], qid=qid[train], eval_set=[(Xte, y[test], qid[test])], eval_metrics=[metric],
-                early_stopping_rounds=early_stopping_rounds, callbacks=callbacks)
-        truth, scores, where = y[test], est.predict(Xte), {"qid": qid[test]}
+    try:
+        if dataset is not None:
+            train_set, test_set = (dataset.subset_queries(_fold_queries(dataset, rows)) for rows in (train, test))
+            est.fit(train_set, eval_set=[test_set], eval_metrics=[metric],
+                    early_stopping_rounds=early_stopping_rounds, callbacks=callbacks)
+            truth, scores, where = test_set, est.predict(test_set.X), {}
+        else:
+            Xtr, Xte = _rows(X, train), _rows(X, test)
+            est.fit(Xtr, y[train], qid=qid[train], eval_set=[(Xte, y[test], qid[test])], eval_metrics=[metric],
+                    early_stopping_rounds=early_stopping_rounds, callbacks=callbacks)
+            truth, scores, where = y[test], est.predict(Xte), {"qid": qid[test]}
+    except ValueError as err:  # a label check counts the fold's rows: said as rows of the data tune was given
+        if "label" not in str(err):
+            raise
+        rows = test if str(err).startswith("eval set") else train
+        raise ValueError(renumber_rows(str(err), np.sort(rows) if dataset is not None else rows)) from None
     trees = est.best_iteration_ or est.n_estimators_
     value = evaluate(truth, scores, metric=metric, preset=preset, **where)
     if not per_query:
