@@ -81,6 +81,10 @@ def test_the_best_value_is_evaluate_at_the_best_alpha_to_the_last_digit(metric):
     r = optimal_combination(ds.y.astype(float), b, ds.y, group_ptr=ds.group_ptr, metric=metric)
     assert r.alpha not in np.concatenate([[0.0, 1.0], r.breakpoints])  # an interval's midpoint
     assert r.value == evaluate(ds, r.alpha * ds.y + (1 - r.alpha) * b, metric=metric)
+    # the rankers alone too: a = the labels is a perfect ranker, which no mixture beats
+    assert r.value_at_1 == evaluate(ds, ds.y.astype(float), metric=metric) and r.value_at_0 == evaluate(ds, b,
+                                                                                                         metric=metric)
+    assert not r.value > r.value_at_1
 
 
 def test_tie_rule_prefers_the_widest_best_interval():

@@ -55,11 +55,12 @@ class CombinationResult:
     breakpoints : ndarray of shape (K,)
         Sorted distinct α in (0, 1) where some query's ranking changes.
     values : ndarray of shape (K + 1,)
-        The metric on the open intervals ``(0, b_1), (b_1, b_2), ..., (b_K, 1)``.
+        The metric on the open intervals ``(0, b_1), (b_1, b_2), ..., (b_K, 1)``, summed query by query along
+        the sweep (so equal to :func:`~metricrank.metrics.evaluate` up to rounding, about 1e-15).
     breakpoint_values : ndarray of shape (K,)
-        The metric at each breakpoint (crossing documents tied).
+        The metric at each breakpoint (crossing documents tied), summed as ``values``.
     value_at_0, value_at_1 : float
-        Ranker ``b`` alone (α = 0) and ranker ``a`` alone (α = 1), ties as given.
+        Ranker ``b`` alone (α = 0) and ranker ``a`` alone (α = 1), ties as given: ``evaluate`` of its scores.
     n_crossings : int
         Number of document pairs (or signs) that cross inside (0, 1).
     """
@@ -276,15 +277,17 @@ def optimal_combination(scores_a, scores_b, y, *, qid=None, group_ptr=None, metr
     point_values = _finalize(defn, totals[0][1], totals[1][1])
 
     alpha, value = _best(grid, interval_values, point_values, defn.higher_is_better)
-    # An interval's midpoint ties no pair: its value is read directly, not through the sweep's running sums,
-    # whose rounding can put NDCG a few ulps above 1.
-    if np.isfinite(value) and alpha not in grid:
-        with numba_threads(n_jobs):
-            value = evaluate(y, alpha * sa + (1 - alpha) * sb, group_ptr=ptr, metric=m)
+    # The two rankers alone, and an interval's midpoint (where no pair ties), are read directly, not through the
+    # sweep's running sums, whose rounding can put NDCG a few ulps above 1 or a perfect ranker's below.
+    with numba_threads(n_jobs):
+        at_0, at_1 = (float(evaluate(y, s, group_ptr=ptr, metric=m)) for s in (sb, sa))
+        if np.isfinite(value) and alpha not in grid:
+            value = float(evaluate(y, alpha * sa + (1 - alpha) * sb, group_ptr=ptr, metric=m))
+    value = {0.0: at_0, 1.0: at_1}.get(alpha, value)
     return CombinationResult(
         alpha=alpha, value=value, higher_is_better=defn.higher_is_better, metric=m.spec,
         breakpoints=grid[1:-1], values=interval_values, breakpoint_values=point_values[1:-1],
-        value_at_0=float(point_values[0]), value_at_1=float(point_values[-1]), n_crossings=int(ev_q.shape[0]),
+        value_at_0=at_0, value_at_1=at_1, n_crossings=int(ev_q.shape[0]),
     )
 
 
