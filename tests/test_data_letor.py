@@ -667,3 +667,23 @@ def test_save_letor_names_what_the_format_cannot_hold(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         save_letor(RankingDataset(np.eye(3), [1, 0, 1], group=[3]), tmp_path / "plain.txt")
+
+
+def test_the_weight_file_note_after_stable_sorts_reorder_and_in_predict(tmp_path, capsys):
+    # the advised load_weights call would put the weights on the wrong rows once stable_sort moved them
+    path = write(tmp_path / "m.txt", "1 qid:1 1:1\n0 qid:2 1:2\n1 qid:1 1:3\n0 qid:2 1:4\n")
+    (tmp_path / "m.txt.weight").write_text("10\n20\n30\n40\n")
+    with pytest.warns(UserWarning, match="its weights follow the file's rows, which stable_sort reordered") as record:
+        load_letor(path, stable_sort=True)
+    assert "load_weights" not in str(record[0].message)
+    # predict has no use for weights: no word on them (it handed a command-line user a Python call)
+    from metricrank import LambdaMART
+    from metricrank.cli import main
+
+    sorted_path = write(tmp_path / "s.txt", "1 qid:1 1:1\n1 qid:1 1:3\n0 qid:2 1:2\n0 qid:2 1:4\n")
+    (tmp_path / "s.txt.weight").write_text("10\n30\n20\n40\n")
+    LambdaMART(n_estimators=1, min_data_in_leaf=1).fit(np.arange(4.0)[:, None], [1, 0, 1, 0], group=[2, 2]).save(
+        tmp_path / "model.json")
+    assert main(["predict", "--model", str(tmp_path / "model.json"), "--data", str(sorted_path),
+                 "--out", str(tmp_path / "scores.txt")]) == 0
+    assert ".weight" not in capsys.readouterr().err

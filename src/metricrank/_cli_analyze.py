@@ -72,13 +72,13 @@ def _emit(args, title, payload: dict) -> None:
 
 
 def cmd_optimality(args) -> int:
+    from ._cli_data import read_letor
     from .analysis import local_optimality
-    from .data import load_letor
     from .learners import LambdaMART
 
     _check_common(args, [("--model", args.model), ("--data", args.data)])
     model = LambdaMART.load(args.model)
-    data = load_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
+    data = read_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
     r = local_optimality(model, data, metric=args.metric, delta=args.delta, p0=args.p0, step=args.step,
                          random_state=args.seed, n_directions=args.directions, preset=args.preset,
                          n_jobs=args.threads)
@@ -93,12 +93,12 @@ def cmd_optimality(args) -> int:
 
 
 def cmd_combine(args) -> int:
+    from ._cli_data import read_letor
     from .analysis import optimal_combination
     from .cli import load_scores
-    from .data import load_letor
 
     _check_common(args, [("--data", args.data), ("--scores-a", args.scores_a), ("--scores-b", args.scores_b)])
-    data = load_letor(args.data, query_file=args.query_file)
+    data = read_letor(args.data, query_file=args.query_file)
     a = load_scores(args.scores_a, len(data))
     b = load_scores(args.scores_b, len(data))
     r = optimal_combination(a, b, data.y, group_ptr=data.group_ptr, metric=args.metric, preset=args.preset,

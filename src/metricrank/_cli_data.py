@@ -15,11 +15,9 @@ def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, g
     as the rows' weights and ``group_weights`` (a CatBoost group-weights file, ``group_id<TAB>weight``, every
     query of the file once) as the queries'. LightGBM reads ``PATH.weight`` when it is there: without
     ``weights``, a warning says that such a file is left unread and names ``weights_option``, which would read it."""
-    from .data import RankingDataset, load_group_weights, load_letor, load_weights
+    from .data import RankingDataset, load_group_weights, load_weights
 
-    with warnings.catch_warnings():  # load_letor's word on PATH.weight, said below with the option that reads it
-        warnings.filterwarnings("ignore", message=r".*\.weight is not read \(LightGBM reads it", category=UserWarning)
-        ds = load_letor(path, n_features=n_features, query_file=query_file)
+    ds = read_letor(path, n_features=n_features, query_file=query_file)  # its word on PATH.weight is said below
     beside = f"{os.fspath(path)}.weight"
     if weights is None and os.path.isfile(beside):
         warnings.warn(f"{beside} is not read (LightGBM reads it by default): pass {weights_option} {beside} to "
@@ -30,6 +28,17 @@ def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, g
                           weight=ds.weight if weights is None else load_weights(weights, n_rows=ds.n_docs),
                           group_weight=None if group_weights is None else load_group_weights(group_weights, ds),
                           pairs=ds.pairs, pair_weight=ds.pair_weight, doc_ids=ds.doc_ids, source=ds.source)
+
+
+def read_letor(path, **options):
+    """:func:`~metricrank.data.load_letor` without its warning that ``PATH.weight`` goes unread, which speaks to
+    Python: a command says it in its own words (with the option that reads the file), or has no use for weights
+    (``predict``)."""
+    from .data import load_letor
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*\.weight is not read \(LightGBM reads it", category=UserWarning)
+        return load_letor(path, **options)
 
 
 def with_file_lines(message: str, *files) -> str:

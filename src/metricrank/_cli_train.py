@@ -354,7 +354,7 @@ def _train(args, model, objective, console, client) -> int:
 
 
 def cmd_predict(args) -> int:
-    from .data import load_letor
+    from ._cli_data import read_letor
     from .learners import load_ranker
 
     if args.num_iteration is not None and args.num_iteration < 1:
@@ -375,7 +375,7 @@ def cmd_predict(args) -> int:
         raise ValueError(f"--num-iteration {args.num_iteration}"
                          f"{f' from --start-iteration {args.start_iteration}' if args.start_iteration else ''}: "
                          f"{args.model} holds {model.n_estimators_} iterations")
-    data = load_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
+    data = read_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)  # weights unused
     text = "".join(f"{s:.17g}\n" for s in np.asarray(model.predict(data.X, start_iteration=args.start_iteration,
                                                                      num_iteration=args.num_iteration)))
     if args.out == "-":

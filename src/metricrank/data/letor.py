@@ -392,6 +392,7 @@ def load_letor(
     # Queries.
     qid = scan.qid
     doc_ids = scan.doc_ids
+    order = None  # the file's rows in the data set's order, where stable_sort moved them
     if qid is not None:
         try:
             group_ptr, order = group_ptr_from_qid(qid, stable_sort=stable_sort, source=path)
@@ -435,9 +436,10 @@ def load_letor(
 
     beside = f"{os.fspath(path)}.weight"
     if os.path.isfile(beside):  # LightGBM would weigh the rows by it; a switch from LightGBM must not lose them
-        warnings.warn(f"{beside} is not read (LightGBM reads it by default): to weigh the rows, pass "
-                      f"weight=metricrank.data.load_weights({beside!r}, n_rows={n_rows}) to a RankingDataset of "
-                      "these arrays, or sample_weight= to fit", UserWarning, stacklevel=2)
+        how = (f"to weigh the rows, pass weight=metricrank.data.load_weights({beside!r}, n_rows={n_rows}) to a "
+               "RankingDataset of these arrays, or sample_weight= to fit" if order is None else
+               "its weights follow the file's rows, which stable_sort reordered: sort the file by query to use it")
+        warnings.warn(f"{beside} is not read (LightGBM reads it by default): {how}", UserWarning, stacklevel=2)
     return RankingDataset(X, y, group_ptr=group_ptr, qid=qid, doc_ids=doc_ids, source=path)
 
 
