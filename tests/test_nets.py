@@ -435,6 +435,10 @@ def test_a_data_frames_columns_are_kept_and_checked_as_the_tree_rankers_do(cls, 
         loaded.predict(frame[columns[::-1]])
     with pytest.raises(ValueError, match="column\\(s\\) 'x' have dtype 'category'"):
         cls(**params).fit(frame.astype({"x": "category"}), ds.y, qid=ds.qid)
+    # text: convert it; a category column is the tree rankers' way, not a net's (it said "or make it a category")
+    with pytest.raises(ValueError, match=r"convert it \(pd.to_numeric for numbers kept as text\) \(the tree rankers "
+                                         r"also take it as a pandas 'category' column\)$"):
+        cls(**params).fit(frame.assign(x=frame.x.astype(str)), ds.y, qid=ds.qid)
 
 
 def test_incomplete_features_are_refused_in_words_for_a_net():

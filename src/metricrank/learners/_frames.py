@@ -204,7 +204,7 @@ def _encode(frame, schema: FeatureSchema, what: str) -> np.ndarray:
             how = ("to numbers (e.g. days since a date)" if held.startswith(("datetime", "timedelta", "date"))
                    else "(pd.to_numeric for numbers kept as text)")
             raise ValueError(f"{what}: column {name!r} has dtype {column.dtype} ({held} values), not numbers; "
-                             f"convert it {how} or make it a pandas 'category' column")
+                             f"convert it {how} (the tree rankers also take it as a pandas 'category' column)")
         out[:, j] = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
         if j in schema.categorical:
             _check_integer_codes(out[:, j], f"column {name!r}")
