@@ -373,6 +373,8 @@ def test_fit_takes_dask_series_for_labels_query_ids_and_weights(client, data):
     assert not np.allclose(weighted.predict(train.X), expected)  # the weights were read
     with pytest.raises(ValueError, match=r"^sample_weight='w': only y and qid may name a column of X"):
         DaskLambdaMART("NDCG:top=5", **params).fit(ddf, "label", qid="qid", sample_weight="w")
+    with pytest.raises(ValueError, match=r"^init_score='w': only y and qid may name a column of X"):
+        DaskLambdaMART("NDCG:top=5", **params).fit(ddf, "label", qid="qid", init_score="w")
 
 
 def test_score_on_a_dask_dataframe_reads_label_and_qid_columns_as_fit_does(client, data):

@@ -204,10 +204,29 @@ def test_a_weight_named_as_a_column_is_refused_in_words(data, argument):
     ds, df, _, y = data
     train = df.assign(label=y, qid=ds.qid, w=1.0)
     with pytest.raises(ValueError, match=f"^{argument}='w': only y and qid may name a column of X; pass the "
-                                         r"weights themselves \(X\['w'\]\)"):
+                                         r"values themselves \(X\['w'\]\)"):
         LambdaMART(n_estimators=2).fit(train, "label", qid="qid", **{argument: "w"})
     torch = pytest.importorskip("torch")  # noqa: F841
     from metricrank import RankNet
 
     with pytest.raises(ValueError, match=f"^{argument}='w': only y and qid may name a column"):
         RankNet(max_epochs=1).fit(train, "label", qid="qid", **{argument: "w"})
+
+
+
+def test_every_per_row_argument_named_as_a_column_is_refused_in_words(data):
+    # "could not convert string to float: 'w'", "sample_weight must be numeric, got dtype <U1", "weights must be
+    # one-dimensional, got shape ()": what init_score, eval_sample_weight and score's sample_weight said
+    ds, df, _, y = data
+    train = df.assign(label=y, qid=ds.qid, w=1.0)
+    model = LambdaMART(n_estimators=2, min_data_in_leaf=5)
+    for kwargs, where in [({"init_score": "w"}, "init_score"),
+                          ({"eval_set": [(train, "label", "qid")], "eval_sample_weight": ["w"]},
+                           r"eval_sample_weight\[0\]"),
+                          ({"eval_set": [(train, "label", "qid")], "eval_init_score": [None, "w"]},
+                           r"eval_init_score\[1\]")]:
+        with pytest.raises(ValueError, match=f"^{where}='w': only y and qid may name a column of X"):
+            model.fit(train, "label", qid="qid", **kwargs)
+    fitted = model.fit(train.drop(columns="w"), "label", qid="qid")
+    with pytest.raises(ValueError, match="^sample_weight='w': only y and qid may name a column of X"):
+        fitted.score(train, "label", qid="qid", sample_weight="w")

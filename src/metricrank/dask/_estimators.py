@@ -284,7 +284,7 @@ max_query_size, random_state, importance_type, lgb_params
         client = self._client()
 
         qid_column = qid if isinstance(qid, str) else "qid"
-        refuse_named_weights(sample_weight=sample_weight)
+        refuse_named_weights(sample_weight=sample_weight, init_score=init_score)
         X, y, qid, sample_weight, init_score, names = as_dask_inputs(X, y, qid, sample_weight, init_score)
         schema = column_schema(names, feature_name, X.shape[1])
         if init_score is not None:

@@ -237,12 +237,15 @@ def apply_schema(X, schema: FeatureSchema, what: str = "X"):
 
 
 def refuse_named_weights(**weights) -> None:
-    """A ValueError for a weight given as a column name (only ``y`` and ``qid`` name columns, as in LightGBM's
-    Dask rankers); each keyword is the argument's name, its value what was passed."""
+    """A ValueError for a per-row or per-query argument given as a column name (only ``y`` and ``qid`` name
+    columns, as in LightGBM's Dask rankers); each keyword is the argument's name, its value what was passed, and
+    a list's entries (``eval_sample_weight``: one per eval set) are read one by one."""
     for arg, value in weights.items():
-        if isinstance(value, str):
-            raise ValueError(f"{arg}={value!r}: only y and qid may name a column of X; pass the weights themselves "
-                             f"(X[{value!r}]) and drop that column from X if it is no feature")
+        for where, entry in ([(f"{arg}[{i}]", v) for i, v in enumerate(value)] if isinstance(value, (list, tuple))
+                             else [(arg, value)]):
+            if isinstance(entry, str):
+                raise ValueError(f"{where}={entry!r}: only y and qid may name a column of X; pass the values "
+                                 f"themselves (X[{entry!r}]) and drop that column from X if it is no feature")
 
 
 def take_columns(X, y, qid):

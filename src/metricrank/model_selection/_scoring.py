@@ -167,7 +167,7 @@ class RankerScoreMixin:
         sample_weight : array-like of shape (n,), optional
             Row weights, for the metrics that use them.
         """
-        from ..learners._frames import take_columns
+        from ..learners._frames import refuse_named_weights, take_columns
 
         if isinstance(X, RankingDataset):
             given = [name for name, value in (("y", y), ("qid", qid), ("group", group),
@@ -181,6 +181,7 @@ class RankerScoreMixin:
             return float(_sign(m) * evaluate(X, scores, metric=m))
         if y is None:
             raise ValueError("score needs y (the labels), unless X is a RankingDataset")
+        refuse_named_weights(sample_weight=sample_weight)
         X, y, qid = take_columns(X, y, qid)
         # predict checks X (and fittedness) first, with the estimator's own messages
         scores = self._score_predict(X, qid, group)
