@@ -55,8 +55,8 @@ def test_the_nets_warn_too(data):
     pytest.importorskip("torch")
     from metricrank import RankNet
 
-    with pytest.warns(UserWarning, match=fr"{MESSAGE}, so the model learns none \(the net keeps the scores of its "
-                      "random start") as record:
+    with pytest.warns(UserWarning, match=fr"{MESSAGE}, so the model learns none \(the net keeps its random start, "
+                      r"which weight decay only draws toward 0\)") as record:
         model = RankNet(max_epochs=1, random_state=0).fit(data.X, np.zeros(data.n_docs), qid=data.qid)
     assert [w.filename for w in record if MESSAGE in str(w.message)] == [__file__]
     scores = model.predict(data.X)

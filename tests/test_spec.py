@@ -25,7 +25,7 @@ def test_metric_specs(spec, canonical):
     ("NDCG:tpo=3", "NDCG has no parameter 'tpo'; its parameters are"),
     # copied from a CatBoost eval_metric
     ("NDCG:top=10;hints=skip_train~false", "hints is CatBoost's word on whether to compute a metric on the training "
-                                           "data during training, not a parameter of the metric: drop it"),
+                                           "data during training, not a parameter of NDCG: drop it"),
     ("NDCG:top=x", "NDCG: bad value for top"),
     ("", "a metric spec must be a non-empty string"),
 ])

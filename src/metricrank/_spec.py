@@ -59,7 +59,7 @@ def parse_param_values(owner: str, params, raw: dict[str, str]) -> dict:
         if param is None:
             names = ", ".join(by_name) or "(none)"
             hint = ("; hints is CatBoost's word on whether to compute a metric on the training data during "
-                    "training, not a parameter of the metric: drop it") if key == "hints" else ""
+                    f"training, not a parameter of {owner}: drop it") if key == "hints" else ""
             raise ValueError(f"{owner} has no parameter {key!r}; its parameters are {names}{hint}")
         try:
             out[key] = param.parse(value)

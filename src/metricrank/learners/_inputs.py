@@ -197,7 +197,7 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eva
 
 #: What :func:`warn_unordered_labels` says a model that learns nothing does, by kind of model.
 UNTRAINED = {"trees": "trees grown from zero score the documents of a query alike",
-             "net": "the net keeps the scores of its random start"}
+             "net": "the net keeps its random start, which weight decay only draws toward 0"}
 
 
 def warn_no_order_to_learn(ds: RankingDataset, *, stacklevel: int = 3, model: str = "trees") -> None:
