@@ -122,15 +122,14 @@ class RankingDataset:
         source = None if source is None else str(source)
         where = _where(source)
         # --- X -------------------------------------------------------------
-        values = X.data if sp.issparse(X) else np.asarray(X)
-        if np.iscomplexobj(values):  # the cast below would drop the imaginary parts, with a mere ComplexWarning
-            raise ValueError(f"Complex data not supported in X (dtype {values.dtype}){where}; it must be real numbers")
+        X = X if sp.issparse(X) else np.asarray(X)
+        if np.iscomplexobj(X):  # the cast below would drop the imaginary parts, with a mere ComplexWarning
+            raise ValueError(f"Complex data not supported in X (dtype {X.dtype}){where}; it must be real numbers")
         if sp.issparse(X):
             X = X.tocsr()
             if X.dtype not in (np.float32, np.float64):
                 X = X.astype(np.float64)
         else:
-            X = np.asarray(X)
             if X.dtype not in (np.float32, np.float64):
                 X = X.astype(np.float64)
             X = np.ascontiguousarray(X)
