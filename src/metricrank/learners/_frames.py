@@ -236,16 +236,19 @@ def apply_schema(X, schema: FeatureSchema, what: str = "X"):
     return _encode(frame, FeatureSchema(expected, schema.categorical, schema.categories), what)
 
 
-def refuse_named_weights(**weights) -> None:
+def refuse_named_weights(per_eval_set: dict | None = None, **weights) -> None:
     """A ValueError for a per-row or per-query argument given as a column name (only ``y`` and ``qid`` name
-    columns, as in LightGBM's Dask rankers); each keyword is the argument's name, its value what was passed, and
-    a list's entries (``eval_sample_weight``: one per eval set) are read one by one."""
-    for arg, value in weights.items():
-        for where, entry in ([(f"{arg}[{i}]", v) for i, v in enumerate(value)] if isinstance(value, (list, tuple))
-                             else [(arg, value)]):
-            if isinstance(entry, str):
-                raise ValueError(f"{where}={entry!r}: only y and qid may name a column of X; pass the values "
-                                 f"themselves (X[{entry!r}]) and drop that column from X if it is no feature")
+    columns, as in LightGBM's Dask rankers); each keyword is the argument's name, its value what was passed.
+    ``per_eval_set`` holds the arguments with one entry per eval set (``eval_sample_weight``...): their entries
+    are read one by one (anything but a list or tuple is left to the eval sets' own check)."""
+    named = list(weights.items())
+    for arg, values in (per_eval_set or {}).items():
+        if isinstance(values, (list, tuple)):
+            named += [(f"{arg}[{i}]", value) for i, value in enumerate(values)]
+    for where, value in named:
+        if isinstance(value, str):
+            raise ValueError(f"{where}={value!r}: only y and qid may name a column of X; pass the values "
+                             f"themselves (X[{value!r}]) and drop that column from X if it is no feature")
 
 
 def take_columns(X, y, qid):

@@ -394,9 +394,9 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         eval_set = eval_set_of(eval_set, eval_X, eval_y)
         callbacks, lightgbm_callbacks = split_callbacks(callbacks)
         objective = self._make_objective()
-        refuse_named_weights(sample_weight=sample_weight, group_weight=group_weight, init_score=init_score,
-                             eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight,
-                             eval_init_score=eval_init_score)
+        refuse_named_weights(dict(eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight,
+                                  eval_init_score=eval_init_score),
+                             sample_weight=sample_weight, group_weight=group_weight, init_score=init_score)
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X, categorical_feature, feature_name)
         if self.grow_policy in (*SYMMETRIC_POLICIES, "mixed") and schema.categorical:

@@ -198,9 +198,9 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
         check_early_stopping_rounds(early_stopping_rounds)
         torch = require_torch()
         device = self._torch_device()
-        refuse_named_weights(sample_weight=sample_weight, group_weight=group_weight, init_score=init_score,
-                             eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight,
-                             eval_init_score=eval_init_score)
+        refuse_named_weights(dict(eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight,
+                                  eval_init_score=eval_init_score),
+                             sample_weight=sample_weight, group_weight=group_weight, init_score=init_score)
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X)
         if schema.categorical:
