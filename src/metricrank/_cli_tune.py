@@ -1,8 +1,8 @@
 """``metricrank tune``: search a ranker's tree parameters with Optuna, folds made of whole queries.
 
 ``metricrank tune --train F [--weights F] [--group-weights F] [--pairs F | --valid F [--valid-query-file F]
-[--valid-weights F] [--valid-group-weights F]] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N --cv K --timeout S
---seed S [--storage URL [--study-name NAME]] --out MODEL.json [--params-out best.json]`` runs
+[--valid-weights F] [--valid-group-weights F]] [--objective SPEC] [--target SPEC|auto] --metric SPEC --trials N
+--cv K --timeout S --seed S [--storage URL [--study-name NAME]] --out MODEL.json [--params-out best.json]`` runs
 :func:`metricrank.model_selection.tune` and writes the refitted best model (``metricrank predict`` reads it) and,
 optionally, the best parameters as JSON. With ``--valid`` the trials train on ``--train`` and stop early and score
 on ``--valid`` (one split instead of ``--cv`` folds); the best model is refitted on both files. With ``--storage``
@@ -67,8 +67,9 @@ def _check_options(args):
         if not objective.accepts_pairs:
             raise ValueError(f"--pairs needs an objective that reads explicit pairs (PairLogit, PairLogitPairwise), "
                              f"not {objective.spec}")
-    for option, what in (("--valid-weights", "weighs --valid's rows"), ("--valid-group-weights", "weighs --valid's "
-                         "queries"), ("--valid-query-file", "gives --valid's group sizes")):
+    for option, what in (("--valid-weights", "weighs --valid's rows"),
+                         ("--valid-group-weights", "weighs --valid's queries"),
+                         ("--valid-query-file", "gives --valid's group sizes")):
         if getattr(args, option[2:].replace("-", "_")) is not None and not args.valid:
             raise ValueError(f"{option} {what}; pass --valid")
     for path, option in ((args.pairs, "--pairs"), (args.weights, "--weights"), (args.group_weights, "--group-weights"),
@@ -90,8 +91,8 @@ def _check_options(args):
         raise ValueError(str(err)) from None
     if args.storage is not None:
         check_storage(args.storage, "--storage")
-    for path, option in ((args.train, "--train"), (args.train_query_file, "--train-query-file"), (args.valid, "--valid"),
-                         (args.valid_query_file, "--valid-query-file")):
+    for path, option in ((args.train, "--train"), (args.train_query_file, "--train-query-file"),
+                         (args.valid, "--valid"), (args.valid_query_file, "--valid-query-file")):
         check_readable(path, option)  # last: the checks above need no data
         if same_file(path, args.out) or same_file(path, args.params_out):
             raise ValueError(f"{option} {path} is also an output file; name another one")
