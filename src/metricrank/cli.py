@@ -27,7 +27,7 @@ from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
 from ._cli_train import add_parsers as add_train_parsers
 from ._cli_tune import add_parsers as add_tune_parsers
-from ._io import atomic_write, input_file_problem, is_stdout, json_line, open_read, same_file
+from ._io import DATA_FILE_OPTIONS, atomic_write, input_file_problem, is_stdout, json_line, open_read, same_file
 
 PRESET_CHOICES = ("catboost", "lightgbm", "xgboost", "trec_eval")
 
@@ -65,10 +65,11 @@ def load_scores(path, n_rows: int) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
-def _check_input_file(path, option: str, read_twice: bool = True) -> None:
+def _check_input_file(path, option: str) -> None:
+    """As :func:`~metricrank._io.check_readable` (a pipe only where a data file is read twice), for ``eval``."""
     if is_stdout(path):
         raise CLIError(f"{option}: reading from standard input is not supported; give a file")
-    problem = input_file_problem(path, read_twice)
+    problem = input_file_problem(path, read_twice=option in DATA_FILE_OPTIONS)
     if problem is not None:
         raise CLIError(f"{option}: {path}: {problem}")
 
@@ -116,11 +117,11 @@ def _cmd_eval(args) -> int:
         except ValueError as err:
             raise CLIError(f"--metric {spec!r}: {err}") from None
     _check_input_file(args.data, "--data")
-    _check_input_file(args.scores, "--scores", read_twice=False)  # a pipe will do
+    _check_input_file(args.scores, "--scores")
     for path, option in ((args.query_file, "--query-file"), (args.weights, "--weights"),
                          (args.group_weights, "--group-weights")):
         if path is not None:
-            _check_input_file(path, option, read_twice=False)  # read once
+            _check_input_file(path, option)
     check_output_file(args.per_query, "--per-query")
     for path, option in ((args.data, "--data"), (args.scores, "--scores")):
         if same_file(path, args.per_query):
