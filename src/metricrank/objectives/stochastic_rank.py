@@ -13,6 +13,22 @@ of probability labels; ``MRR`` with relevant meaning label > 0, i.e.
 the more relevant document were ranked lower (the pessimistic tie order of
 the catalogue metrics); ``mu = 0`` smooths ``M`` itself.
 
+``metric=FilteredDCG`` (CatBoost's source has it; its documentation does
+not list it) smooths the DCG of the documents *ranked by score* whose score
+is ``>= 0``: the kept documents take positions 1, 2, ... in score order
+(``denominator`` defaults to ``Position``, as the metric's does; ``top``
+truncates). The catalogue's ``FilteredDCG`` keeps the input order, so the two
+agree when the documents come in score order; it is still the metric
+reported, as CatBoost reports it. That metric is not shift invariant and
+scores are not centred. CatBoost adds a virtual document of score 0 (no
+noise) and gain 0 marking the cut, so every real document's score is its
+own Gaussian: ``dM_sigma/da_i = sum_r phi_sigma(s'_r - a~_i) (M_r - M_{r+1})``
+over the others and the cut, ``i`` counted at ``r`` when the document below it
+scores ``>= 0``. A one-document query has a gradient. No query mean is
+subtracted; with ``lambda > 0`` the projection below counts the cut as a
+document of score 0 (its own estimate included), as CatBoost does. The
+default ``lambda`` is 0 for this metric (CatBoost's).
+
 Estimator
 ---------
 The paper's coordinate-conditional Monte-Carlo estimator, as CatBoost
@@ -85,9 +101,9 @@ from .stochastic_filter import check_num_estimations, parse_num_estimations
 __all__ = ["DEFINITIONS", "STOCHASTIC_RANK_METRICS", "BoundStochasticRank", "StochasticRank"]
 
 #: Metrics StochasticRank optimises.
-STOCHASTIC_RANK_METRICS = ("DCG", "NDCG", "PFound", "ERR", "MRR")
+STOCHASTIC_RANK_METRICS = ("DCG", "NDCG", "PFound", "ERR", "MRR", "FilteredDCG")
 
-_DCG, _NDCG, _PFOUND, _ERR, _MRR = 0, 1, 2, 3, 4
+_DCG, _NDCG, _PFOUND, _ERR, _MRR, _FILTERED_DCG = 0, 1, 2, 3, 4, 5
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _ALL = np.iinfo(np.int64).max
 
@@ -97,18 +113,21 @@ def _srank_grad(raw, y, ptr, normals, code, top, exp_gain, log_position, decay, 
                 row_factor, grad, hess):
     nq = ptr.shape[0] - 1
     n_est = normals.shape[0]
+    filtered = code == 5
     for q in prange(nq):
         s = ptr[q]
         n = ptr[q + 1] - s
         for i in range(s, s + n):
             grad[i] = 0.0
             hess[i] = row_factor[i]
-        if n < 2:
+        # FilteredDCG: document n is the cut, a virtual document of score 0 (no noise) and gain 0
+        m = n + 1 if filtered else n
+        if m < 2:
             continue
-        t = min(top, n)
-        # Per-document value (gain or PFound relevance) and position weights w[0..n] (w[r] = 0 for r >= t).
-        val = np.empty(n)
-        w = np.zeros(n + 1)
+        t = min(top, m)
+        # Per-document value (gain or PFound relevance) and position weights w[0..m] (w[r] = 0 for r >= t).
+        val = np.zeros(m)
+        w = np.zeros(m + 1)
         if code == 2 or code == 3:  # PFound and ERR: labels are probabilities
             for i in range(n):
                 val[i] = y[s + i]
@@ -129,26 +148,34 @@ def _srank_grad(raw, y, ptr, normals, code, top, exp_gain, log_position, decay, 
                     continue  # NDCG is the constant 1 (catalogue convention): zero gradient
                 for r in range(t):
                     w[r] /= ideal
-        shifted = np.empty(n)
+        shifted = np.zeros(m)
         for i in range(n):
             shifted[i] = raw[s + i] - sigma * mu * y[s + i]
-        der = np.zeros(n)
-        noisy = np.empty(n)
-        cond_sd = sigma * math.sqrt(n / (n - 1.0))
+        der = np.zeros(m)
+        noisy = np.zeros(m)
+        # Without a cut only score differences count: i's score relative to the others' mean is the Gaussian.
+        # With it every score is its own Gaussian.
+        cond_sd = sigma if filtered else sigma * math.sqrt(n / (n - 1.0))
         for k in range(n_est):
             zsum = 0.0
             for i in range(n):
                 noisy[i] = shifted[i] + sigma * normals[k, s + i]
                 zsum += normals[k, s + i]
             order = np.argsort(-noisy)
-            for p in range(n):
+            for p in range(m):
                 i = order[p]
-                mean_i = shifted[i] + sigma * (zsum - normals[k, s + i]) / (n - 1.0)
+                mean_i = shifted[i] if filtered else shifted[i] + sigma * (zsum - normals[k, s + i]) / (n - 1.0)
                 look = 1.0
                 acc = 0.0
-                for r in range(min(n - 1, t)):
+                for r in range(min(m - 1, t)):
                     j = order[r] if r < p else order[r + 1]
-                    if code == 2:
+                    if filtered:  # i just above j counts if j's score is >= 0; just below j, if the next one's is
+                        kept_j = 1.0 if noisy[j] >= 0.0 else 0.0
+                        kept_below = 0.0
+                        if r + 1 < m - 1:
+                            kept_below = 1.0 if noisy[order[r + 1] if r + 1 < p else order[r + 2]] >= 0.0 else 0.0
+                        dm = val[i] * (w[r] * kept_j - w[r + 1] * kept_below) + kept_j * val[j] * (w[r + 1] - w[r])
+                    elif code == 2:
                         c = 1.0 - (decay if r + 1 < t else 0.0)
                         dm = look * (val[i] - val[j]) * c
                         look *= (1.0 - val[j]) * decay
@@ -162,21 +189,22 @@ def _srank_grad(raw, y, ptr, normals, code, top, exp_gain, log_position, decay, 
                         u = (noisy[j] - mean_i) / cond_sd
                         acc += dm * math.exp(-0.5 * u * u) * _INV_SQRT_2PI / cond_sd
                 der[i] += acc / n_est
-        avg = 0.0
-        for i in range(n):
-            avg += der[i]
-        avg /= n
-        for i in range(n):
-            der[i] -= avg
-        if lam != 0.0 and n > 2:
+        if not filtered:  # the metric is shift invariant: its gradient sums to 0
+            avg = 0.0
+            for i in range(n):
+                avg += der[i]
+            avg /= n
+            for i in range(n):
+                der[i] -= avg
+        if lam != 0.0 and m > 2:  # CatBoost's projection counts the cut (score 0) as a document
             ma = 0.0
             for i in range(n):
                 ma += raw[s + i]
-            ma /= n
+            ma /= m
             norm = 0.0
             dot = 0.0
-            for i in range(n):
-                c = raw[s + i] - ma
+            for i in range(m):
+                c = (raw[s + i] if i < n else 0.0) - ma
                 norm += c * c
                 dot += der[i] * c
             kfac = lam * dot / (math.sqrt(norm) + nu) ** 2
@@ -194,7 +222,8 @@ class BoundStochasticRank(BoundObjective):
         self.y = data.y
         self.group_ptr = data.group_ptr
         self.rng = rng
-        self.code = {"DCG": _DCG, "NDCG": _NDCG, "PFound": _PFOUND, "ERR": _ERR, "MRR": _MRR}[p["metric"]]
+        self.code = {"DCG": _DCG, "NDCG": _NDCG, "PFound": _PFOUND, "ERR": _ERR, "MRR": _MRR,
+                     "FilteredDCG": _FILTERED_DCG}[p["metric"]]
         self.top = _ALL if p["top"] == -1 else int(p["top"])
         self.exp_gain = p.get("type") == "Exp"
         self.log_position = p.get("denominator", "LogPosition") == "LogPosition"
@@ -217,16 +246,17 @@ class BoundStochasticRank(BoundObjective):
 
 
 class StochasticRank(Objective):
-    """Minus a Gaussian-smoothed DCG, NDCG, PFound, ERR or MRR, by the conditional Monte-Carlo gradient.
+    """Minus a Gaussian-smoothed DCG, NDCG, PFound, ERR, MRR or FilteredDCG, by the conditional Monte-Carlo gradient.
 
     Parameters (spec)
     -----------------
-    metric : {"DCG", "NDCG", "PFound", "ERR", "MRR"}
-        Obligatory. ERR and PFound read labels as probabilities in [0, 1]; MRR counts label > 0 as relevant.
+    metric : {"DCG", "NDCG", "PFound", "ERR", "MRR", "FilteredDCG"}
+        Obligatory. ERR and PFound read labels as probabilities in [0, 1]; MRR counts label > 0 as relevant;
+        FilteredDCG counts the documents scored >= 0, in score order (see the module notes).
     top : int, default -1
         Cutoff of the metric (-1: every document); every metric.
     type : {"Base", "Exp"}, default "Base"; denominator : {"LogPosition", "Position"}, default "LogPosition"
-        DCG and NDCG only.
+        DCG, NDCG and FilteredDCG only (FilteredDCG's denominator defaults to "Position").
     decay : float in [0, 1], default 0.85
         PFound only.
     num_estimations : int >= 1, default 1
@@ -235,7 +265,7 @@ class StochasticRank(Objective):
         Tie penalty (scores shifted by ``-sigma * mu * label``).
     sigma : float > 0, default 1
         Standard deviation of the noise.
-    lambda : float >= 0, default 1
+    lambda : float >= 0, default 1 (0 for FilteredDCG)
         Strength of the scale-free projection (0: the plain gradient estimate).
     nu : float > 0, default 0.01
         Added to the norm of the centred scores in that projection.
@@ -266,6 +296,10 @@ class StochasticRank(Objective):
         elif p["metric"] == "PFound":
             if p["decay"] != 0.85:
                 parts.append(f"decay={p['decay']:g}")
+        elif p["metric"] == "FilteredDCG":  # the catalogue metric has no top; its denominator defaults to Position
+            parts = [f"type={p['type']}"] if p["type"] != "Base" else []
+            if p["denominator"] != "Position":
+                parts.append(f"denominator={p['denominator']}")
         elif p["metric"] != "ERR":
             if p["type"] != "Base":
                 parts.append(f"type={p['type']}")
@@ -278,6 +312,9 @@ class StochasticRank(Objective):
         if metric in ("PFound", "ERR"):
             check_finite_labels_in(0.0, 1.0, f"StochasticRank:metric={metric}", "labels (probabilities)")(
                 y, self.params)
+        elif metric == "FilteredDCG":  # the metric's own check: type=Exp's gain must stay finite
+            judged = get_metric(self.eval_spec)
+            judged.definition.check_labels(y, judged.params)
         elif metric == "NDCG" and np.any(y < 0):  # the metric it optimises refuses them (DCG takes any label)
             k = int(np.argmax(y < 0))
             raise ValueError(f"StochasticRank:metric=NDCG needs labels >= 0; row {k} has label {y[k]:g}")
@@ -297,10 +334,11 @@ def _make(spec: str, params: dict) -> StochasticRank:
     if metric not in STOCHASTIC_RANK_METRICS:
         raise ValueError(f"StochasticRank optimises {', '.join(STOCHASTIC_RANK_METRICS)}; got {metric!r}")
     params = dict(params)
-    wrong = {"PFound": _DCG_ONLY, "DCG": _PFOUND_ONLY, "NDCG": _PFOUND_ONLY}.get(metric, _DCG_ONLY + _PFOUND_ONLY)
+    wrong = {"PFound": _DCG_ONLY, "DCG": _PFOUND_ONLY, "NDCG": _PFOUND_ONLY, "FilteredDCG": _PFOUND_ONLY}.get(
+        metric, _DCG_ONLY + _PFOUND_ONLY)
     for key in wrong:
         if params.get(key) is not None:
-            owners = "PFound" if key in _PFOUND_ONLY else "DCG and NDCG"
+            owners = "PFound" if key in _PFOUND_ONLY else "DCG, NDCG and FilteredDCG"
             raise ValueError(f"StochasticRank:metric={metric} has no parameter {key!r} "
                              f"(it belongs to metric={owners})")
         params.pop(key, None)
@@ -308,13 +346,16 @@ def _make(spec: str, params: dict) -> StochasticRank:
         params["decay"] = 0.85 if params.get("decay") is None else float(params["decay"])
         if not 0.0 <= params["decay"] <= 1.0:
             raise ValueError(f"StochasticRank: decay must be in [0, 1], got {params['decay']!r}")
-    elif metric in ("DCG", "NDCG"):
-        for key, default in (("type", "Base"), ("denominator", "LogPosition")):
+    elif metric in ("DCG", "NDCG", "FilteredDCG"):
+        denominator = "Position" if metric == "FilteredDCG" else "LogPosition"  # each metric's own default
+        for key, default in (("type", "Base"), ("denominator", denominator)):
             value = default if params.get(key) is None else params[key]
             if value not in _CHOICES[key]:
                 raise ValueError(f"StochasticRank: {key}={value} is not allowed; choose one of "
                                  f"{', '.join(_CHOICES[key])}")
             params[key] = value
+    if params.get("lambda") is None:  # CatBoost's defaults: the plain estimate for FilteredDCG
+        params["lambda"] = 0.0 if metric == "FilteredDCG" else 1.0
     top = params["top"]
     if int(top) != top or (top < 1 and top != -1):
         raise ValueError(f"StochasticRank: top must be a positive integer or -1, got {top!r}")
@@ -340,20 +381,24 @@ DEFINITIONS = (
         "StochasticRank",
         (Param("metric", REQUIRED, metric_name_parser("StochasticRank", STOCHASTIC_RANK_METRICS),
                STOCHASTIC_RANK_METRICS,
-               "metric to optimise: DCG, NDCG, PFound, ERR or MRR"),
+               "metric to optimise: DCG, NDCG, PFound, ERR, MRR or FilteredDCG"),
          Param("top", -1, parse_top, None, "cutoff of the metric; -1 counts all documents"),
-         Param("type", None, parse_choice, None, "DCG/NDCG gain: Base = label, Exp = 2^label - 1 (default Base)",
-               "Base (DCG, NDCG)"),
+         Param("type", None, parse_choice, None,
+               "DCG/NDCG/FilteredDCG gain: Base = label, Exp = 2^label - 1 (default Base)",
+               "Base (DCG, NDCG, FilteredDCG)"),
          Param("denominator", None, parse_choice, None,
-               "DCG/NDCG discount: LogPosition = 1/log2(i+1), Position = 1/i (default LogPosition)",
-               "LogPosition (DCG, NDCG)"),
+               "DCG/NDCG/FilteredDCG discount: LogPosition = 1/log2(i+1), Position = 1/i "
+               "(default LogPosition; Position for FilteredDCG)",
+               "LogPosition (DCG, NDCG); Position (FilteredDCG)"),
          Param("decay", None, _parse_decay, None, "PFound: probability of continuing (default 0.85)", "0.85 (PFound)"),
          Param("num_estimations", 1, parse_num_estimations, None, "noise samples per query and iteration"),
          Param("mu", 0.0, parse_nonnegative, None, "tie penalty: scores shifted by -sigma mu label"),
          Param("sigma", 1.0, parse_positive, None, "standard deviation of the Gaussian noise"),
-         Param("lambda", 1.0, parse_nonnegative, None, "scale-free projection strength; 0 = plain gradient"),
+         Param("lambda", None, parse_nonnegative, None, "scale-free projection strength; 0 = plain gradient",
+               "1 (0 for FilteredDCG)"),
          Param("nu", 0.01, parse_positive, None, "added to the score norm in the scale-free projection")),
         _make,
-        "-E[metric(a + sigma z)] for DCG, NDCG, PFound, ERR or MRR; conditional Monte-Carlo gradient (CatBoost)",
+        "-E[metric(a + sigma z)] for DCG, NDCG, PFound, ERR, MRR or FilteredDCG; conditional Monte-Carlo "
+        "gradient (CatBoost)",
     ),
 )
