@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metricrank._groups import NonContiguousQueryError
+from metricrank import LambdaMART
 from metricrank.data import RankingDataset
 
 
@@ -82,6 +83,8 @@ def test_non_finite_label_names_row_and_source(bad):
     "kwargs, match",
     [
         ({"y": [1, 2, 3]}, r"y must have shape \(6,\)"),
+        ({"y": np.zeros((6, 2))}, r"y must have shape \(6,\) to match X, got \(6, 2\)"),
+        ({"y": np.zeros((1, 6))}, r"got \(1, 6\)"),  # a row is not a column: refused
         ({"X": np.zeros(6)}, "X must be two-dimensional"),
         ({"qid": [1, 1, 2]}, r"qid must have shape \(6,\)"),
         ({"weight": [1, 1, 1, 1, 1, -1]}, r"weight must be finite and >= 0; entry 5 is -1\.0"),
@@ -114,6 +117,23 @@ def test_validation_errors(kwargs, match):
     X, y = args.pop("X"), args.pop("y")
     with pytest.raises(ValueError, match=match):
         RankingDataset(X, y, source="data.txt", **args)
+
+
+def test_a_column_of_labels_is_raveled_with_scikit_learns_warning():
+    """A one-column frame or (n, 1) array as y: scikit-learn's and LightGBM's estimators warn and ravel it."""
+    from sklearn.exceptions import DataConversionWarning
+
+    y = np.array([2.0, 0.0, 1.0, 1.0])
+    for column in (y[:, None], pd.DataFrame({"label": y})):
+        with pytest.warns(DataConversionWarning, match="column-vector y"):
+            ds = RankingDataset(np.zeros((4, 1)), column, qid=[1, 1, 2, 2])
+        np.testing.assert_array_equal(ds.y, y)
+    ranker = LambdaMART(n_estimators=3, min_data_in_leaf=1)
+    X = np.arange(8.0)[:, None]
+    labels = np.array([0.0, 1, 2, 3, 3, 2, 1, 0])
+    with pytest.warns(DataConversionWarning):
+        column_fit = ranker.fit(X, labels[:, None], group=[4, 4]).predict(X)
+    np.testing.assert_array_equal(column_fit, ranker.fit(X, labels, group=[4, 4]).predict(X))
 
 
 def test_non_contiguous_qid_is_rejected():

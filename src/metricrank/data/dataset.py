@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import column_or_1d
 
 from .._arrays import float64_array, numeric_array
 from .._groups import check_group_ptr, check_pairs, group_ptr_from_qid, group_ptr_from_sizes
@@ -138,6 +139,8 @@ class RankingDataset:
         n = X.shape[0]
         # --- y -------------------------------------------------------------
         y = float64_array(numeric_array(y, "y (labels)"))
+        if y.ndim == 2 and y.shape == (n, 1):  # a one-column frame or column vector: scikit-learn's warning, raveled
+            y = column_or_1d(y, warn=True)
         if y.ndim != 1 or y.shape[0] != n:
             raise ValueError(f"y must have shape ({n},) to match X, got {y.shape}{where}")
         finite = np.isfinite(y)
