@@ -639,14 +639,19 @@ def test_save_letor_refuses_query_ids_load_letor_could_not_read_back(tmp_path):
 
 def test_a_lightgbm_weight_file_beside_the_data_is_named_as_unread(tmp_path):
     # LightGBM weighs the rows by DATA.weight; load_letor reads DATA.query the same way, but no weights
+    import metricrank
+
     path = write(tmp_path / "d.txt", GOOD)
     (tmp_path / "d.txt.weight").write_text("1\n3\n")
     with pytest.warns(UserWarning, match=r"d\.txt\.weight is not read \(LightGBM reads it by default\)") as record:
         ds = load_letor(path)
     assert ds.weight is None and record[0].filename == __file__
+    assert record[0].category is metricrank.data.UnreadWeightFileWarning  # its own class, to filter by
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", metricrank.data.UnreadWeightFileWarning)
+        load_letor(path)
     hint = re.search(r"weight=(metricrank\.data\.load_weights\(.*\))", str(record[0].message)).group(1)
-    import metricrank
-
     np.testing.assert_array_equal(eval(hint, {"metricrank": metricrank}), [1.0, 3.0])  # the call it advises works
     os.remove(tmp_path / "d.txt.weight")
     with warnings.catch_warnings():

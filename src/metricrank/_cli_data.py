@@ -34,10 +34,10 @@ def read_letor(path, **options):
     """:func:`~metricrank.data.load_letor` without its warning that ``PATH.weight`` goes unread, which speaks to
     Python: a command says it in its own words (with the option that reads the file), or has no use for weights
     (``predict``)."""
-    from .data import load_letor
+    from .data import UnreadWeightFileWarning, load_letor
 
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*\.weight is not read \(LightGBM reads it", category=UserWarning)
+        warnings.simplefilter("ignore", UnreadWeightFileWarning)
         return load_letor(path, **options)
 
 

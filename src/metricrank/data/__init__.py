@@ -2,7 +2,7 @@
 side files (query sizes, pairs, group and row weights) and synthetic data."""
 
 from .dataset import RankingDataset
-from .letor import OneQueryWarning, load_letor, save_letor
+from .letor import OneQueryWarning, UnreadWeightFileWarning, load_letor, save_letor
 from .sidecars import (
     load_group_weights,
     load_pairs,
@@ -18,6 +18,7 @@ from .synthetic import make_ltr
 __all__ = [
     "OneQueryWarning",
     "RankingDataset",
+    "UnreadWeightFileWarning",
     "load_group_weights",
     "load_letor",
     "load_pairs",

@@ -34,11 +34,15 @@ from .dataset import RankingDataset
 from .._io import atomic_write, compression_of, open_read
 from .sidecars import load_query_file, save_query_file
 
-__all__ = ["OneQueryWarning", "load_letor", "save_letor"]
+__all__ = ["OneQueryWarning", "UnreadWeightFileWarning", "load_letor", "save_letor"]
 
 
 class OneQueryWarning(UserWarning):
     """A file without ``qid`` and without a query file was read as a single query."""
+
+
+class UnreadWeightFileWarning(UserWarning):
+    """LightGBM's weight file ``DATA.weight`` lies beside the data and :func:`load_letor` did not read it."""
 
 
 _DOCID_RE = re.compile(rb"docid\s*=\s*(\S+)")
@@ -284,7 +288,7 @@ def load_letor(
         stderr). If the file
         has ``qid`` and ``query_file`` is given explicitly, both must agree;
         an adjacent query file is ignored. An adjacent ``<path>.weight``
-        (LightGBM's row weights) is not read, and a UserWarning says so.
+        (LightGBM's row weights) is not read, and an :class:`UnreadWeightFileWarning` (a UserWarning) says so.
     zero_based : bool or "auto", default=False
         Whether feature indices start at 0. The default follows SVMlight and
         LETOR (1-based; an index 0 is an error naming the line), so that
@@ -439,7 +443,8 @@ def load_letor(
         how = (f"to weigh the rows, pass weight=metricrank.data.load_weights({beside!r}, n_rows={n_rows}) to a "
                "RankingDataset of these arrays, or sample_weight= to fit" if order is None else
                "its weights follow the file's rows, which stable_sort reordered: sort the file by query to use it")
-        warnings.warn(f"{beside} is not read (LightGBM reads it by default): {how}", UserWarning, stacklevel=2)
+        warnings.warn(f"{beside} is not read (LightGBM reads it by default): {how}", UnreadWeightFileWarning,
+                      stacklevel=2)
     return RankingDataset(X, y, group_ptr=group_ptr, qid=qid, doc_ids=doc_ids, source=path)
 
 
