@@ -377,6 +377,25 @@ def test_fit_takes_dask_series_for_labels_query_ids_and_weights(client, data):
         DaskLambdaMART("NDCG:top=5", **params).fit(ddf, "label", qid="qid", init_score="w")
 
 
+def test_a_one_column_y_is_read_as_the_labels_with_the_in_memory_warning(client, data):
+    from sklearn.exceptions import DataConversionWarning
+
+    train, _ = data
+    columns = [f"f{j}" for j in range(train.n_features)]
+    ddf = dd.from_pandas(pd.DataFrame(train.X, columns=columns).assign(qid=train.qid, label=train.y), npartitions=1)
+    params = dict(n_estimators=5, random_state=0)
+    expected = DaskLambdaMART("NDCG:top=5", **params).fit(ddf[columns], ddf["label"], qid=ddf["qid"]).predict(train.X)
+    for column in (ddf[["label"]], ddf[["label"]].to_dask_array(lengths=True), train.y[:, None]):
+        with pytest.warns(DataConversionWarning, match=r"y has shape \(\d+, 1\), one column"):
+            model = DaskLambdaMART("NDCG:top=5", **params).fit(ddf[columns], column, qid=ddf["qid"])
+        np.testing.assert_array_equal(model.predict(train.X), expected)
+    with pytest.warns(DataConversionWarning, match="one column"):  # the in-memory rankers say the same
+        LambdaMART("NDCG:top=5", **params).fit(train.X, train.y[:, None], qid=train.qid)
+    with pytest.raises(ValueError, match="y must be one-dimensional"):
+        DaskLambdaMART("NDCG:top=5", **params).fit(ddf[columns], ddf[["label", "qid"]].to_dask_array(lengths=True),
+                                                   qid=ddf["qid"])
+
+
 def test_score_on_a_dask_dataframe_reads_label_and_qid_columns_as_fit_does(client, data):
     train, valid = data
     columns = [f"f{j}" for j in range(train.n_features)]

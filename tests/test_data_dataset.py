@@ -125,7 +125,7 @@ def test_a_column_of_labels_is_raveled_with_scikit_learns_warning():
 
     y = np.array([2.0, 0.0, 1.0, 1.0])
     for column in (y[:, None], pd.DataFrame({"label": y})):
-        with pytest.warns(DataConversionWarning, match="column-vector y"):
+        with pytest.warns(DataConversionWarning, match=r"y has shape \(4, 1\), one column"):
             ds = RankingDataset(np.zeros((4, 1)), column, qid=[1, 1, 2, 2])
         np.testing.assert_array_equal(ds.y, y)
     ranker = LambdaMART(n_estimators=3, min_data_in_leaf=1)

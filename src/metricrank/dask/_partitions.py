@@ -22,6 +22,7 @@ from .._arrays import numeric_array
 from .._checks import is_integer
 from .._groups import check_query_ids, first_reappearance, group_ptr_from_qid, holds_two_labels, query_runs
 from .._row_refs import ROW
+from ..data.dataset import warn_label_column
 
 __all__ = ["QueryLayout", "QuerySplitError", "as_dask_inputs", "check_query_layout", "metric_order_moves",
            "partition_by_query", "scatter_by_query"]
@@ -89,10 +90,14 @@ def _vector(values, row_chunks: tuple, name: str, n_rows: int):
 
     if values is None:
         return None
-    if _is_dask_series(values):
+    if _is_dask_series(values) or (name == "y" and _is_dask_frame(values) and len(values.columns) == 1):
         values = values.to_dask_array(lengths=True)
     elif not _is_dask(values):
         values = np.asarray(values)
+    if name == "y" and values.ndim == 2 and values.shape[1] == 1:  # read as the in-memory rankers read it
+        warn_label_column(values.shape)
+        values = values[:, 0]
+    if not _is_dask(values):
         if values.ndim != 1:
             raise ValueError(f"{name} must be one-dimensional; got shape {values.shape}")
         return da.from_array(values, chunks=(row_chunks,)) if values.shape[0] == n_rows else _wrong_length(

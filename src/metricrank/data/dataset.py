@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import column_or_1d
+from sklearn.exceptions import DataConversionWarning
 
 from .._arrays import float64_array, numeric_array
 from .._groups import check_group_ptr, check_pairs, group_ptr_from_qid, group_ptr_from_sizes
 
-__all__ = ["RankingDataset"]
+__all__ = ["RankingDataset", "warn_label_column"]
+
+
+def warn_label_column(shape: tuple) -> None:
+    """Say that a one-column ``y`` (an (n, 1) array or a one-column frame) is read as the labels' vector, as
+    scikit-learn's and LightGBM's estimators read it (with scikit-learn's warning class)."""
+    warnings.warn(f"y has shape {shape}, one column: it is read as the vector of labels (pass y.ravel() or a "
+                  "Series to say so)", DataConversionWarning, stacklevel=3)
 
 
 def _where(source) -> str:
@@ -139,8 +148,9 @@ class RankingDataset:
         n = X.shape[0]
         # --- y -------------------------------------------------------------
         y = float64_array(numeric_array(y, "y (labels)"))
-        if y.ndim == 2 and y.shape == (n, 1):  # a one-column frame or column vector: scikit-learn's warning, raveled
-            y = column_or_1d(y, warn=True)
+        if y.ndim == 2 and y.shape == (n, 1):
+            warn_label_column(y.shape)
+            y = y[:, 0]
         if y.ndim != 1 or y.shape[0] != n:
             raise ValueError(f"y must have shape ({n},) to match X, got {y.shape}{where}")
         finite = np.isfinite(y)
