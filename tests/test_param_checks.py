@@ -41,6 +41,20 @@ BAD = [
     # LightGBM's metrics would need the query data metricrank does not give it (NDCG aborts LightGBM)
     ("lgb_params", {"metric": "ndcg"}, "lgb_params must not set metric: metricrank evaluates the eval sets itself"),
     ("lgb_params", {"metric_types": "l2"}, "lgb_params must not set metric_types: metricrank evaluates"),
+    # a name LightGBM does not know (it would warn behind verbosity=-1 and ignore it), named with the likely one
+    ("lgb_params", {"num_leafs": 7}, r"lgb_params: 'num_leafs' is not a LightGBM parameter \(did you mean "
+                                     r"'num_leaves'\?\); LightGBM would ignore it"),
+    # LightGBM parameters that training here leaves unread, under any name: refused with what to use instead
+    ("lgb_params", {"num_iterations": 3}, r"must not set num_iterations, which training here does not read: the "
+                                          r"estimator's n_estimators sets the number of trees"),
+    ("lgb_params", {"num_boost_round": 3}, r"num_boost_round \(LightGBM's num_iterations\), which training here"),
+    ("lgb_params", {"early_stopping_round": 2}, "pass early_stopping_rounds to fit"),
+    ("lgb_params", {"first_metric_only": True}, "fit's early stopping watches the first eval metric"),
+    ("lgb_params", {"ndcg_eval_at": [3]}, r"ndcg_eval_at \(LightGBM's eval_at\).*pass eval_at to fit"),
+    ("lgb_params", {"label_gain": [0, 1, 3]}, "only LightGBM's own objectives read it"),
+    ("lgb_params", {"lambdarank_truncation_level": 5}, "only LightGBM's own objectives read it"),
+    ("lgb_params", {"objective_seed": 5}, "only LightGBM's own objectives read it"),
+    ("lgb_params", {"output_model": "m.txt"}, "LightGBM's command line or its predict"),
     ("num_leaves", 131073, r"num_leaves must be 'auto' or an integer in \[2, 131072\] \(LightGBM's limit\)"),
     ("verbose", "x", r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),
     ("verbose", 2.5, r"verbose must be a bool or an integer >= 0 \(print every verbose trees\)"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -196,6 +197,44 @@ OWNED_PARAMS = {name: name for name in (
     "seed": "random_state"}
 
 
+#: LightGBM parameters that training here leaves unread (LightGBM's name -> why, and what to use): metricrank's
+#: loop counts the trees, evaluates the eval sets and stops early, and its objective gives the gradients, so
+#: LightGBM's own objectives' and metrics' parameters, and those of its command line and predict, would go unread.
+UNREAD_PARAMS = {
+    "num_iterations": "the estimator's n_estimators sets the number of trees",
+    "early_stopping_round": "pass early_stopping_rounds to fit",
+    "early_stopping_min_delta": "fit's early_stopping_rounds stops at no improvement at all",
+    "first_metric_only": "fit's early stopping watches the first eval metric of the last eval set",
+    "eval_at": "pass eval_at to fit",
+    "categorical_feature": "pass categorical_feature to fit",
+    **dict.fromkeys(("metric_freq", "is_provide_training_metric", "multi_error_top_k", "auc_mu_weights"),
+                    "metricrank evaluates the eval sets itself; pass eval_metric or eval_metrics to fit"),
+    **dict.fromkeys(("objective_seed", "is_unbalance", "scale_pos_weight", "sigmoid", "boost_from_average",
+                     "reg_sqrt", "alpha", "fair_c", "poisson_max_delta_step", "tweedie_variance_power",
+                     "lambdarank_truncation_level", "lambdarank_norm", "label_gain",
+                     "lambdarank_position_bias_regularization"),
+                    "only LightGBM's own objectives read it, and metricrank's objective gives the gradients "
+                    "(set that objective's parameters on the estimator or in its spec)"),
+    **dict.fromkeys(("task", "data", "valid", "config", "input_model", "output_model", "output_result",
+                     "save_binary", "snapshot_freq", "convert_model", "convert_model_language", "label_column",
+                     "weight_column", "group_column", "ignore_column", "header", "two_round", "parser_config_file",
+                     "precise_float_parser", "num_iteration_predict", "start_iteration_predict", "predict_raw_score",
+                     "predict_leaf_index", "predict_contrib", "predict_disable_shape_check", "pred_early_stop",
+                     "pred_early_stop_freq", "pred_early_stop_margin", "saved_feature_importance_type"),
+                    "it belongs to LightGBM's command line or its predict, which training does not read"),
+}
+
+
+def lightgbm_parameters() -> dict[str, str]:
+    """Every name LightGBM knows -> its parameter's primary name (its own table; empty if that table moves)."""
+    try:
+        from lightgbm.basic import _ConfigAliases
+        table = _ConfigAliases._get_all_param_aliases()
+    except (ImportError, AttributeError):  # pragma: no cover - a LightGBM without the table
+        return {}
+    return {alias: name for name, aliases in table.items() for alias in (name, *aliases)}
+
+
 def lightgbm_aliases(name: str) -> set[str]:
     """LightGBM's names of one of its parameters (its own table; the name alone if that table moves)."""
     try:
@@ -226,6 +265,17 @@ def check_lgb_params(lgb_params) -> None:
             alias = "" if key == lightgbm_name else f" (LightGBM's {lightgbm_name})"
             raise ValueError(f"lgb_params must not set {key}{alias}: the estimator's {own} sets it; "
                              f"pass {own}={lgb_params[key]!r} to the estimator instead")
+    known = lightgbm_parameters()
+    for key in sorted(keys):
+        if known and key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {known[close[0]]!r}?)" if close else ""
+            raise ValueError(f"lgb_params: {key!r} is not a LightGBM parameter{hint}; LightGBM would ignore it")
+        name = known.get(key, key)
+        if name in UNREAD_PARAMS:
+            alias = "" if key == name else f" (LightGBM's {name})"
+            raise ValueError(f"lgb_params must not set {key}{alias}, which training here does not read: "
+                             f"{UNREAD_PARAMS[name]}")
 
 
 def check_stopping_with(lgb_params, early_stopping_rounds) -> None:
