@@ -202,6 +202,29 @@ def test_save_load_roundtrip_with_a_base_model_of_the_other_class(tmp_path):
         LambdaMART.load(path)
 
 
+def test_the_base_model_is_a_copy_so_refitting_that_object_later_changes_nothing(tmp_path):
+    # LightGBM keeps the base's trees; a reference to the caller's object changed with it (by 0.68 in review)
+    ds, other, test = (make_ltr(40, n_features=6, random_state=seed) for seed in (0, 5, 9))
+    base = LambdaMART("NDCG", n_estimators=5, **SMALL).fit(ds)
+    model = GBRanker("YetiRank", n_estimators=5, **SMALL).fit(ds, init_model=base)
+    before, head = model.predict(test.X), model.predict(test.X, num_iteration=3)
+    base.fit(other)  # the caller reuses its object
+    assert not np.allclose(base.predict(test.X), model.init_model_.predict(test.X))
+    np.testing.assert_array_equal(model.predict(test.X), before)
+    np.testing.assert_array_equal(model.predict(test.X, num_iteration=3), head)
+    # LightGBM's idiom model.fit(..., init_model=model): the model continues itself
+    model = LambdaMART("NDCG", n_estimators=4, **SMALL).fit(ds)
+    first = model.predict(test.X)
+    model.fit(ds, init_model=model)
+    assert model.init_model_ is not model
+    np.testing.assert_array_equal(model.init_model_.predict(test.X), first)
+    twice = LambdaMART("NDCG", n_estimators=4, **SMALL).fit(ds, init_model=LambdaMART("NDCG", n_estimators=4,
+                                                                                       **SMALL).fit(ds))
+    np.testing.assert_array_equal(model.predict(test.X), twice.predict(test.X))
+    model.save(tmp_path / "m.json")
+    np.testing.assert_array_equal(LambdaMART.load(tmp_path / "m.json").predict(test.X), twice.predict(test.X))
+
+
 def test_training_on_eight_documents_works():
     """A Dataset built without the leaf parameters dropped every feature on tiny data."""
     rng = np.random.default_rng(0)

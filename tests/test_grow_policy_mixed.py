@@ -93,7 +93,8 @@ def test_early_stopping_reads_the_mean_of_the_kinds(split):
         elif it - best >= rounds:
             break
     assert best + rounds <= budget, "the curve must stop early for this test to see early stopping"
-    assert stopped.best_iteration_ == best and stopped.n_estimators_ == best + rounds
+    assert stopped.best_iteration_ == stopped.n_estimators_ == best  # the trees after the best are dropped
+    assert len(stopped.evals_result_["vali"][METRIC]) == best + rounds
     np.testing.assert_allclose(stopped.predict(vali.X), mixed.predict(vali.X, num_iteration=best), rtol=0, atol=1e-12)
 
 

@@ -82,9 +82,15 @@ def test_early_stopping_and_evals_result(data):
               early_stopping_rounds=5, eval_names=["test"])
     history = model.evals_result_["test"]
     assert set(history) == {"MAP", "NDCG:top=5"}
-    assert len(history["MAP"]) == model.n_estimators_ < 300
+    assert len(history["MAP"]) < 300
     assert model.best_iteration_ == int(np.nanargmax(history["MAP"])) + 1
-    assert model.n_estimators_ - model.best_iteration_ == 5
+    assert len(history["MAP"]) - model.best_iteration_ == 5
+    # the trees after the best iteration are dropped, as LGBMRanker drops them: the booster is the model predict
+    # scores, whole, and the iterations before and after any split add up to it
+    assert model.n_estimators_ == model.best_iteration_ == model.booster_.current_iteration()
+    np.testing.assert_allclose(model.booster_.predict(test.X), model.predict(test.X), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.predict(test.X, num_iteration=2) + model.predict(test.X, start_iteration=2),
+                               model.predict(test.X), rtol=0, atol=1e-12)
     assert "did not improve for 5 rounds" in model.stop_reason_
     # predict uses the best iteration, and its MAP is the recorded best
     assert evaluate(test, model.predict(test.X), metric="MAP") == pytest.approx(history["MAP"][model.best_iteration_ - 1])

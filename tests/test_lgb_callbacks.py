@@ -32,8 +32,10 @@ def test_lightgbm_early_stopping_stops_and_predicts_at_its_best_iteration(train,
 
     ours = fit(early_stopping_rounds=6)
     theirs = fit(callbacks=[lgb.early_stopping(6, verbose=False)])
-    assert 1 < ours.best_iteration_ < ours.n_estimators_ < 80  # the case is not trivial
-    assert (theirs.best_iteration_, theirs.n_estimators_) == (ours.best_iteration_, ours.n_estimators_)
+    grown = len(ours.evals_result_["valid_0"]["NDCG:top=10"])
+    assert 1 < ours.best_iteration_ < grown < 80  # the case is not trivial
+    assert theirs.best_iteration_ == ours.best_iteration_ == theirs.n_estimators_ == ours.n_estimators_  # as LGBMRanker
+    assert theirs.evals_result_ == ours.evals_result_
     assert theirs.best_score_ == ours.best_score_
     np.testing.assert_array_equal(theirs.predict(vali.X), ours.predict(vali.X))
     np.testing.assert_array_equal(theirs.predict(vali.X), theirs.predict(vali.X, num_iteration=ours.best_iteration_))

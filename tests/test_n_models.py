@@ -84,9 +84,11 @@ def test_evaluation_and_early_stopping_read_the_mean(data):
     model = LambdaMART(NDCG, n_estimators=30, num_leaves=7, min_data_in_leaf=5, n_models=2, random_state=0,
                        n_jobs=1).fit(train, eval_set=[vali], eval_names=["vali"], early_stopping_rounds=4)
     curve = model.evals_result_["vali"]["NDCG:top=10"]
-    by_hand = [evaluate(vali, model.predict(vali.X, num_iteration=k), metric=NDCG) for k in range(1, len(curve) + 1)]
-    np.testing.assert_allclose(curve, by_hand, rtol=1e-12)
-    assert model.best_iteration_ == int(np.argmax(by_hand)) + 1
+    assert len(curve) == model.best_iteration_ + 4 and model.n_estimators_ == model.best_iteration_
+    by_hand = [evaluate(vali, model.predict(vali.X, num_iteration=k), metric=NDCG)
+               for k in range(1, model.n_estimators_ + 1)]
+    np.testing.assert_allclose(curve[:model.n_estimators_], by_hand, rtol=1e-12)
+    assert model.best_iteration_ == int(np.argmax(curve)) + 1
 
 
 def test_contributions_sum_to_the_averaged_score(data):

@@ -320,6 +320,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
                                                 lambda_l2=capacity[2], verbose=0, grow_policy=estimator._policy(),
                                                 **estimator._resolved_objective_params())
             model._unmoved_said = True  # a metric no order moves: the outer fit said so of the whole training data
+            model._keeps_every_tree = True  # the check reads every grown tree of its curves (best or not)
             watch = {} if early_stopping_rounds is None else {
                 "eval_set": [hold_ds], "eval_names": ["held_out"], "eval_metrics": [metric],
                 "early_stopping_rounds": early_stopping_rounds}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import contextlib
 import os
 import warnings
@@ -171,13 +172,14 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
     evals_result_ : dict
         ``{eval set name: {metric spec: [value after each tree]}}``.
     best_iteration_ : int or None
-        With ``early_stopping_rounds``: the tree count :meth:`predict` uses.
+        With early stopping: the best iteration, the booster's last (the trees
+        after it are dropped, as LightGBM drops them). None otherwise.
     best_score_ : dict
         ``{eval set name: {metric spec: value}}`` of the model :meth:`predict`
         uses: at ``best_iteration_`` with early stopping, otherwise after the
         last tree (LightGBM's reading).
     n_estimators_ : int
-        Trees in the booster.
+        Iterations in the booster (with early stopping, up to the best one).
     num_leaves_ : int
         The leaves per tree used (``num_leaves`` with ``"auto"`` resolved).
     extra_trees_ : bool
@@ -367,11 +369,18 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
             cutoff (AUC) or one that writes ``top`` itself is refused.
         early_stopping_rounds : int, optional
             Stop when the first eval metric on the last eval set has not improved
-            for this many trees; :meth:`predict` then uses the best tree count.
+            for this many trees; the trees after the best iteration are dropped,
+            as LightGBM's ``LGBMRanker`` drops them (``evals_result_`` keeps the
+            whole curves).
         init_model : fitted GBRanker or LambdaMART, optional
             Base model (Burges' BaseModel): training starts from its scores and
             :meth:`predict` adds them back. Any object with ``predict(X)`` works
             for training; only a GBRanker/LambdaMART base is saved with :meth:`save`.
+            A copy is kept (``copy.deepcopy``), as LightGBM keeps the base's trees:
+            refitting that object later does not change this model, and a model
+            may continue itself (``model.fit(X, y, init_model=model)``). The
+            iterations counted here (``n_estimators_``, ``num_iteration``...) are
+            the new ones; LightGBM counts the base's trees too.
         init_score : array-like of shape (n,), optional
             Raw starting scores (as LightGBM's ``init_score``); not added at predict.
         eval_init_score : list of array-like, optional
@@ -384,14 +393,16 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
             returning True stops training. LightGBM's callbacks (``lgb.early_stopping``,
             ``lgb.log_evaluation``, ``lgb.record_evaluation``, or any with LightGBM's
             ``order`` attribute) get LightGBM's ``CallbackEnv`` instead, with the eval
-            sets' metrics; where ``lgb.early_stopping`` stops training, :meth:`predict`
-            uses the best iteration it found, as LightGBM's ``LGBMRanker`` does.
+            sets' metrics; where ``lgb.early_stopping`` stops training, the model ends
+            at the best iteration it found, as LightGBM's ``LGBMRanker`` does.
 
         Returns
         -------
         self
         """
         self._check_params()
+        if init_model is not None:  # LightGBM copies the base's trees: refitting that object later (or this one:
+            init_model = copy.deepcopy(init_model)  # LightGBM's model.fit(..., init_model=model)) leaves this model be
         check_early_stopping_rounds(early_stopping_rounds)
         check_stopping_with(self.lgb_params, early_stopping_rounds)
         eval_set = eval_set_of(eval_set, eval_X, eval_y)
@@ -533,6 +544,11 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
                                  for name, metrics in result.evals_result.items()}
         if len(result.boosters) > 1:
             result.booster = side_by_side(result.boosters)
+        if result.best_iteration is not None and not getattr(self, "_keeps_every_tree", False):
+            # the trees after the best iteration go, as LightGBM's LGBMRanker drops them (and CatBoost's
+            # use_best_model): booster_, save, start_iteration and the importances then read the model predict scores
+            booster = result.booster
+            booster.model_from_string(booster.model_to_string(num_iteration=result.best_iteration))
         self._set_kinds([kind for kind, _ in setups])
         self.objective_ = objective
         self._set_schema(schema)
@@ -658,7 +674,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         """Scores after each iteration: a generator of ``n_estimators_`` arrays, the k-th equal to
         ``predict(X, num_iteration=k)`` bit for bit (scikit-learn's and CatBoost's ``staged_predict``).
 
-        Every grown iteration is given, early stopping's best one or not. It reads each tree once, where a
+        Every iteration of the booster is given (with early stopping, up to the best one). It reads each tree once, where a
         loop of ``predict(X, num_iteration=k)`` over every k reads k iterations' trees each time (about half
         the square of their number in all; ``benchmarks/staged_predict_speed.py`` times both). ``X`` is
         checked when this is called, not when the first scores are asked for.

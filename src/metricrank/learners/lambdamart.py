@@ -414,13 +414,14 @@ class LambdaMART(GBRanker):
         ``{eval set name: {metric spec: [value after each tree]}}``.
     best_iteration_ : int or None
         With ``early_stopping_rounds``: the tree count with the best early-stopping
-        metric, which :meth:`predict` uses. None otherwise.
+        metric, the booster's last (the trees after it are dropped, as LightGBM
+        drops them). None otherwise.
     best_score_ : dict
         ``{eval set name: {metric spec: value}}`` of the model :meth:`predict`
         uses: at ``best_iteration_`` with early stopping, otherwise after the
         last tree (LightGBM's reading).
     n_estimators_ : int
-        Trees actually grown.
+        Iterations in the booster (with early stopping, up to the best one).
     num_leaves_ : int
         The leaves per tree used (``num_leaves`` with ``"auto"`` resolved).
     extra_trees_ : bool
