@@ -365,8 +365,12 @@ def test_fit_without_groups_says_all_rows_are_one_query_and_unsplittable_data_sa
     assert "LightGBM" not in capfd.readouterr().err
     with pytest.warns(OneQueryWarning, match=f"training data: no qid or group given: all {ds.n_docs} rows"):
         GBRanker("QueryRMSE", n_estimators=2, min_data_in_leaf=3).fit(ds.X, ds.y)
-    with pytest.warns(OneQueryWarning, match="eval_set\\[0\\]: no qid or group given"):
+    # an eval set without queries is refused, as LightGBM refuses it: one query's curve would drive early stopping
+    with pytest.raises(ValueError, match=r"eval_set\[0\] has no queries: pass eval_qid\[0\] or eval_group\[0\]"):
         GBRanker("QueryRMSE", n_estimators=2, min_data_in_leaf=3).fit(ds.X, ds.y, qid=ds.qid, eval_set=[(ds.X, ds.y)])
+    with pytest.raises(ValueError, match=r"eval_set\[0\] has no queries"):
+        GBRanker("QueryRMSE", n_estimators=2, min_data_in_leaf=3).fit(ds.X, ds.y, qid=ds.qid, eval_X=ds.X,
+                                                                     eval_y=ds.y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         GBRanker("QueryRMSE", n_estimators=2, min_data_in_leaf=3).fit(ds.X, ds.y, qid=ds.qid,

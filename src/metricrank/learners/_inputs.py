@@ -188,6 +188,9 @@ def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eva
             if qid is not None and not np.array_equal(np.asarray(qid), np.asarray(entry[2])):
                 raise ValueError(f"{what} is (X, y, qid) and eval_qid[{i}] gives other query ids; pass them once")
             qid = entry[2]
+        if qid is None and group is None:  # its metric would read every row as one query, and early stopping too
+            raise ValueError(f"{what} has no queries: pass eval_qid[{i}] or eval_group[{i}], (X, y, qid), or a "
+                             "RankingDataset (LightGBM refuses an eval set without eval_group too)")
         try:
             out.append((name, as_dataset(X, y, qid=qid, group=group, what=what, **weights)))
         except ValueError as err:  # the data set's own checks do not know which eval set they read
