@@ -84,3 +84,23 @@ def test_lightgbm_callbacks_that_cannot_run_are_refused_clearly(train, vali):
 
     with pytest.raises(AttributeError, match="'order' attribute"):
         model.fit(train, eval_set=[vali], callbacks=[plain])
+
+
+def test_the_training_data_among_the_eval_sets_is_named_training_and_not_watched(train, vali):
+    # LightGBM's reading: an eval set of the very X and y given to fit is "training", and early stopping skips it
+    # (here it watched the last set, the training curve, and never stopped)
+    def fit(eval_set, **kwargs):
+        return LambdaMART("NDCG:top=10", n_estimators=80, learning_rate=0.3, random_state=0, n_jobs=1).fit(
+            train.X, train.y, qid=train.qid, eval_set=eval_set, **kwargs)
+
+    held = (vali.X, vali.y, vali.qid)
+    alone = fit([held], early_stopping_rounds=5)
+    both = fit([held, (train.X, train.y, train.qid)], early_stopping_rounds=5)
+    assert 1 < alone.best_iteration_ < 75 and both.best_iteration_ == alone.best_iteration_
+    assert list(both.evals_result_) == ["valid_0", "training"]
+    copied = fit([held, (train.X.copy(), train.y, train.qid)], early_stopping_rounds=5)  # another object: watched
+    assert list(copied.evals_result_) == ["valid_0", "valid_1"] and copied.best_iteration_ != alone.best_iteration_
+    theirs = fit([held, (train.X, train.y, train.qid)], callbacks=[lgb.early_stopping(5, verbose=False)])
+    assert theirs.best_iteration_ == alone.best_iteration_  # LightGBM's callback skips "training" as well
+    with pytest.raises(ValueError, match="early_stopping_rounds needs an eval set other than the training data"):
+        fit([(train.X, train.y, train.qid)], early_stopping_rounds=5)

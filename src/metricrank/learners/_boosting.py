@@ -69,6 +69,7 @@ class EvalSet:
     name: str
     dataset: lgb.Dataset | None
     evaluate: Callable[[np.ndarray], list]
+    watched: bool = True  # False for the training data itself, which early stopping does not watch (LightGBM's)
 
 
 #: What LightGBM's ``CallbackEnv`` holds and ``IterationInfo`` does not (a LightGBM callback given as a plain function).
@@ -287,7 +288,7 @@ def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence
     The evaluation sets (only their names and ``evaluate`` are read here) are scored on the lanes' raw
     scores side by side (one column per model of every lane, in lane order), so an evaluation that takes
     their mean judges the mean of the lanes' models. Early stopping watches the *first metric of the last
-    evaluation set* (the convention of LightGBM's scikit-learn API is every metric; one metric is easier to
+    evaluation set* that is not the training data (the convention of LightGBM's scikit-learn API is every metric; one metric is easier to
     reason about and is what the CLI reports), and stops every lane at once. A callback returning True stops
     training after the current iteration. Where LightGBM finds no split in a lane and discards its tree, the
     iteration is taken back in every lane, so the lanes always hold the same number of iterations. With a
@@ -295,6 +296,7 @@ def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence
     """
     if tracker is not None and len(lanes) != 1:
         raise ValueError("a ScoreTracker revalues the trees of one booster: pass one lane")
+    watchable = [es for es in eval_sets if es.watched]
     boosters = []
     for lane in lanes:
         booster = lgb.Booster(params=lane.params, train_set=lane.train)  # builds the Dataset if it is not yet
@@ -360,8 +362,8 @@ def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence
             if callback(IterationInfo(it, evaluations, boosters[0], directions)):
                 stop = True
                 result.stop_reason = f"a callback stopped training after {it} trees"
-        if eval_sets:
-            watched = eval_sets[-1]
+        if watchable:
+            watched = watchable[-1]
             spec = next(iter(evaluations[watched.name]))
             value = evaluations[watched.name][spec]
             if rule is None:

@@ -141,6 +141,22 @@ def eval_set_of(eval_set, eval_X, eval_y):
     return list(zip(eval_X, eval_y)) if isinstance(eval_X, tuple) else [(eval_X, eval_y)]
 
 
+def training_entries(eval_set, X, y) -> frozenset:
+    """Positions in ``eval_set`` of the training data itself: the RankingDataset given to fit, or ``(X, y, ...)`` of
+    the very ``X`` and ``y`` objects (LightGBM's test, which names such an entry "training" and does not stop on it).
+
+    >>> X, y = [[0.0], [1.0]], [0, 1]
+    >>> sorted(training_entries([([[0.0]], [1]), (X, y)], X, y))
+    [1]
+    """
+    if eval_set is None:
+        return frozenset()
+    entries = [eval_set] if isinstance(eval_set, (RankingDataset, tuple)) else list(eval_set)
+    return frozenset(i for i, entry in enumerate(entries)
+                     if entry is X or (isinstance(entry, tuple) and len(entry) >= 2 and entry[0] is X
+                                       and entry[1] is y))
+
+
 def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eval_sample_weight=None,
                   eval_group_weight=None) -> list[tuple[str, RankingDataset]]:
     """Normalise ``eval_set`` the way LightGBM's scikit-learn API takes it.

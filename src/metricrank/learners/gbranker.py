@@ -28,7 +28,7 @@ from ._gbdt import (MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, check_s
 from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
 from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, check_start_iteration,
-                      eval_datasets, eval_set_of, eval_specs, eval_starting_scores, starting_scores,
+                      eval_datasets, eval_set_of, eval_specs, eval_starting_scores, starting_scores, training_entries,
                       warn_no_order_to_learn, warn_unmoved_judges, warn_unread_eval_weights)
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
@@ -368,7 +368,9 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
             coarse NDCG@1; name the judged cutoff first). A metric without a
             cutoff (AUC) or one that writes ``top`` itself is refused.
         early_stopping_rounds : int, optional
-            Stop when the first eval metric on the last eval set has not improved
+            Stop when the first eval metric on the last eval set (not the training
+            data itself: an entry of the very ``X`` and ``y``, or the RankingDataset,
+            given to fit, named "training" as in LightGBM) has not improved
             for this many trees; the trees after the best iteration are dropped,
             as LightGBM's ``LGBMRanker`` drops them (``evals_result_`` keeps the
             whole curves).
@@ -406,6 +408,11 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         check_early_stopping_rounds(early_stopping_rounds)
         check_stopping_with(self.lgb_params, early_stopping_rounds)
         eval_set = eval_set_of(eval_set, eval_X, eval_y)
+        training = training_entries(eval_set, X, y)  # before X, y and the eval sets are converted
+        if early_stopping_rounds is not None and eval_set is not None and len(training) == len(
+                [eval_set] if isinstance(eval_set, (RankingDataset, tuple)) else eval_set):
+            raise ValueError("early_stopping_rounds needs an eval set other than the training data, which early "
+                             "stopping does not watch (as in LightGBM)")
         callbacks, lightgbm_callbacks = split_callbacks(callbacks)
         objective = self._make_objective()
         refuse_named_weights(dict(eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight,
@@ -431,6 +438,8 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         objective = self._objective_for_training(objective, ds.y, ds.weight)
         self._check_query_sizes(objective, ds, "training data")
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight, eval_group_weight)
+        if eval_names is None and training:  # LightGBM's name for the training data among the eval sets
+            evals[min(training)] = ("training", evals[min(training)][1])
         for name, eds in evals:
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
@@ -498,7 +507,8 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
             callbacks.append(lightgbm_runner)
         if self.verbose:
             callbacks.append(_printer(int(self.verbose)))
-        eval_objs = [EvalSet(name, None, _evaluator(eds, eval_metrics, self.preset)) for name, eds in evals]
+        eval_objs = [EvalSet(name, None, _evaluator(eds, eval_metrics, self.preset), watched=i not in training)
+                     for i, (name, eds) in enumerate(evals)]
         # The Dataset gets every tree parameter: binning and feature pre-filtering read
         # min_data_in_leaf, and without it LightGBM drops every feature of small data. A Dataset
         # built for the same matrix and parameters by an earlier fit is reused (_dataset_cache).
@@ -674,10 +684,10 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         """Scores after each iteration: a generator of ``n_estimators_`` arrays, the k-th equal to
         ``predict(X, num_iteration=k)`` bit for bit (scikit-learn's and CatBoost's ``staged_predict``).
 
-        Every iteration of the booster is given (with early stopping, up to the best one). It reads each tree once, where a
-        loop of ``predict(X, num_iteration=k)`` over every k reads k iterations' trees each time (about half
-        the square of their number in all; ``benchmarks/staged_predict_speed.py`` times both). ``X`` is
-        checked when this is called, not when the first scores are asked for.
+        Every iteration of the booster is given (with early stopping, up to the best one). It reads each tree
+        once, where a loop of ``predict(X, num_iteration=k)`` over every k reads k iterations' trees each time
+        (about half the square of their number in all; ``benchmarks/staged_predict_speed.py`` times both).
+        ``X`` is checked when this is called, not when the first scores are asked for.
 
         Parameters
         ----------
