@@ -87,7 +87,7 @@ def test_early_stopping_and_evals_result(data):
     assert len(history["MAP"]) - model.best_iteration_ == 5
     # the trees after the best iteration are dropped, as LGBMRanker drops them: the booster is the model predict
     # scores, whole, and the iterations before and after any split add up to it
-    assert model.n_estimators_ == model.best_iteration_ == model.booster_.current_iteration()
+    assert model.n_estimators_ == model.best_iteration_ == model.booster_.current_iteration() == model.n_iter_
     np.testing.assert_allclose(model.booster_.predict(test.X), model.predict(test.X), rtol=0, atol=1e-12)
     np.testing.assert_allclose(model.predict(test.X, num_iteration=2) + model.predict(test.X, start_iteration=2),
                                model.predict(test.X), rtol=0, atol=1e-12)

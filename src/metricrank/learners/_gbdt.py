@@ -617,6 +617,12 @@ class GBDTBase(BaseEstimator):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
     @property
+    def n_iter_(self) -> int:
+        """``n_estimators_`` under LightGBM's and scikit-learn's name for it."""
+        self._check_fitted()
+        return self.n_estimators_
+
+    @property
     def feature_importances_(self) -> np.ndarray:
         """Split counts (or total gain) of every feature over the trees :meth:`predict` uses."""
         self._check_fitted()
