@@ -311,7 +311,7 @@ def test_negative_labels_are_judged_by_dcg_where_ndcg_would_judge_them(low_thres
     assert_as_by_hand(model.capacity_check_, ByHand(shifted, model, metric="DCG:top=10;type=Exp"), (7, True, 10.0))
     yeti = GBRanker("YetiRank", n_estimators=20, random_state=0).fit(shifted)
     assert yeti.capacity_check_.metric == "DCG:top=10"
-    with pytest.raises(ValueError, match="eval set valid_0: NDCG needs labels >= 0"):  # a metric named is kept
+    with pytest.raises(ValueError, match="eval set training: NDCG needs labels >= 0"):  # a metric named is kept
         GBRanker("YetiRank", n_estimators=2).fit(shifted, eval_set=[shifted], eval_metrics=["NDCG:top=10"])
 
 

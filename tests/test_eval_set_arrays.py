@@ -58,13 +58,16 @@ def test_early_stopping_reads_the_weighted_curve(data):
     train, plain, _ = data
     weighted = RankingDataset(plain.X, plain.y, group_ptr=plain.group_ptr,
                               weight=np.random.default_rng(0).uniform(0.1, 3.0, plain.n_docs))
-    model = GBRanker("YetiRank", n_estimators=30, learning_rate=0.5, n_jobs=1, random_state=0).fit(
-        train, eval_set=[weighted], eval_metrics=["PairAccuracy"], early_stopping_rounds=30)
-    curves = {ds: [evaluate(ds, model.predict(plain.X, num_iteration=k), metric="PairAccuracy")
-                   for k in range(1, model.n_estimators_ + 1)] for ds in (weighted, plain)}
+    params = dict(n_estimators=30, learning_rate=0.5, n_jobs=1, random_state=0)
+    model = GBRanker("YetiRank", **params).fit(train, eval_set=[weighted], eval_metrics=["PairAccuracy"],
+                                               early_stopping_rounds=30)
+    full = GBRanker("YetiRank", **params).fit(train)  # the same trees, every one kept
+    curves = {ds: [evaluate(ds, full.predict(plain.X, num_iteration=k), metric="PairAccuracy")
+                   for k in range(1, 31)] for ds in (weighted, plain)}
     best = {ds: int(np.argmax(curve)) + 1 for ds, curve in curves.items()}
     assert best[weighted] != best[plain], "the weights no longer move the best tree count: the test cannot tell"
     assert model.best_iteration_ == best[weighted]
+    np.testing.assert_array_equal(model.predict(plain.X), full.predict(plain.X, num_iteration=best[weighted]))
 
 
 def test_a_nets_curve_reads_the_eval_sets_weights_pairs_and_doc_ids(data):

@@ -432,13 +432,13 @@ def test_negative_labels_are_judged_by_dcg_where_the_default_judge_is_ndcg():
     ds = make_ltr(30, docs_per_query=(6, 10), n_features=6, random_state=0)
     y = ds.y - 1
     model = GBRanker("YetiRank", n_estimators=5, min_data_in_leaf=3).fit(
-        ds.X, y, qid=ds.qid, eval_set=[(ds.X, y, ds.qid)], early_stopping_rounds=2)
+        ds.X, y, qid=ds.qid, eval_set=[(ds.X.copy(), y, ds.qid)], early_stopping_rounds=2)  # not X: not "training"
     assert list(model.evals_result_["valid_0"]) == ["DCG:top=10"]
     # the judge reads every label it judges: training labels >= 0 with a signed eval set read DCG@10 too (as
     # under Dask), and only labels >= 0 everywhere keep NDCG@10
     for train_y, eval_y, judge in ((ds.y, y, "DCG:top=10"), (y, ds.y, "DCG:top=10"), (ds.y, ds.y, "NDCG:top=10")):
         judged = GBRanker("YetiRank", n_estimators=2, min_data_in_leaf=3).fit(
-            ds.X, train_y, qid=ds.qid, eval_set=[(ds.X, eval_y, ds.qid)])
+            ds.X, train_y, qid=ds.qid, eval_set=[(ds.X.copy(), eval_y, ds.qid)])
         assert list(judged.evals_result_["valid_0"]) == [judge]
     scores = model.predict(ds.X)
     assert model.score(ds.X, y, qid=ds.qid) == pytest.approx(evaluate(y, scores, qid=ds.qid, metric="DCG:top=10"))

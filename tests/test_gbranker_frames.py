@@ -98,7 +98,7 @@ def test_text_and_dates_are_not_read_as_numbers_while_nullable_numbers_are(data)
 
 def test_eval_set_dataframes_are_encoded_like_training(data):
     ds, frame, _, y = data
-    model = GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, eval_set=[(frame, y, ds.qid)],
+    model = GBRanker("YetiRank", **SMALL).fit(frame, y, qid=ds.qid, eval_set=[(frame.copy(), y, ds.qid)],
                                               eval_metrics=["NDCG:top=5"])
     from metricrank import evaluate
 
@@ -126,7 +126,8 @@ def test_to_lightgbm_predicts_identically_with_best_iteration_and_base_model(dat
     base = LambdaMART("NDCG", **SMALL).fit(ds)
     model = GBRanker("YetiRank", n_estimators=40, num_leaves=7, min_data_in_leaf=5, learning_rate=0.5,
                      random_state=0).fit(ds, init_model=base, eval_set=[valid], early_stopping_rounds=3)
-    assert 0 < model.best_iteration_ < model.n_estimators_  # the export must cut the trees
+    grown = len(next(iter(model.evals_result_["valid_0"].values())))
+    assert 0 < model.best_iteration_ == model.n_estimators_ < grown  # the trees after the best are dropped
     path = tmp_path / "plain.txt"
     model.to_lightgbm(path)
     plain = lightgbm.Booster(model_file=str(path))

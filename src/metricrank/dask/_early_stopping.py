@@ -8,9 +8,10 @@ estimators train all ``n_estimators`` trees, then, on the client, score every
 validation set tree by tree (cumulative sums of one-tree predictions, the
 same additions LightGBM makes to its validation scores) and apply the
 single-machine early-stopping rule (:func:`metricrank.learners._boosting.boost`)
-to those curves. The model keeps the trees up to where single-machine
-training would have stopped. This is early *selection*: the trees after the
-stopping point were grown (and paid for), then dropped.
+to those curves. The model keeps the trees up to the best iteration, as the
+single-machine model does, and the curves up to where its training would have
+stopped. This is early *selection*: the trees after the stopping point were
+grown (and paid for), then dropped.
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def per_tree_curves(booster: lgb.Booster, evals, specs, preset, bases: list) -> 
 
 def select_iteration(booster: lgb.Booster, curves: dict, directions: dict, early_stopping_rounds,
                      n_estimators: int) -> BoostResult:
-    """Apply GBRanker's stopping rule to per-tree curves; the booster keeps the trees grown until the stop.
+    """Apply GBRanker's stopping rule to per-tree curves; the booster keeps the trees up to the best iteration
+    (with early stopping; else every grown tree), as GBRanker's does.
 
     The watched value is the first metric of the last eval set, fed to the
     same :class:`~metricrank.learners._boosting.StoppingRule` that
@@ -128,6 +130,7 @@ def select_iteration(booster: lgb.Booster, curves: dict, directions: dict, early
         result.best_iteration = best_iter
     else:
         result.best_score = last_values(result.evals_result)
-    if stop_at < n_trees:
-        result.booster = lgb.Booster(model_str=booster.model_to_string(num_iteration=stop_at))
+    keep = result.best_iteration or stop_at  # as GBRanker: the trees after the best iteration go (LightGBM's)
+    if keep < n_trees:
+        result.booster = lgb.Booster(model_str=booster.model_to_string(num_iteration=keep))
     return result
