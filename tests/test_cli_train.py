@@ -176,12 +176,17 @@ def test_train_any_objective_with_explicit_pairs_then_predict(files, capsys, tmp
     out = tmp_path / "yeti.json"
     code = main(["train", "--train", str(root / "train.txt"), "--valid", str(root / "valid.txt.gz"),
                  "--objective", "PairLogit", "--pairs", str(tmp_path / "train.pairs"), "--trees", "4",
-                 "--leaves", "4", "--min-data-in-leaf", "2", "--quiet", "--seed", "3", "--out", str(out)])
-    assert code == 0, capsys.readouterr().err
+                 "--leaves", "4", "--min-data-in-leaf", "2", "--seed", "3", "--out", str(out)])
+    assert code == 0
     model = GBRanker.load(out)
     expected = GBRanker("PairLogit", n_estimators=4, num_leaves=4, min_data_in_leaf=2, random_state=3).fit(
         train, pairs=pairs, pair_weight=[1.0, 2.0, 0.5])
     np.testing.assert_array_equal(model.predict(valid.X), expected.predict(valid.X))
+    # the training report reads the pairs trained on (as CatBoost reports a pool's pairs), not pairs of the labels
+    scores, weight = model.predict(train.X), np.array([1.0, 2.0, 0.5])
+    winners, losers = np.array(pairs).T
+    on_pairs = np.sum(weight * np.log1p(np.exp(-(scores[winners] - scores[losers])))) / weight.sum()
+    assert f"train: PairLogit={on_pairs:.6f}" in capsys.readouterr().err
     assert main(["predict", "--model", str(out), "--data", str(root / "valid.txt.gz"),
                  "--out", str(tmp_path / "s.txt")]) == 0
     np.testing.assert_array_equal(np.loadtxt(tmp_path / "s.txt"), model.predict(valid.X))
