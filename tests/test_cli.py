@@ -222,6 +222,10 @@ def test_output_problems_fail_before_work(files, tmp_path, capsys, monkeypatch):
         (["--metric", "NoSuchMetric"], "unknown metric"),
         (["--query-file", str(tmp_path / "none.query")], "none.query: no such file"),
     ]
+    weights = tmp_path / "gw.txt"  # an input the per-query values would replace
+    weights.write_text("1\n")
+    cases.append((["--group-weights", str(weights), "--per-query", str(weights)],
+                  f"--per-query {weights} is --group-weights's file: the values would replace it"))
     for extra, message in cases:
         code = cli.main(["eval", "--data", str(data), "--scores", str(scores)] + extra)
         err = capsys.readouterr().err

@@ -39,6 +39,21 @@ def test_optimality_json_and_plot(files, capsys):
     assert (root / "opt.png").stat().st_size > 1000
 
 
+def test_optimality_reads_any_model_train_writes(files, capsys):
+    # a GBRanker (train --objective YetiRank writes one) was refused as "not a LambdaMART"
+    from metricrank import GBRanker
+
+    root, ds, _ = files
+    GBRanker("YetiRank", n_estimators=5, num_leaves=5, min_data_in_leaf=5, random_state=0).fit(ds).save(
+        root / "yeti.json")
+    assert main(["analyze", "optimality", "--model", str(root / "yeti.json"), "--data", str(root / "data.txt"),
+                 "--directions", "5", "--seed", "1", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = local_optimality(GBRanker.load(root / "yeti.json"), ds, metric="NDCG:top=10", random_state=1,
+                                n_directions=5)
+    assert out["base_value"] == pytest.approx(expected.base_value) and out["n_ascent"] == expected.n_ascent
+
+
 def test_combine_table_and_json(files, capsys):
     root, ds, _ = files
     args = ["analyze", "combine", "--data", str(root / "data.txt"), "--scores-a", str(root / "a.txt"),
@@ -58,7 +73,19 @@ def test_options_are_checked_first(files, capsys):
         main(base + ["--delta", "1.5"])
     assert "--delta must be strictly between 0 and 1" in capsys.readouterr().err
     assert main(base + ["--metric", "NoSuchMetric"]) == 2
-    assert "unknown metric" in capsys.readouterr().err
+    assert "--metric 'NoSuchMetric': unknown metric" in capsys.readouterr().err
+    # the figure's format and its path are checked before the work, whose results a failed write would lose
+    assert main(base + ["--plot", str(root / "result.txt")]) == 2
+    assert f"--plot {root / 'result.txt'}: matplotlib writes no 'txt' figure" in capsys.readouterr().err
+    combine = ["analyze", "combine", "--data", str(root / "data.txt"), "--scores-b", str(root / "b.txt")]
+    for name, option in (("a.txt", "--scores-a"), ("data.txt", "--data")):
+        (root / "copy.png").write_bytes((root / name).read_bytes())
+        args = [option, str(root / "copy.png")] if option == "--scores-a" else ["--scores-a", str(root / "a.txt")]
+        data = ["--data", str(root / "copy.png"), "--scores-b", str(root / "b.txt")] if option == "--data" else []
+        command = ["analyze", "combine", *(data or combine[2:]), *args, "--plot", str(root / "copy.png")]
+        assert main(command) == 2
+        assert f"--plot {root / 'copy.png'} is {option}'s file: the figure would replace it" in capsys.readouterr().err
+        assert (root / "copy.png").read_bytes() == (root / name).read_bytes()
     assert main(["analyze", "combine", "--data", str(root / "data.txt"), "--scores-a", str(root / "missing.txt"),
                  "--scores-b", str(root / "b.txt")]) == 2
     assert "--scores-a" in capsys.readouterr().err

@@ -151,14 +151,20 @@ def test_zero_based_files_get_command_line_advice(files, capsys):
     (["--metric", "NDGC_TYPO", "--metric", "MAP"], "--metric given 2 times (NDGC_TYPO, MAP); tune optimises one"),
     (["--storage", "bogus://x"], "--storage bogus://x: SQLAlchemy knows no database 'bogus'"),
     (["--params-out", "OUT"], "--out and --params-out are the same file"),
+    (["--weights", "PARAMS", "--params-out", "PARAMS"], "--weights PARAMS is also an output file"),
+    (["--group-weights", "PARAMS", "--params-out", "PARAMS"], "--group-weights PARAMS is also an output file"),
 ])
 def test_tune_refuses_before_reading(files, capsys, monkeypatch, extra, message):
     root, _ = files
     no_fit(monkeypatch)
     out = str(root / "m.json")
     argv = ["tune", "--train", str(root / "train.txt"), "--out", out, "--quiet", "--trials", "1"]
-    assert main(argv + [out if a == "OUT" else a for a in extra]) == 2
-    assert message in capsys.readouterr().err
+    params = root / "params.json"  # an existing file, which the output would replace
+    params.write_text("1\n" * 10)
+    named = {"OUT": out, "PARAMS": str(params)}
+    assert main(argv + [named.get(a, a) for a in extra]) == 2
+    assert message.replace("PARAMS", str(params)).replace("OUT", out) in capsys.readouterr().err
+    assert params.read_text() == "1\n" * 10
 
 
 def test_analyze_checks_the_plot_path_before_computing(files, capsys, monkeypatch):

@@ -9,7 +9,7 @@ LambdaMART model file; ``metricrank analyze combine --data F --scores-a A --scor
 
 from __future__ import annotations
 
-from ._io import check_readable, check_writable, json_line
+from ._io import check_figure_path, check_readable, json_line, refuse_overwriting
 
 
 def _probability(name):
@@ -54,11 +54,17 @@ def _integer_from(minimum):
 def _check_common(args, files) -> None:
     from .metrics import get_metric
 
-    get_metric(args.metric, args.preset)  # a bad spec fails here, before any loading
+    try:
+        get_metric(args.metric, args.preset)  # a bad spec fails here, before any loading
+    except ValueError as err:
+        raise ValueError(f"--metric {args.metric!r}: {err}") from None
+    files = [*files, ("--query-file", args.query_file)]
     for flag, path in files:
-        check_readable(path, flag)
-    if args.plot:
-        check_writable(args.plot, "--plot")  # before the computation, whose results a failed write would lose
+        if path is not None:
+            check_readable(path, flag)
+    if args.plot:  # before the computation, whose results a failed write would lose
+        check_figure_path(args.plot, "--plot")
+        refuse_overwriting("--plot", args.plot, files, "the figure")
 
 
 def _emit(args, title, payload: dict) -> None:
@@ -74,10 +80,10 @@ def _emit(args, title, payload: dict) -> None:
 def cmd_optimality(args) -> int:
     from ._cli_data import read_letor
     from .analysis import local_optimality
-    from .learners import LambdaMART
+    from .learners import load_ranker
 
     _check_common(args, [("--model", args.model), ("--data", args.data)])
-    model = LambdaMART.load(args.model)
+    model = load_ranker(args.model)  # any model train writes: LambdaMART or GBRanker
     data = read_letor(args.data, n_features=model.n_features_in_, query_file=args.query_file)
     r = local_optimality(model, data, metric=args.metric, delta=args.delta, p0=args.p0, step=args.step,
                          random_state=args.seed, n_directions=args.directions, preset=args.preset,

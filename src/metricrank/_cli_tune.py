@@ -72,9 +72,12 @@ def _check_options(args):
                          ("--valid-query-file", "gives --valid's group sizes")):
         if getattr(args, option[2:].replace("-", "_")) is not None and not args.valid:
             raise ValueError(f"{option} {what}; pass --valid")
-    for path, option in ((args.pairs, "--pairs"), (args.weights, "--weights"), (args.group_weights, "--group-weights"),
-                         (args.valid_weights, "--valid-weights"), (args.valid_group_weights, "--valid-group-weights")):
+    side_files = ((args.pairs, "--pairs"), (args.weights, "--weights"), (args.group_weights, "--group-weights"),
+                  (args.valid_weights, "--valid-weights"), (args.valid_group_weights, "--valid-group-weights"))
+    for path, option in side_files:
         check_readable(path, option)
+        if same_file(path, args.out) or same_file(path, args.params_out):
+            raise ValueError(f"{option} {path} is also an output file; name another one")
     if args.study_name is not None and args.storage is None:
         raise ValueError("--study-name names a study in --storage; pass --storage too")
     for path, option in ((args.out, "--out"), (args.params_out, "--params-out")):

@@ -242,6 +242,36 @@ def atomic_write(path) -> Iterator[IO[bytes]]:
         raise
 
 
+def figure_format(path) -> str:
+    """The format :func:`save_figure` writes ``path`` in: its suffix (before ``.gz``/``.bz2``), PNG without one."""
+    name = os.fspath(path)
+    for packed in (".gz", ".bz2"):  # atomic_write compresses these; the figure's format is the suffix before
+        if name.endswith(packed):
+            name = name[: -len(packed)]
+    return os.path.splitext(name)[1].lstrip(".").lower() or "png"
+
+
+def check_figure_path(path, option: str) -> None:
+    """A ValueError naming ``option`` unless ``path`` can be written and matplotlib writes its format: checked
+    before the work whose figure it is."""
+    from matplotlib.figure import Figure
+
+    check_writable(path, option)
+    formats = Figure().canvas.get_supported_filetypes()
+    if figure_format(path) not in formats:
+        raise ValueError(f"{option} {path}: matplotlib writes no '{figure_format(path)}' figure; use one of the "
+                         f"suffixes {', '.join('.' + f for f in sorted(formats))}")
+
+
+def refuse_overwriting(output_option: str, output, inputs, what: str) -> None:
+    """A ValueError when ``output`` names the file of one of ``inputs`` (``(option, path)`` pairs, None skipped):
+    ``what`` would replace it."""
+    for option, path in inputs:
+        if same_file(path, output):
+            raise ValueError(f"{output_option} {output} is {option}'s file: {what} would replace it; name another "
+                             "file")
+
+
 def save_figure(fig, path, dpi: int) -> None:
     """Save a pyplot figure through :func:`atomic_write`, then close it.
 
@@ -255,12 +285,7 @@ def save_figure(fig, path, dpi: int) -> None:
         if hasattr(path, "write"):
             fig.savefig(path, format="png", dpi=dpi)
             return
-        name = os.fspath(path)
-        for packed in (".gz", ".bz2"):  # atomic_write compresses these; the figure's format is the suffix before
-            if name.endswith(packed):
-                name = name[: -len(packed)]
-        fmt = os.path.splitext(name)[1].lstrip(".").lower() or "png"
         with atomic_write(path) as fh:
-            fig.savefig(fh, format=fmt, dpi=dpi)
+            fig.savefig(fh, format=figure_format(path), dpi=dpi)
     finally:
         plt.close(fig)

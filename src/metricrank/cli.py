@@ -123,7 +123,8 @@ def _cmd_eval(args) -> int:
         if path is not None:
             _check_input_file(path, option)
     check_output_file(args.per_query, "--per-query")
-    for path, option in ((args.data, "--data"), (args.scores, "--scores")):
+    for path, option in ((args.data, "--data"), (args.scores, "--scores"), (args.query_file, "--query-file"),
+                         (args.weights, "--weights"), (args.group_weights, "--group-weights")):
         if same_file(path, args.per_query):
             raise CLIError(f"--per-query {args.per_query} is {option}'s file: the values would replace it; name "
                            "another file")
