@@ -11,7 +11,7 @@ from math import log2
 import numpy as np
 import pytest
 
-from metricrank import evaluate
+from metricrank import LambdaMART, evaluate
 from metricrank.cli import main
 
 LETOR = """2 qid:1 1:0.1 2:0.5 #docid = a
@@ -246,6 +246,33 @@ def test_system_errors_are_one_line_not_a_traceback(files, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert code == 1
     assert err == "metricrank: error: /full/per_query.csv: No space left on device\n"
+
+
+@pytest.mark.parametrize("command", ["eval", "predict"])
+def test_an_infinite_feature_is_named_by_file_line_and_index(tmp_path, capsys, command):
+    # the estimators' check says "row 1, feature 1", counted from 0 and with no file
+    data = tmp_path / "inf.txt"
+    data.write_text("# a comment line\n1 qid:1 1:0.5 2:1\n0 qid:1 1:0.2 2:inf\n")
+    (tmp_path / "s.txt").write_text("1\n2\n")
+    LambdaMART(n_estimators=1, min_data_in_leaf=1).fit(np.arange(8.0).reshape(4, 2), [1, 0, 1, 0],
+                                                        group=[2, 2]).save(tmp_path / "m.json")
+    argv = (["eval", "--data", str(data), "--scores", str(tmp_path / "s.txt")] if command == "eval" else
+            ["predict", "--model", str(tmp_path / "m.json"), "--data", str(data), "--out", str(tmp_path / "o.txt")])
+    assert main(argv) == 2
+    assert f"row 1 ({data}, line 3): feature 2 is inf; features must be finite" in capsys.readouterr().err
+
+
+def test_a_closed_pipe_ends_quietly(capsys, monkeypatch):
+    # `metricrank metrics | head -1`: the reader left; Unix tools stop without a word (it was "error: Broken pipe")
+    def closed(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("metricrank.cli._cmd_metrics", closed)
+    assert main(["metrics"]) == 141  # 128 + SIGPIPE
+    assert capsys.readouterr().err == ""
+    with pytest.raises(SystemExit):
+        main(["metrics", "--width", "0"])
+    assert "argument --width: expected an integer >= 20, got 0" in capsys.readouterr().err
 
 
 def test_per_query_dash_writes_csv_to_stdout(files, capsys):

@@ -38,19 +38,42 @@ def read_letor(path, **options):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnreadWeightFileWarning)
-        return load_letor(path, **options)
+        ds = load_letor(path, **options)
+    _refuse_infinite_features(ds, path)
+    return ds
 
 
-def with_file_lines(message: str, *files) -> str:
+def _refuse_infinite_features(ds, path) -> None:
+    """An infinite feature value, named by the file's line and the feature's index as the file writes it (the
+    estimators' own check counts rows and features from 0 and knows no file)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    X = ds.X
+    values = X.data if sp.issparse(X) else X
+    bad = np.isinf(values)
+    if not bad.any():
+        return
+    flat = int(np.flatnonzero(bad)[0])
+    if sp.issparse(X):
+        row, col = int(np.searchsorted(X.indptr, flat, side="right") - 1), int(X.indices[flat])
+    else:
+        row, col = divmod(flat, X.shape[1])
+    message = (f"row {row}: feature {col + 1} is {float(values.flat[flat])}; features must be finite (LightGBM "
+               "would bin inf with the largest finite values; the tree rankers read NaN as missing)")
+    raise ValueError(with_file_lines(message, path, about_rows=True))
+
+
+def with_file_lines(message: str, *files, about_rows: bool = False) -> str:
     """A label check's message with each "row N" of the data followed by its file and line.
 
     The checks count the rows of a data set from 0; the command line's user has files, whose comments and
     blank lines are no rows. ``files`` are the data files whose rows, in this order, make the data set: each a
     path, or a ``(path, n_rows)`` pair where later files follow (``tune --valid`` joins ``--train`` and
     ``--valid``); a row of a later file is renumbered as that file's row. Messages not about labels are returned
-    as they are.
+    as they are, unless ``about_rows`` says that the message's rows are the data's.
     """
-    rows = {int(match.group(1)) for match in ROW.finditer(message)} if "label" in message else set()
+    rows = {int(match.group(1)) for match in ROW.finditer(message)} if about_rows or "label" in message else set()
     if not rows:
         return message
     from ._io import open_read

@@ -15,6 +15,7 @@ system: a directory, a permission, a full disk).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import os
@@ -22,6 +23,7 @@ import sys
 
 import numpy as np
 
+from ._cli_analyze import _integer_from
 from ._cli_analyze import add_parsers as add_analyze_parsers
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
@@ -375,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("metrics", help="list every metric with its parameters",
                         formatter_class=HelpFormatter)
-    ls.add_argument("--width", type=int, default=None,
+    ls.add_argument("--width", type=_integer_from(20), default=None,
                     help="wrap at this many columns (default: terminal width, at most 100)")
     ls.set_defaults(func=_cmd_metrics)
 
@@ -469,6 +471,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("metricrank: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader has gone (metricrank metrics | head): quiet, as other Unix tools are
+        with contextlib.suppress(OSError, ValueError):  # the interpreter's flush at exit would fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, the status of a tool the pipe's end stopped
     except Exception as err:  # noqa: BLE001 - e.g. LightGBMError: one line, never a traceback
         if _interrupted_inside(err):  # Ctrl-C inside a numba call surfaces as its SystemError
             print("metricrank: interrupted", file=sys.stderr)
