@@ -221,6 +221,7 @@ def test_output_problems_fail_before_work(files, tmp_path, capsys, monkeypatch):
         (["--metric", "NDCG:top=x"], "--metric 'NDCG:top=x'"),
         (["--metric", "NoSuchMetric"], "unknown metric"),
         (["--query-file", str(tmp_path / "none.query")], "none.query: no such file"),
+        (["--metric", "MAP", "--metric", "MAP"], "--metric MAP is given 2 times; give each metric once"),
     ]
     weights = tmp_path / "gw.txt"  # an input the per-query values would replace
     weights.write_text("1\n")
@@ -260,6 +261,20 @@ def test_an_infinite_feature_is_named_by_file_line_and_index(tmp_path, capsys, c
             ["predict", "--model", str(tmp_path / "m.json"), "--data", str(data), "--out", str(tmp_path / "o.txt")])
     assert main(argv) == 2
     assert f"row 1 ({data}, line 3): feature 2 is inf; features must be finite" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["predict", "--model", "m.json", "--data", "a.txt", "--data", "b.txt", "--out", "s.txt"],
+    ["analyze", "combine", "--data", "d.txt", "--scores-a", "a", "--scores-b", "b", "--metric", "MAP", "--met",
+     "NDCG"],  # an abbreviation is the same option
+    ["train", "--train", "t.txt", "--out", "m.json", "--trees", "5", "--trees=7"],
+])
+def test_a_single_valued_option_given_twice_is_refused(argv, capsys):
+    # argparse keeps the last value silently: predict scored only b.txt
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    assert "given twice" in capsys.readouterr().err
 
 
 def test_a_closed_pipe_ends_quietly(capsys, monkeypatch):

@@ -582,8 +582,8 @@ def test_cli_tune_without_objective_tunes_lambdamart_with_its_defaults(tmp_path,
 def test_cli_tune_validates_options_before_reading(tmp_path, capsys, argv, message):
     from metricrank.cli import main
 
-    code = main(["tune", "--train", str(tmp_path / "missing.txt"), "--quiet", "--out", str(tmp_path / "m.json")]
-                + argv)
+    out = [] if "--out" in argv else ["--out", str(tmp_path / "m.json")]  # an option is given once
+    code = main(["tune", "--train", str(tmp_path / "missing.txt"), "--quiet", *out] + argv)
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and "missing.txt" not in err

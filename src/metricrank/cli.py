@@ -113,6 +113,9 @@ def _cmd_eval(args) -> int:
     from .metrics import evaluate_many, get_metric
 
     specs = args.metric or ["NDCG:top=10"]
+    repeated = sorted({spec for spec in specs if specs.count(spec) > 1})
+    if repeated:  # the JSON output would keep one of them
+        raise CLIError(f"--metric {repeated[0]} is given {specs.count(repeated[0])} times; give each metric once")
     for spec in specs:  # every spec parses before any file is read
         try:
             get_metric(spec, preset=args.preset)
@@ -341,6 +344,36 @@ def _version() -> str:
     return __version__
 
 
+class _StoreOnce(argparse._StoreAction):
+    """A single-valued option given twice is an error, not silently its last value (``predict --data a --data b``
+    scored only b)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_options", set())
+        if self.dest in given:
+            raise argparse.ArgumentError(self, f"given twice ({getattr(namespace, self.dest)} and {values}); "
+                                               "give it once")
+        given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _single_valued_once(parser: argparse.ArgumentParser) -> None:
+    """Make every single-valued option of ``parser`` and of its subcommands a :class:`_StoreOnce`."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                _single_valued_once(subparser)
+        elif type(action) is argparse._StoreAction and action.option_strings:
+            action.__class__ = _StoreOnce
+
+
+def parse_arguments(argv=None) -> argparse.Namespace:
+    """The command line parsed, a single-valued option given twice refused."""
+    args = build_parser().parse_args(argv)
+    vars(args).pop("_given_options", None)
+    return args
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="metricrank", formatter_class=HelpFormatter,
@@ -412,6 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--queries", type=int, default=300, help="number of synthetic queries")
     demo.add_argument("--seed", type=int, default=0, help="random seed")
     demo.set_defaults(func=_cmd_demo)
+    _single_valued_once(parser)
     return parser
 
 
@@ -448,7 +482,7 @@ def main(argv=None) -> int:
     (2 for bad input, 1 for a failure of the system: file system, memory, ...)."""
     import warnings
 
-    args = build_parser().parse_args(argv)
+    args = parse_arguments(argv)
     saved = warnings.showwarning
     warnings.showwarning = _show_warning
     from ._groups import NonContiguousQueryError
