@@ -159,6 +159,14 @@ def test_a_weight_file_that_misses_a_row_or_a_query_names_it(sets, tmp_path, cap
     (tmp_path / "bad.w").write_text("1\n-2\n")
     assert main(argv + ["--weights", str(tmp_path / "bad.w")]) == 2
     assert f"{tmp_path / 'bad.w'}, line 2: weight '-2' must be finite and >= 0" in capsys.readouterr().err
+    # all zero: the data set's check, named by the option and file that gave the weights
+    save_weights(tmp_path / "zero.w", np.zeros(n_docs))
+    assert main(argv + ["--weights", str(tmp_path / "zero.w")]) == 2
+    assert f"--weights {tmp_path / 'zero.w'}: weight is 0 for every entry" in capsys.readouterr().err
+    zero = tmp_path / "zero.gw"
+    zero.write_text("".join(line.split("\t")[0] + "\t0\n" for line in lines))
+    assert main(argv + ["--group-weights", str(zero)]) == 2
+    assert f"--group-weights {zero}: group_weight is 0 for every entry" in capsys.readouterr().err
 
 
 def test_a_metric_that_leaves_the_weights_unread_says_so(sets, tmp_path, capsys):

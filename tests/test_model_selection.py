@@ -589,6 +589,16 @@ def test_cli_tune_validates_options_before_reading(tmp_path, capsys, argv, messa
     assert message in err and "missing.txt" not in err
 
 
+def test_cli_tune_names_cv_beyond_the_queries_before_the_work(tmp_path, capsys):
+    from metricrank.cli import main
+
+    save_letor(make_ltr(12, n_features=6, random_state=0), tmp_path / "t.txt")
+    assert main(["tune", "--train", str(tmp_path / "t.txt"), "--cv", "13", "--trials", "1", "--quiet", "--out",
+                 str(tmp_path / "m.json")]) == 2
+    assert capsys.readouterr().err == (f"metricrank: error: --cv 13: {tmp_path / 't.txt'} holds 12 queries; give 2 "
+                                       "to 12 folds\n")
+
+
 def test_tune_starts_from_the_estimators_own_values(data):
     X, y, qid = data
     base = LambdaMART(METRIC, n_estimators=30, n_jobs=1, num_leaves=5, lambda_l2=3.0, learning_rate=0.2)

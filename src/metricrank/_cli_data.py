@@ -24,10 +24,18 @@ def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, g
                       "weigh the rows", UserWarning, stacklevel=2)
     if weights is None and group_weights is None:
         return ds
-    return RankingDataset(ds.X, ds.y, group_ptr=ds.group_ptr, qid=ds.qid,
-                          weight=ds.weight if weights is None else load_weights(weights, n_rows=ds.n_docs),
-                          group_weight=None if group_weights is None else load_group_weights(group_weights, ds),
-                          pairs=ds.pairs, pair_weight=ds.pair_weight, doc_ids=ds.doc_ids, source=ds.source)
+    group_option = weights_option.replace("weights", "group-weights")  # --group-weights, --valid-group-weights
+    try:
+        return RankingDataset(ds.X, ds.y, group_ptr=ds.group_ptr, qid=ds.qid,
+                              weight=ds.weight if weights is None else load_weights(weights, n_rows=ds.n_docs),
+                              group_weight=None if group_weights is None else load_group_weights(group_weights, ds),
+                              pairs=ds.pairs, pair_weight=ds.pair_weight, doc_ids=ds.doc_ids, source=ds.source)
+    except ValueError as err:  # the data set's check of all the weights knows no option
+        for option, given, prefix in ((group_option, group_weights, "group_weight "), (weights_option, weights,
+                                                                                       "weight ")):
+            if given is not None and str(err).startswith(prefix):
+                raise ValueError(f"{option} {given}: {err}") from None
+        raise
 
 
 def read_letor(path, **options):
