@@ -104,3 +104,12 @@ def test_the_training_data_among_the_eval_sets_is_named_training_and_not_watched
     assert theirs.best_iteration_ == alone.best_iteration_  # LightGBM's callback skips "training" as well
     with pytest.raises(ValueError, match="early_stopping_rounds needs an eval set other than the training data"):
         fit([(train.X, train.y, train.qid)], early_stopping_rounds=5)
+
+
+def test_lightgbm_early_stopping_without_an_eval_set_is_refused_before_any_fit(train, monkeypatch):
+    # LightGBM refuses it after the first tree; here the capacity check's fold fits would come first
+    import metricrank.learners.gbranker as gbranker
+
+    monkeypatch.setattr(gbranker, "boost_lanes", lambda *a, **k: pytest.fail("trees grown before the check"))
+    with pytest.raises(ValueError, match="callbacks: lgb.early_stopping needs an eval_set to watch"):
+        LambdaMART("NDCG:top=10", n_estimators=5).fit(train, callbacks=[lgb.early_stopping(3, verbose=False)])

@@ -426,6 +426,9 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         eval_set = encode_eval_set(eval_set, schema)
         if early_stopping_rounds is not None and not eval_set:  # before the capacity check's fits
             raise ValueError("early_stopping_rounds needs an eval_set")
+        if not eval_set and any(type(cb).__name__ == "_EarlyStoppingCallback" for cb in lightgbm_callbacks):
+            raise ValueError("callbacks: lgb.early_stopping needs an eval_set to watch (LightGBM refuses it too, "
+                             "after the first tree; here before any fit)")
         ds = as_dataset(X, y, qid=qid, group=group, sample_weight=sample_weight, group_weight=group_weight,
                         pairs=pairs, pair_weight=pair_weight)
         if ds.n_docs < 2:
