@@ -349,9 +349,10 @@ def _train(args, model, objective, console, client) -> int:
     for label, results in reports:
         console.print(f"{label}: " + "  ".join(f"{r.spec}={r.value:.6f}" for r in results))
     models = getattr(model, "n_models_", 1)
+    grown = max((len(values) for curves in model.evals_result_.values() for values in curves.values()), default=0)
     console.print(f"wrote {args.out} ({model.n_estimators_} trees"
                   f"{f' in each of {models} averaged models' if models > 1 else ''}"
-                  f"{f', best {model.best_iteration_}' if model.best_iteration_ else ''})")
+                  f"{f', the best of {grown} grown' if model.best_iteration_ and grown > model.n_estimators_ else ''})")
     return 0
 
 
