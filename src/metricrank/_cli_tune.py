@@ -118,7 +118,7 @@ def cmd_tune(args) -> int:
     weight, group_weight = train.weight, train.group_weight
     X, y, qid = train.X, train.y, _query_ids(train, 0)
     cv = args.cv or 3
-    if not args.valid and cv > train.n_queries:  # before the header that announces the folds
+    if args.cv is not None and not args.valid and cv > train.n_queries:  # before the header announcing the folds
         raise ValueError(f"--cv {cv}: {args.train} holds {train.n_queries} queries; give 2 to {train.n_queries} "
                          "folds")
     if args.valid:
