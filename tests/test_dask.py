@@ -768,3 +768,18 @@ def test_one_label_per_query_warns_as_in_memory(client, data, labels, what):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         metricrank.dask.DaskGBRanker("YetiRank", n_estimators=2).fit(X, da.from_array(y, chunks=dy.chunks), qid=dq)
+
+
+def test_the_training_data_among_the_eval_sets_is_named_training_and_not_watched(client, data):
+    # as in memory and in LightGBM: early stopping watches the last eval set that is not the training data
+    train, valid = data
+    X, y, qid = one_partition(train), da.from_array(train.y), da.from_array(train.qid)
+    params = dict(objective="lambda:NDCG:top=10", n_estimators=40, learning_rate=0.3, random_state=0)
+    held = (valid.X, valid.y, valid.qid)
+    stop = dict(eval_metrics=["MAP:top=10"], early_stopping_rounds=4)
+    alone = DaskGBRanker(**params).fit(X, y, qid=qid, eval_set=[held], **stop)
+    both = DaskGBRanker(**params).fit(X, y, qid=qid, eval_set=[held, (X, y, qid)], **stop)
+    assert list(both.evals_result_) == ["valid_0", "training"]
+    assert both.best_iteration_ == alone.best_iteration_ < 36
+    with pytest.raises(ValueError, match="early_stopping_rounds needs an eval set other than the training data"):
+        DaskGBRanker(**params).fit(X, y, qid=qid, eval_set=[(X, y, qid)], early_stopping_rounds=4)

@@ -93,11 +93,11 @@ def per_tree_curves(booster: lgb.Booster, evals, specs, preset, bases: list) -> 
 
 
 def select_iteration(booster: lgb.Booster, curves: dict, directions: dict, early_stopping_rounds,
-                     n_estimators: int) -> BoostResult:
+                     n_estimators: int, unwatched=frozenset()) -> BoostResult:
     """Apply GBRanker's stopping rule to per-tree curves; the booster keeps the trees up to the best iteration
     (with early stopping; else every grown tree), as GBRanker's does.
 
-    The watched value is the first metric of the last eval set, fed to the
+    The watched value is the first metric of the last eval set not in ``unwatched`` (the training data), fed to the
     same :class:`~metricrank.learners._boosting.StoppingRule` that
     :func:`~metricrank.learners._boosting.boost` uses. As on one machine,
     ``best_iteration`` is set only with early stopping, ``best_score`` is the
@@ -109,9 +109,12 @@ def select_iteration(booster: lgb.Booster, curves: dict, directions: dict, early
     if n_trees < n_estimators:
         result.stopped_early = True
         result.stop_reason = f"no split improves the objective after {n_trees} trees"
-    if not curves:
+    watchable = [name for name in curves if name not in unwatched]  # not the training data itself
+    if not watchable:
+        result.evals_result = curves
+        result.best_score = last_values(curves)
         return result
-    watched = list(curves)[-1]
+    watched = watchable[-1]
     spec = next(iter(curves[watched]))
     rule = StoppingRule(early_stopping_rounds, directions[watched, spec])
     stop_at = n_trees

@@ -21,11 +21,12 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
+from ..data import RankingDataset
 from ..learners._frames import column_schema, refuse_named_weights
 from ..learners._gbdt import check_stopping_with
 from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_set_of,
                                 eval_specs, eval_starting_scores, warn_unmoved, warn_unmoved_metrics,
-                                warn_unordered_labels, warn_unread_eval_weights)
+                                training_entries, warn_unordered_labels, warn_unread_eval_weights)
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -274,6 +275,11 @@ max_query_size, random_state, importance_type, lgb_params
         check_early_stopping_rounds(early_stopping_rounds)
         check_stopping_with(twin.lgb_params, early_stopping_rounds)
         eval_set = eval_set_of(eval_set, eval_X, eval_y)
+        training = training_entries(eval_set, X, y)  # named "training" and not watched, as in memory
+        if early_stopping_rounds is not None and eval_set is not None and len(training) == len(
+                [eval_set] if isinstance(eval_set, (RankingDataset, tuple)) else eval_set):
+            raise ValueError("early_stopping_rounds needs an eval set other than the training data, which early "
+                             "stopping does not watch (as in LightGBM)")
         objective = twin._make_objective()
         check_distributable(objective, pairs)
         specs = eval_specs(eval_metrics, eval_metric, eval_at, default=lambda: objective.eval_spec)
@@ -306,6 +312,9 @@ max_query_size, random_state, importance_type, lgb_params
         twin._check_query_sizes(objective, SimpleNamespace(query_sizes=sizes, pairs=None), "training data")
         evals = gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, names, qid_column,
                                  eval_sample_weight, eval_group_weight)
+        if eval_names is None and training:  # LightGBM's name for the training data among the eval sets
+            evals[min(training)] = ("training", evals[min(training)][1])
+        unwatched = {evals[i][0] for i in training}
         for name, eds in evals:
             if eds.n_features != X.shape[1]:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {X.shape[1]}")
@@ -354,7 +363,8 @@ max_query_size, random_state, importance_type, lgb_params
 
         booster, machines = _without_network(engine.booster_)
         curves, directions = per_tree_curves(booster, evals, specs, self.preset, eval_bases) if evals else ({}, {})
-        result = select_iteration(booster, curves, directions, early_stopping_rounds, int(self.n_estimators))
+        result = select_iteration(booster, curves, directions, early_stopping_rounds, int(self.n_estimators),
+                                  unwatched=unwatched)
         twin._set_fitted(result, X.shape[1])
         twin.capacity_check_ = None  # Dask keeps the size rule
         twin._set_kinds([twin._kind_record()])  # of leaf-wise trees (grow_policy is not distributed)
