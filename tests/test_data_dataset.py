@@ -131,8 +131,9 @@ def test_a_column_of_labels_is_raveled_with_scikit_learns_warning():
     ranker = LambdaMART(n_estimators=3, min_data_in_leaf=1)
     X = np.arange(8.0)[:, None]
     labels = np.array([0.0, 1, 2, 3, 3, 2, 1, 0])
-    with pytest.warns(DataConversionWarning):
+    with pytest.warns(DataConversionWarning) as record:
         column_fit = ranker.fit(X, labels[:, None], group=[4, 4]).predict(X)
+    assert record[0].filename == __file__  # the user's line, not the library's
     np.testing.assert_array_equal(column_fit, ranker.fit(X, labels, group=[4, 4]).predict(X))
 
 

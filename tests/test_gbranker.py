@@ -223,6 +223,21 @@ def test_the_base_model_is_a_copy_so_refitting_that_object_later_changes_nothing
     np.testing.assert_array_equal(model.predict(test.X), twice.predict(test.X))
     model.save(tmp_path / "m.json")
     np.testing.assert_array_equal(LambdaMART.load(tmp_path / "m.json").predict(test.X), twice.predict(test.X))
+    # a base that cannot be copied (it holds a lock) is kept as it is, and a warning says so
+
+    class Locked:
+        def __init__(self):
+            import threading
+
+            self.lock, self.base = threading.Lock(), base
+
+        def predict(self, X):
+            return self.base.predict(X)
+
+    locked = Locked()
+    with pytest.warns(UserWarning, match="init_model could not be copied .*keeps a reference to it") as record:
+        kept = GBRanker("YetiRank", n_estimators=3, **SMALL).fit(ds, init_model=locked)
+    assert kept.init_model_ is locked and record[0].filename == __file__
 
 
 def test_training_on_eight_documents_works():

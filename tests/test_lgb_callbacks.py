@@ -102,6 +102,13 @@ def test_the_training_data_among_the_eval_sets_is_named_training_and_not_watched
     assert list(copied.evals_result_) == ["valid_0", "valid_1"] and copied.best_iteration_ != alone.best_iteration_
     theirs = fit([held, (train.X, train.y, train.qid)], callbacks=[lgb.early_stopping(5, verbose=False)])
     assert theirs.best_iteration_ == alone.best_iteration_  # LightGBM's callback skips "training" as well
+    # by the name the training data was given; a patience past the budget: the callback's last-iteration check
+    # names the best of the first curve it watches, which was the training curve's (listed first)
+    named = fit([(train.X, train.y, train.qid), held], eval_names=["fit", "vali"],
+                callbacks=[lgb.early_stopping(200, verbose=False)])
+    curve, fitted = named.evals_result_["vali"]["NDCG:top=10"], named.evals_result_["fit"]["NDCG:top=10"]
+    assert int(np.argmax(fitted)) != int(np.argmax(curve))  # else the test cannot tell
+    assert named.best_iteration_ == int(np.argmax(curve)) + 1
     with pytest.raises(ValueError, match="early_stopping_rounds needs an eval set other than the training data"):
         fit([(train.X, train.y, train.qid)], early_stopping_rounds=5)
 

@@ -191,6 +191,18 @@ def test_early_stopping_restores_best_epoch(split):
                                                                 abs=1e-12) for spec in ("NDCG:top=5", "MAP")}
 
 
+def test_the_training_data_among_the_eval_sets_is_named_training_and_not_watched(split):
+    # as the tree rankers (and LightGBM) read it: early stopping watches the last set that is not the training data
+    train, test = split
+    params = dict(max_epochs=40, learning_rate=0.01, random_state=0)  # MAP stops at 17 there, at 7 on the training
+    alone = LambdaRank(**params).fit(train, eval_set=[test], eval_metrics=["MAP"], early_stopping_rounds=3)
+    both = LambdaRank(**params).fit(train, eval_set=[test, train], eval_metrics=["MAP"], early_stopping_rounds=3)
+    assert list(both.evals_result_) == ["valid_0", "training"]
+    assert both.best_epoch_ == alone.best_epoch_ and both.n_epochs_ == alone.n_epochs_ < 40
+    with pytest.raises(ValueError, match="early_stopping_rounds needs an eval set other than the training data"):
+        LambdaRank(**params).fit(train, eval_set=[train], early_stopping_rounds=3)
+
+
 def test_best_score_without_early_stopping_is_the_last_epochs(split):
     train, test = split
     model = LambdaRank(max_epochs=15, learning_rate=0.03, random_state=0).fit(

@@ -88,6 +88,15 @@ def test_the_default_count_is_the_best_iteration_from_zero_and_all_the_rest_late
     assert start >= 1
     np.testing.assert_allclose(model.predict(vali.X, start_iteration=start), segment(staged, start, None),
                                rtol=1e-10, atol=1e-10)
+    # a model saved before early stopping dropped the later trees holds more iterations than its best: predict()
+    # stops at the best, and a later start reads all the rest, as LightGBM's predict does
+    older = LambdaMART("NDCG:top=5", n_estimators=8, learning_rate=0.4, random_state=0).fit(train)
+    older.best_iteration_ = 3
+    staged = list(older.staged_predict(vali.X))
+    assert len(staged) == 8
+    np.testing.assert_allclose(older.predict(vali.X), staged[2], rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(older.predict(vali.X, start_iteration=2), segment(staged, 2, None),
+                               rtol=1e-10, atol=1e-10)
 
 
 def test_bad_start_iterations_are_named(train, vali):

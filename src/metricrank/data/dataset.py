@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -18,7 +20,17 @@ def warn_label_column(shape: tuple) -> None:
     """Say that a one-column ``y`` (an (n, 1) array or a one-column frame) is read as the labels' vector, as
     scikit-learn's and LightGBM's estimators read it (with scikit-learn's warning class)."""
     warnings.warn(f"y has shape {shape}, one column: it is read as the vector of labels (pass y.ravel() or a "
-                  "Series to say so)", DataConversionWarning, stacklevel=3)
+                  "Series to say so)", DataConversionWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """``warnings.warn``'s stacklevel, from its caller, of the first frame outside metricrank: the user's line,
+    however deep in the library the check ran."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2  # warnings.warn counts its caller (warn_label_column) as level 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _where(source) -> str:

@@ -51,6 +51,9 @@ class LightGBMCallbacks:
         LightGBM parameters shown to them (``CallbackEnv.params``).
     n_estimators : int
         The iterations asked for (``CallbackEnv.end_iteration``).
+    train_name : str, default "training"
+        The name of the eval set that is the training data itself (``lgb.early_stopping`` skips it by this name,
+        the booster's ``_train_data_name``, as in LightGBM).
 
     Attributes
     ----------
@@ -58,8 +61,9 @@ class LightGBMCallbacks:
         1-based: the best iteration an ``EarlyStopException`` named, once one was raised.
     """
 
-    def __init__(self, callbacks: Sequence, params: dict, n_estimators: int):
+    def __init__(self, callbacks: Sequence, params: dict, n_estimators: int, train_name: str = "training"):
         self.callbacks = sorted(callbacks, key=lambda cb: getattr(cb, "order", 0))
+        self.train_name = train_name
         self.params = dict(params)
         self.n_estimators = int(n_estimators)
         self.best_iteration: int | None = None
@@ -69,6 +73,7 @@ class LightGBMCallbacks:
                    for name, metrics in info.evaluations.items() for spec, value in metrics.items()]
         if _EvalResult is not None:
             results = [_EvalResult(*result) for result in results]
+        info.booster._train_data_name = self.train_name
         env = lgb.callback.CallbackEnv(model=info.booster, params=self.params, iteration=info.iteration - 1,
                                        begin_iteration=0, end_iteration=self.n_estimators,
                                        evaluation_result_list=results)

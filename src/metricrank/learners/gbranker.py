@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 import contextlib
+import copy
 import os
+import pickle
 import warnings
 from dataclasses import asdict
 from typing import Callable, Sequence
@@ -41,6 +42,16 @@ __all__ = ["GBRanker", "MAX_QUERY_SIZE"]
 #: Largest query accepted by objectives that visit every pair of a query (λ,
 #: PairLogit without ``max_pairs``): 10,000 documents are 5·10⁷ pairs per tree.
 MAX_QUERY_SIZE = 10_000
+
+
+def _base_copy(model):
+    """``model`` deep-copied, or ``model`` itself, with a warning, where it cannot be copied."""
+    try:
+        return copy.deepcopy(model)
+    except (TypeError, copy.Error, pickle.PicklingError) as err:  # a lock, a client, an open file...
+        warnings.warn(f"init_model could not be copied ({err}); this model keeps a reference to it, so refitting "
+                      "that object later changes this model's scores", UserWarning, stacklevel=3)
+        return model
 
 
 class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
@@ -380,7 +391,9 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
             for training; only a GBRanker/LambdaMART base is saved with :meth:`save`.
             A copy is kept (``copy.deepcopy``), as LightGBM keeps the base's trees:
             refitting that object later does not change this model, and a model
-            may continue itself (``model.fit(X, y, init_model=model)``). The
+            may continue itself (``model.fit(X, y, init_model=model)``); a base
+            that cannot be copied (it holds a lock or a connection) is kept as it
+            is, and a warning says so. The
             iterations counted here (``n_estimators_``, ``num_iteration``...) are
             the new ones; LightGBM counts the base's trees too.
         init_score : array-like of shape (n,), optional
@@ -404,7 +417,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         """
         self._check_params()
         if init_model is not None:  # LightGBM copies the base's trees: refitting that object later (or this one:
-            init_model = copy.deepcopy(init_model)  # LightGBM's model.fit(..., init_model=model)) leaves this model be
+            init_model = _base_copy(init_model)  # LightGBM's model.fit(..., init_model=model)) leaves this model be
         check_early_stopping_rounds(early_stopping_rounds)
         check_stopping_with(self.lgb_params, early_stopping_rounds)
         eval_set = eval_set_of(eval_set, eval_X, eval_y)
@@ -506,7 +519,8 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
                                            for (_, eds), b in zip(evals, eval_bases)])
         lightgbm_runner = None  # one callback of ours runs LightGBM's with its CallbackEnv
         if lightgbm_callbacks:
-            lightgbm_runner = LightGBMCallbacks(lightgbm_callbacks, setups[0][1], self.n_estimators)
+            lightgbm_runner = LightGBMCallbacks(lightgbm_callbacks, setups[0][1], self.n_estimators,
+                                                train_name=evals[min(training)][0] if training else "training")
             callbacks.append(lightgbm_runner)
         if self.verbose:
             callbacks.append(_printer(int(self.verbose)))

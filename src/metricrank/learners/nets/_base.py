@@ -27,7 +27,8 @@ from .._boosting import numba_threads
 from .._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_set, fit_schema,
                        refuse_named_weights, take_columns)
 from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
-                       starting_scores, warn_no_order_to_learn, warn_unmoved_judges, warn_unread_eval_weights)
+                       starting_scores, training_entries, warn_no_order_to_learn, warn_unmoved_judges,
+                       warn_unread_eval_weights)
 from .._persistence import read_model_file, write_model_file
 from ._model import ACTIVATIONS, build_scorer
 from ._state import decode_state_dict, encode_state_dict
@@ -201,6 +202,7 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
         refuse_named_weights(dict(eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight,
                                   eval_init_score=eval_init_score),
                              sample_weight=sample_weight, group_weight=group_weight, init_score=init_score)
+        training = training_entries(eval_set, X, y)  # before X, y and the eval sets are converted
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X)
         if schema.categorical:
@@ -214,6 +216,12 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
         lambdas = self._lambdas(ds)
         Xd = _dense_features(ds.X)
         evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight, eval_group_weight)
+        if eval_names is None and training:  # LightGBM's name for the training data, as the tree rankers give it
+            evals[min(training)] = ("training", evals[min(training)][1])
+        watchable = [name for i, (name, _) in enumerate(evals) if i not in training]
+        if early_stopping_rounds is not None and evals and not watchable:
+            raise ValueError("early_stopping_rounds needs an eval set other than the training data, which early "
+                             "stopping does not watch (as in LightGBM)")
         for name, eds in evals:
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
@@ -248,7 +256,8 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
                           for (name, eds), base in zip(evals, eval_bases)]
             result = train(model, self._tensor(Xd), ds.group_ptr, lambdas, optimizer,
                            max_epochs=int(self.max_epochs), batch_queries=int(self.batch_queries), rng=rng,
-                           evals=evaluators, early_stopping_rounds=early_stopping_rounds,
+                           evals=evaluators, watched=watchable[-1] if watchable else None,
+                           early_stopping_rounds=early_stopping_rounds,
                            verbose=bool(self.verbose), offset=offset)
         self.model_ = model
         self.n_features_in_ = int(Xd.shape[1])

@@ -30,13 +30,15 @@ def _progress(verbose: bool, total: int):
 
 
 def train(model, X, group_ptr, lambdas, optimizer, *, max_epochs: int, batch_queries: int, rng,
-          evals=(), early_stopping_rounds: int | None = None, verbose: bool = False, offset=None) -> TrainResult:
+          evals=(), watched: str | None = None, early_stopping_rounds: int | None = None, verbose: bool = False,
+          offset=None) -> TrainResult:
     """Train ``model`` in place for up to ``max_epochs`` passes over the queries, its scores added to ``offset``
     (the rows' starting scores, or None) in the cost.
 
     ``evals`` is a list of ``(name, evaluate)`` with ``evaluate(model) -> [(spec, value,
-    higher_is_better), ...]``; early stopping watches the first metric of the last set
-    (as LambdaMART) and restores the weights of the best epoch.
+    higher_is_better), ...]``; early stopping watches the first metric of the set named ``watched``
+    (default: the last; the fit passes the last that is not the training data, as LambdaMART watches) and
+    restores the weights of the best epoch.
     """
     result = TrainResult()
     n_queries = group_ptr.size - 1
@@ -67,7 +69,7 @@ def train(model, X, group_ptr, lambdas, optimizer, *, max_epochs: int, batch_que
                 progress.update(task, advance=1, description=f"epoch {epoch} {shown}")
             if not evals:
                 continue
-            watched = evals[-1][0]
+            watched = evals[-1][0] if watched is None else watched
             spec = next(iter(evaluations[watched]))
             value = evaluations[watched][spec]
             if _improved(value, best_value, directions[watched, spec]):
