@@ -288,11 +288,12 @@ def boost_lanes(lanes: Sequence[Lane], n_estimators: int, *, eval_sets: Sequence
     The evaluation sets (only their names and ``evaluate`` are read here) are scored on the lanes' raw
     scores side by side (one column per model of every lane, in lane order), so an evaluation that takes
     their mean judges the mean of the lanes' models. Early stopping watches the *first metric of the last
-    evaluation set* that is not the training data (the convention of LightGBM's scikit-learn API is every metric; one metric is easier to
-    reason about and is what the CLI reports), and stops every lane at once. A callback returning True stops
-    training after the current iteration. Where LightGBM finds no split in a lane and discards its tree, the
-    iteration is taken back in every lane, so the lanes always hold the same number of iterations. With a
-    ``tracker`` (one lane only), each new tree's leaves are revalued by it and scores are read from it.
+    evaluation set* that is not the training data (the convention of LightGBM's scikit-learn API is every
+    metric; one metric is easier to reason about and is what the CLI reports), and stops every lane at once.
+    A callback returning True stops training after the current iteration. Where LightGBM finds no split in a
+    lane and discards its tree, the iteration is taken back in every lane, so the lanes always hold the same
+    number of iterations. With a ``tracker`` (one lane only), each new tree's leaves are revalued by it and
+    scores are read from it.
     """
     if tracker is not None and len(lanes) != 1:
         raise ValueError("a ScoreTracker revalues the trees of one booster: pass one lane")
