@@ -433,9 +433,9 @@ def test_a_data_frames_columns_are_kept_and_checked_as_the_tree_rankers_do(cls, 
     model = cls(**params).fit(labelled, "label", qid="qid", eval_set=[(labelled, "label", "qid")])
     assert list(model.feature_names_in_) == columns
     np.testing.assert_array_equal(model.predict(frame), on_array.predict(ds.X))
-    np.testing.assert_array_equal(model.evals_result_["valid_0"][model._score_metric(ds.y)],
+    np.testing.assert_array_equal(model.evals_result_["training"][model._score_metric(ds.y)],  # the fit's own data
                                   on_array.fit(ds.X, ds.y, qid=ds.qid, eval_set=[(ds.X, ds.y, ds.qid)])
-                                  .evals_result_["valid_0"][model._score_metric(ds.y)])
+                                  .evals_result_["training"][model._score_metric(ds.y)])
     with pytest.raises(ValueError, match="training columns in another order"):
         model.predict(frame[columns[::-1]])
     with pytest.raises(ValueError, match=r"missing \['z'\], unexpected \['v'\]"):
