@@ -206,7 +206,9 @@ def test_train_any_objective_with_explicit_pairs_then_predict(files, capsys, tmp
     (["--objective", "YetiRank", "--target", "auto"], "--target applies to λ objectives"),
     (["--objective", "lambda:MRR", "--target", "AUC"], "--target AUC: 'AUC' cannot be a λ target"),
     (["--objective", "lambda:MAP", "--target", "YetiRank", "--sigma", "2"],
-     "--target YetiRank: sigma applies to λ targets"),
+     "--sigma applies to λ targets, not to --target YetiRank: leave it out, or name a λ target (--target MAP)"),
+    (["--objective", "lambda:MAP", "--target", "PairLogit", "--truncation", "3", "--sigma", "2"],
+     "--sigma and --truncation apply to λ targets, not to --target PairLogit: leave them out"),
     (["--objective", "lambda:MAP", "--target", "YetiRank:permutations=0"], "permutations must be an integer >= 1"),
 ])
 def test_train_rejects_bad_option_combinations_before_reading_data(files, capsys, extra, message):

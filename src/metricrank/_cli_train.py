@@ -151,6 +151,11 @@ def check_pair_target(model):
     from .objectives.target_choice import is_pair_target
 
     if is_pair_target(model.target):
+        options = [f"--{name}" for name in model._lambda_options()]  # the command line sets sigma and truncation
+        if options:
+            raise ValueError(f"{' and '.join(options)} appl{'ies' if len(options) == 1 else 'y'} to λ targets, not to "
+                             f"--target {model.target}: leave {'it' if len(options) == 1 else 'them'} out, or name a "
+                             f"λ target (--target {model.metric})")
         try:
             model._make_objective()
         except ValueError as err:
