@@ -54,22 +54,13 @@ def read_letor(path, **options):
 def _refuse_infinite_features(ds, path) -> None:
     """An infinite feature value, named by the file's line and the feature's index as the file writes it (the
     estimators' own check counts rows and features from 0 and knows no file)."""
-    import numpy as np
-    import scipy.sparse as sp
+    from .learners._inputs import FINITE_FEATURES, first_infinite
 
-    X = ds.X
-    values = X.data if sp.issparse(X) else X
-    bad = np.isinf(values)
-    if not bad.any():
-        return
-    flat = int(np.flatnonzero(bad)[0])
-    if sp.issparse(X):
-        row, col = int(np.searchsorted(X.indptr, flat, side="right") - 1), int(X.indices[flat])
-    else:
-        row, col = divmod(flat, X.shape[1])
-    message = (f"row {row}: feature {col + 1} is {float(values.flat[flat])}; features must be finite (LightGBM "
-               "would bin inf with the largest finite values; the tree rankers read NaN as missing)")
-    raise ValueError(with_file_lines(message, path, about_rows=True))
+    infinite = first_infinite(ds.X)
+    if infinite is not None:
+        row, col, value = infinite
+        raise ValueError(with_file_lines(f"row {row}: feature {col + 1} is {value}; {FINITE_FEATURES}", path,
+                                         about_rows=True))
 
 
 def with_file_lines(message: str, *files, about_rows: bool = False) -> str:

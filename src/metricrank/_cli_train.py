@@ -18,7 +18,7 @@ import numpy as np
 from ._checks import check_lightgbm_seed
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
-from ._io import atomic_write, check_readable, check_writable, same_file
+from ._io import atomic_write, check_readable, check_writable, refuse_overwriting
 
 
 class _Progress:
@@ -240,8 +240,7 @@ def _check_options(args) -> None:
     inputs += [(option, path) for option, given in per_valid.items() for path in given]
     for option, path in inputs:
         check_readable(path, option)
-        if same_file(path, args.out):
-            raise ValueError(f"--out {args.out} is {option}'s file: the model would replace it; name another file")
+    refuse_overwriting("--out", args.out, inputs, "the model")
     for option, given in per_valid.items():
         if given and len(given) != len(args.valid or []):
             raise ValueError(f"{option} is given {len(given)} times for {len(args.valid or [])} --valid files; "
@@ -371,10 +370,10 @@ def cmd_predict(args) -> int:
         raise ValueError(f"--start-iteration must be an integer >= 0; got {args.start_iteration}")
     if args.out != "-":
         check_writable(args.out, "--out")
-    for path, option in ((args.model, "--model"), (args.data, "--data"), (args.query_file, "--query-file")):
+    inputs = (("--model", args.model), ("--data", args.data), ("--query-file", args.query_file))
+    for option, path in inputs:
         check_readable(path, option)
-        if same_file(path, args.out):
-            raise ValueError(f"--out {args.out} is {option}'s file: the scores would replace it; name another file")
+    refuse_overwriting("--out", args.out, inputs, "the scores")
     model = load_ranker(args.model)
     if args.start_iteration >= model.n_estimators_:
         raise ValueError(f"--start-iteration {args.start_iteration}: {args.model} holds {model.n_estimators_} "

@@ -29,7 +29,8 @@ from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
 from ._cli_train import add_parsers as add_train_parsers
 from ._cli_tune import add_parsers as add_tune_parsers
-from ._io import DATA_FILE_OPTIONS, atomic_write, input_file_problem, is_stdout, json_line, open_read, same_file
+from ._io import (DATA_FILE_OPTIONS, atomic_write, input_file_problem, is_stdout, json_line, open_read,
+                  refuse_overwriting)
 
 PRESET_CHOICES = ("catboost", "lightgbm", "xgboost", "trec_eval")
 
@@ -128,11 +129,9 @@ def _cmd_eval(args) -> int:
         if path is not None:
             _check_input_file(path, option)
     check_output_file(args.per_query, "--per-query")
-    for path, option in ((args.data, "--data"), (args.scores, "--scores"), (args.query_file, "--query-file"),
-                         (args.weights, "--weights"), (args.group_weights, "--group-weights")):
-        if same_file(path, args.per_query):
-            raise CLIError(f"--per-query {args.per_query} is {option}'s file: the values would replace it; name "
-                           "another file")
+    refuse_overwriting("--per-query", args.per_query, (("--data", args.data), ("--scores", args.scores),
+                                                        ("--query-file", args.query_file), ("--weights", args.weights),
+                                                        ("--group-weights", args.group_weights)), "the values")
     if is_stdout(args.per_query) and args.format == "json":
         raise CLIError("--per-query - and --format json both write to standard output; write the per-query values "
                        "to a file, or use --format table (its summary then goes to stderr)")

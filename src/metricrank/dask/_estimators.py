@@ -21,12 +21,12 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
-from ..data import RankingDataset
 from ..learners._frames import column_schema, refuse_named_weights
 from ..learners._gbdt import check_stopping_with
 from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_set_of,
                                 eval_specs, eval_starting_scores, warn_unmoved, warn_unmoved_metrics,
-                                training_entries, warn_unordered_labels, warn_unread_eval_weights)
+                                name_training, training_entries, warn_unordered_labels,
+                                warn_unread_eval_weights)
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -275,11 +275,7 @@ max_query_size, random_state, importance_type, lgb_params
         check_early_stopping_rounds(early_stopping_rounds)
         check_stopping_with(twin.lgb_params, early_stopping_rounds)
         eval_set = eval_set_of(eval_set, eval_X, eval_y)
-        training = training_entries(eval_set, X, y)  # named "training" and not watched, as in memory
-        if early_stopping_rounds is not None and eval_set is not None and len(training) == len(
-                [eval_set] if isinstance(eval_set, (RankingDataset, tuple)) else eval_set):
-            raise ValueError("early_stopping_rounds needs an eval set other than the training data, which early "
-                             "stopping does not watch (as in LightGBM)")
+        training = training_entries(eval_set, X, y, early_stopping_rounds)  # "training", not watched, as in memory
         objective = twin._make_objective()
         check_distributable(objective, pairs)
         specs = eval_specs(eval_metrics, eval_metric, eval_at, default=lambda: objective.eval_spec)
@@ -310,10 +306,8 @@ max_query_size, random_state, importance_type, lgb_params
             warn_unordered_labels(layout.min_label if layout.min_label == layout.max_label else None)
         # GBRanker's query-size bound for objectives that visit every pair (duck-typed: it reads query_sizes)
         twin._check_query_sizes(objective, SimpleNamespace(query_sizes=sizes, pairs=None), "training data")
-        evals = gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, names, qid_column,
-                                 eval_sample_weight, eval_group_weight)
-        if eval_names is None and training:  # LightGBM's name for the training data among the eval sets
-            evals[min(training)] = ("training", evals[min(training)][1])
+        evals = name_training(gather_eval_sets(client, eval_set, eval_qid, eval_group, eval_names, names,
+                                               qid_column, eval_sample_weight, eval_group_weight), training, eval_names)
         unwatched = {evals[i][0] for i in training}
         for name, eds in evals:
             if eds.n_features != X.shape[1]:

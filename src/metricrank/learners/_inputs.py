@@ -56,7 +56,6 @@ def check_features(X, *, n_features: int | None = None, what: str = "X", estimat
             raise ValueError(f"Complex data not supported in {what}")
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
-        values = X.data
     else:
         X = np.asarray(X)
         if np.iscomplexobj(X):
@@ -68,23 +67,16 @@ def check_features(X, *, n_features: int | None = None, what: str = "X", estimat
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
         X = np.ascontiguousarray(X)
-        values = X
     if X.ndim != 2:
         raise ValueError(f"Expected a 2D array for {what}, got {X.ndim}D array of shape {X.shape} instead. "
                          "Reshape your data either using array.reshape(-1, 1) if your data has a single "
                          "feature or array.reshape(1, -1) if it contains a single sample.")
     if n_features is None and X.shape[1] == 0:
         raise ValueError(f"0 feature(s) (shape={X.shape}) while a minimum of 1 is required ({what}).")
-    if np.isinf(values).any():
-        flat = np.flatnonzero(np.isinf(values))[0]
-        if sp.issparse(X):
-            row = int(np.searchsorted(X.indptr, flat, side="right") - 1)
-            col = int(X.indices[flat])
-        else:
-            row, col = divmod(int(flat), X.shape[1])
-        raise ValueError(f"{what} has an infinite value at row {row}, feature {col}; features must be finite "
-                         "(LightGBM would bin inf with the largest finite values; the tree rankers read NaN as "
-                         "missing, the neural ones need complete features)")
+    infinite = first_infinite(X)
+    if infinite is not None:
+        row, col, _ = infinite
+        raise ValueError(f"{what} has an infinite value at row {row}, feature {col}; {FINITE_FEATURES}")
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{what} has {X.shape[1]} features, but {estimator} is expecting {n_features} features "
                          f"as input")
@@ -141,9 +133,10 @@ def eval_set_of(eval_set, eval_X, eval_y):
     return list(zip(eval_X, eval_y)) if isinstance(eval_X, tuple) else [(eval_X, eval_y)]
 
 
-def training_entries(eval_set, X, y) -> frozenset:
+def training_entries(eval_set, X, y, early_stopping_rounds=None) -> frozenset:
     """Positions in ``eval_set`` of the training data itself: the RankingDataset given to fit, or ``(X, y, ...)`` of
     the very ``X`` and ``y`` objects (LightGBM's test, which names such an entry "training" and does not stop on it).
+    A ValueError where ``early_stopping_rounds`` would have only those to watch.
 
     >>> X, y = [[0.0], [1.0]], [0, 1]
     >>> sorted(training_entries([([[0.0]], [1]), (X, y)], X, y))
@@ -152,9 +145,41 @@ def training_entries(eval_set, X, y) -> frozenset:
     if eval_set is None:
         return frozenset()
     entries = [eval_set] if isinstance(eval_set, (RankingDataset, tuple)) else list(eval_set)
-    return frozenset(i for i, entry in enumerate(entries)
-                     if entry is X or (isinstance(entry, tuple) and len(entry) >= 2 and entry[0] is X
-                                       and entry[1] is y))
+    training = frozenset(i for i, entry in enumerate(entries)
+                         if entry is X or (isinstance(entry, tuple) and len(entry) >= 2 and entry[0] is X
+                                           and entry[1] is y))
+    if early_stopping_rounds is not None and entries and len(training) == len(entries):
+        raise ValueError("early_stopping_rounds needs an eval set other than the training data, which early "
+                         "stopping does not watch (as in LightGBM)")
+    return training
+
+
+def name_training(evals: list, training: frozenset, eval_names) -> list:
+    """``evals`` (``(name, data set)`` pairs) with the first of the ``training`` entries named "training", LightGBM's
+    name for the training data among the eval sets, unless ``eval_names`` named every set."""
+    if eval_names is None and training:
+        evals = list(evals)
+        evals[min(training)] = ("training", evals[min(training)][1])
+    return evals
+
+
+#: Why features must be finite, said wherever an infinite one is refused.
+FINITE_FEATURES = ("features must be finite (LightGBM would bin inf with the largest finite values; the tree rankers "
+                   "read NaN as missing, the neural ones need complete features)")
+
+
+def first_infinite(X):
+    """``(row, column, value)`` of the first infinite entry of ``X`` (dense or CSR, in row order), or None."""
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    bad = np.isinf(values)
+    if not bad.any():
+        return None
+    flat = int(np.flatnonzero(bad)[0])
+    if sp.issparse(X):
+        row, col = int(np.searchsorted(X.indptr, flat, side="right") - 1), int(X.indices[flat])
+    else:
+        row, col = divmod(flat, X.shape[1])
+    return row, col, float(values.flat[flat])
 
 
 def eval_datasets(eval_set, eval_qid=None, eval_group=None, eval_names=None, eval_sample_weight=None,

@@ -29,8 +29,8 @@ from ._gbdt import (MIXED_KINDS, SYMMETRIC_POLICIES, GBDTBase, TreeKind, check_s
 from ._model_text import side_by_side
 from ._lgb_callbacks import LightGBMCallbacks, split_callbacks
 from ._inputs import (as_dataset, check_eval_labels, check_features, check_num_iteration, check_start_iteration,
-                      eval_datasets, eval_set_of, eval_specs, eval_starting_scores, starting_scores, training_entries,
-                      warn_no_order_to_learn, warn_unmoved_judges, warn_unread_eval_weights)
+                      eval_datasets, eval_set_of, eval_specs, eval_starting_scores, name_training, starting_scores,
+                      training_entries, warn_no_order_to_learn, warn_unmoved_judges, warn_unread_eval_weights)
 from ._pairwise_leaves import PairwiseLeafTracker
 from ._staged import staged_raw_scores
 from ._prefix_scores import PrefixScores
@@ -421,11 +421,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         check_early_stopping_rounds(early_stopping_rounds)
         check_stopping_with(self.lgb_params, early_stopping_rounds)
         eval_set = eval_set_of(eval_set, eval_X, eval_y)
-        training = training_entries(eval_set, X, y)  # before X, y and the eval sets are converted
-        if early_stopping_rounds is not None and eval_set is not None and len(training) == len(
-                [eval_set] if isinstance(eval_set, (RankingDataset, tuple)) else eval_set):
-            raise ValueError("early_stopping_rounds needs an eval set other than the training data, which early "
-                             "stopping does not watch (as in LightGBM)")
+        training = training_entries(eval_set, X, y, early_stopping_rounds)  # before X, y and the sets are converted
         callbacks, lightgbm_callbacks = split_callbacks(callbacks)
         objective = self._make_objective()
         refuse_named_weights(dict(eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight,
@@ -453,9 +449,8 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
             warn_no_order_to_learn(ds)
         objective = self._objective_for_training(objective, ds.y, ds.weight)
         self._check_query_sizes(objective, ds, "training data")
-        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight, eval_group_weight)
-        if eval_names is None and training:  # LightGBM's name for the training data among the eval sets
-            evals[min(training)] = ("training", evals[min(training)][1])
+        evals = name_training(eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight,
+                                            eval_group_weight), training, eval_names)
         for name, eds in evals:
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")

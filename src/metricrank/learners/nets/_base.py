@@ -27,7 +27,7 @@ from .._boosting import numba_threads
 from .._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_set, fit_schema,
                        refuse_named_weights, take_columns)
 from .._inputs import (as_dataset, check_eval_labels, check_features, eval_datasets, eval_specs, eval_starting_scores,
-                       starting_scores, training_entries, warn_no_order_to_learn, warn_unmoved_judges,
+                       name_training, starting_scores, training_entries, warn_no_order_to_learn, warn_unmoved_judges,
                        warn_unread_eval_weights)
 from .._persistence import read_model_file, write_model_file
 from ._model import ACTIVATIONS, build_scorer
@@ -202,7 +202,7 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
         refuse_named_weights(dict(eval_sample_weight=eval_sample_weight, eval_group_weight=eval_group_weight,
                                   eval_init_score=eval_init_score),
                              sample_weight=sample_weight, group_weight=group_weight, init_score=init_score)
-        training = training_entries(eval_set, X, y)  # before X, y and the eval sets are converted
+        training = training_entries(eval_set, X, y, early_stopping_rounds)  # before X, y and the sets are converted
         X, y, qid = take_columns(X, y, qid)
         X, schema = fit_schema(X)
         if schema.categorical:
@@ -215,13 +215,9 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
             warn_no_order_to_learn(ds, stacklevel=4, model="net")
         lambdas = self._lambdas(ds)
         Xd = _dense_features(ds.X)
-        evals = eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight, eval_group_weight)
-        if eval_names is None and training:  # LightGBM's name for the training data, as the tree rankers give it
-            evals[min(training)] = ("training", evals[min(training)][1])
+        evals = name_training(eval_datasets(eval_set, eval_qid, eval_group, eval_names, eval_sample_weight,
+                                            eval_group_weight), training, eval_names)
         watchable = [name for i, (name, _) in enumerate(evals) if i not in training]
-        if early_stopping_rounds is not None and evals and not watchable:
-            raise ValueError("early_stopping_rounds needs an eval set other than the training data, which early "
-                             "stopping does not watch (as in LightGBM)")
         for name, eds in evals:
             if eds.n_features != ds.n_features:
                 raise ValueError(f"eval set {name} has {eds.n_features} features; training data has {ds.n_features}")
