@@ -390,14 +390,10 @@ class LambdaMART(GBRanker):
         What :attr:`feature_importances_` counts.
     lgb_params : dict, optional
         Extra LightGBM parameters for the tree learner (``min_gain_to_split``,
-        ``linear_tree``...); not the objective, and not a parameter the estimator
-        has (``num_leaves``, ``random_state``...) under any of LightGBM's names
-        for it (``num_leaf``, ``seed``...), nor LightGBM's ``metric`` (use
-        ``eval_metrics``), nor a name LightGBM does not know, nor one that
-        training here leaves unread (``num_iterations``, ``early_stopping_round``,
-        ``eval_at``, ``label_gain`` and LightGBM's other objective parameters):
-        those raise a ValueError. With ``boosting="dart"``,
-        ``early_stopping_rounds`` is refused (dart rescales earlier trees).
+        ``linear_tree``...), checked as :class:`~metricrank.GBRanker`'s: the
+        names that raise a ValueError (the objective, the estimator's own
+        parameters, ``metric``, names LightGBM does not know or training here
+        leaves unread) are listed there.
     verbose : int, default 0
         Print the evaluation every ``verbose`` trees (0: silent).
 
