@@ -182,6 +182,31 @@ def test_valid_optional_fields_are_stored():
     assert RankingDataset(np.zeros((2, 1)), [0, 1], pairs=np.zeros((0, 2))).pairs.shape == (0, 2)
 
 
+def test_replace_keeps_every_field_not_named_and_checks_the_new_ones():
+    ds = small(qid=[7, 7, 7, 8, 9, 9], weight=[1, 2, 3, 4, 5, 6], group_weight=[1, 0, 2], doc_ids=list("abcdef"),
+               source="data.txt")
+    new = ds.replace(pairs=[[0, 1], [5, 4]], pair_weight=[1, 0.5])
+    assert new.pairs.tolist() == [[0, 1], [5, 4]] and new.pair_weight.tolist() == [1, 0.5]
+    for name in ("X", "y", "group_ptr", "qid", "weight", "group_weight", "doc_ids"):
+        assert np.array_equal(getattr(new, name), getattr(ds, name)), name
+    assert new.source == "data.txt" and ds.pairs is None  # the original is left as it was
+    with pytest.raises(ValueError, match=r"pair 0 = \[0, 3\] joins rows of different queries"):
+        ds.replace(pairs=[[0, 3]])  # rows of two queries
+    with pytest.raises(ValueError, match="group_weight"):
+        ds.replace(group_weight=[1.0, 2.0])  # three queries
+    with pytest.raises(TypeError, match="got 'group', which is not a field"):
+        ds.replace(group=[3, 3])
+
+
+def test_pairs_given_to_fit_beside_a_dataset_keep_its_query_and_doc_ids():
+    from metricrank.learners._inputs import as_dataset
+
+    ds = small(qid=[7, 7, 7, 8, 9, 9], doc_ids=list("abcdef"), source="data.txt")
+    got = as_dataset(ds, pairs=[[0, 1]])
+    assert got.pairs.tolist() == [[0, 1]]
+    assert got.qid.tolist() == ds.qid.tolist() and got.doc_ids.tolist() == list("abcdef") and got.source == "data.txt"
+
+
 # ---------------------------------------------------------------------------
 # Queries
 # ---------------------------------------------------------------------------

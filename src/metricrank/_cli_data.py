@@ -15,7 +15,7 @@ def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, g
     as the rows' weights and ``group_weights`` (a CatBoost group-weights file, ``group_id<TAB>weight``, every
     query of the file once) as the queries'. LightGBM reads ``PATH.weight`` when it is there: without
     ``weights``, a warning says that such a file is left unread and names ``weights_option``, which would read it."""
-    from .data import RankingDataset, load_group_weights, load_weights
+    from .data import load_group_weights, load_weights
 
     ds = read_letor(path, n_features=n_features, query_file=query_file)  # its word on PATH.weight is said below
     beside = f"{os.fspath(path)}.weight"
@@ -26,10 +26,8 @@ def read_ranking_file(path, *, n_features=None, query_file=None, weights=None, g
         return ds
     group_option = weights_option.replace("weights", "group-weights")  # --group-weights, --valid-group-weights
     try:
-        return RankingDataset(ds.X, ds.y, group_ptr=ds.group_ptr, qid=ds.qid,
-                              weight=ds.weight if weights is None else load_weights(weights, n_rows=ds.n_docs),
-                              group_weight=None if group_weights is None else load_group_weights(group_weights, ds),
-                              pairs=ds.pairs, pair_weight=ds.pair_weight, doc_ids=ds.doc_ids, source=ds.source)
+        return ds.replace(weight=ds.weight if weights is None else load_weights(weights, n_rows=ds.n_docs),
+                          group_weight=None if group_weights is None else load_group_weights(group_weights, ds))
     except ValueError as err:  # the data set's check of all the weights knows no option
         for option, given, prefix in ((group_option, group_weights, "group_weight "), (weights_option, weights,
                                                                                        "weight ")):

@@ -289,7 +289,7 @@ def _train(args, model, objective, console, client) -> int:
     """Read the data, fit (on ``client``'s cluster when given), save and report."""
     from ._cli_data import read_ranking_file, with_file_lines
     from .learners._inputs import check_labels_for, warn_unread_weights
-    from .data import RankingDataset, load_pairs
+    from .data import load_pairs
     from .learners import _capacity
     from .metrics import evaluate_many
 
@@ -297,9 +297,7 @@ def _train(args, model, objective, console, client) -> int:
                               group_weights=args.group_weights)
     if args.pairs:  # held by the data set: trained on, and read by the training report's pair metrics
         pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr)
-        train = RankingDataset(train.X, train.y, group_ptr=train.group_ptr, qid=train.qid, weight=train.weight,
-                               group_weight=train.group_weight, pairs=pairs, pair_weight=pair_weight,
-                               doc_ids=train.doc_ids, source=train.source)
+        train = train.replace(pairs=pairs, pair_weight=pair_weight)
     unset = [None] * len(args.valid or [])
     valid = [read_ranking_file(path, n_features=train.n_features, query_file=qf, weights=w, group_weights=gw,
                                weights_option="--valid-weights")

@@ -293,6 +293,45 @@ class RankingDataset:
             + f"{src})"
         )
 
+    def replace(self, **changes) -> "RankingDataset":
+        """A copy with some fields replaced, checked as the constructor checks them.
+
+        Every field not named keeps its value (arrays are shared, not copied), so
+        nothing is dropped by accident: adding pairs keeps the query ids, doc ids and source.
+
+        Parameters
+        ----------
+        **changes
+            New values of fields (``X``, ``y``, ``group_ptr``, ``qid``, ``weight``,
+            ``group_weight``, ``pairs``, ``pair_weight``, ``doc_ids``, ``source``).
+
+        Raises
+        ------
+        TypeError
+            For a name that is not a field.
+        ValueError
+            Where the new values do not fit the others (as the constructor raises).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> ds = RankingDataset(np.zeros((3, 1)), [1, 0, 1], qid=[4, 4, 5], doc_ids=["a", "b", "c"])
+        >>> with_pairs = ds.replace(pairs=[[0, 1]])
+        >>> with_pairs.pairs.tolist(), with_pairs.qid.tolist(), with_pairs.doc_ids.tolist()
+        ([[0, 1]], [4, 4, 5], ['a', 'b', 'c'])
+        >>> ds.replace(weight=[1.0, -1.0, 1.0])
+        Traceback (most recent call last):
+        ...
+        ValueError: weight must be finite and >= 0; entry 1 is -1.0
+        """
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        unknown = sorted(set(changes) - fields.keys())
+        if unknown:
+            raise TypeError(f"RankingDataset.replace() got {unknown[0]!r}, which is not a field; the fields are "
+                            f"{', '.join(self.__slots__)}")
+        fields.update(changes)
+        return RankingDataset(fields.pop("X"), fields.pop("y"), **fields)
+
     # ------------------------------------------------------------------
     # Queries
     # ------------------------------------------------------------------
