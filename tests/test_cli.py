@@ -153,6 +153,15 @@ def test_scores_with_two_columns_name_file_and_line(files, tmp_path, capsys):
     assert err.startswith("metricrank: error:") and "two.txt, line 3: 2 columns" in err
 
 
+def test_scores_with_lines_ended_by_a_carriage_return_alone_name_file_and_line(files, tmp_path, capsys):
+    data, _ = files
+    mac = tmp_path / "mac.txt"
+    mac.write_bytes(b"0.9\r0.8\r0.1\r0.3\r0.2\r")
+    assert main(["eval", "--data", str(data), "--scores", str(mac)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("metricrank: error:") and "mac.txt, line 1: a carriage return" in err
+
+
 def test_data_without_qid_warns_one_query(tmp_path, capsys):
     data = tmp_path / "noqid.txt"
     data.write_text("2 1:0.1\n0 1:0.3\n1 1:0.2\n")

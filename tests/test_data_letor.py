@@ -256,6 +256,38 @@ def test_rows_without_features_and_comments(tmp_path):
     assert ds.group_ptr.tolist() == [0, 2, 3]
 
 
+LONE_CR = "carriage return .* the file ends its lines with \\\\r alone"
+
+
+@pytest.mark.parametrize("text", ["2 qid:1 1:0.5 #docid=a\r1 qid:1 1:0.2 #docid=b\r0 qid:2 1:0.3 #docid=c\r",
+                                  "2 qid:1 1:0.5\r1 qid:1 1:0.2\r0 qid:2 1:0.3\r"])
+def test_lines_ended_by_a_carriage_return_alone_are_refused(tmp_path, text):
+    # with comments, a reader splitting at \n kept the first row of the three and dropped the rest silently
+    path = tmp_path / "mac.txt"
+    path.write_bytes(text.encode())
+    with pytest.raises(ValueError, match="mac.txt, line 1: a " + LONE_CR):
+        load_letor(path)
+    crlf = tmp_path / "dos.txt"
+    crlf.write_bytes(text.replace("\r", "\r\n").encode())
+    ds = load_letor(crlf)
+    assert ds.y.tolist() == [2, 1, 0] and ds.group_ptr.tolist() == [0, 2, 3]
+
+
+@pytest.mark.parametrize("loader, text", [
+    (lambda p: load_query_file(p), "# sizes\r2\r1\r"),
+    (lambda p: load_weights(p), "1\r2\r3\r"),
+    (lambda p: load_pairs(p, n_rows=3), "0\t1\r2\t1\r"),
+    (lambda p: load_group_weights(p, [1, 2]), "1\t0.5\r2\t2\r"),
+])
+def test_side_files_with_lines_ended_by_a_carriage_return_alone_are_refused(tmp_path, loader, text):
+    path = tmp_path / "side.txt"
+    path.write_bytes(text.encode())
+    with pytest.raises(ValueError, match="side.txt, line 1: a " + LONE_CR):
+        loader(path)
+    path.write_bytes(text.replace("\r", "\r\n").encode())
+    loader(path)  # CRLF endings are read
+
+
 def test_stable_sort_reorders_everything(tmp_path):
     text = (
         "2 qid:7 1:1 #docid = a\n"

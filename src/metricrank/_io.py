@@ -52,6 +52,24 @@ def open_read(path) -> IO[bytes]:
     return open(path, "rb")
 
 
+def refuse_lone_carriage_return(line: bytes, path, lineno: int) -> None:
+    """A ValueError naming the file and line where ``line`` (read in binary) holds a carriage return before its end.
+
+    A file whose lines end with ``\\r`` alone (classic Mac OS) is one line to a reader that splits at ``\\n``: its
+    rows after a ``#`` would be lost and the next row's label read as a feature. CRLF endings pass.
+
+    >>> refuse_lone_carriage_return(b"1 qid:1 1:0.5\\r\\n", "a.txt", 1)
+    >>> refuse_lone_carriage_return(b"1 qid:1 1:0.5 # x\\r0 qid:1 1:0.2\\r", "a.txt", 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: a.txt, line 1: a carriage return (\\r) inside the line: the file ends its lines with \\r alone (classic Mac OS); convert its line endings to \\n
+    """
+    cr = line.find(b"\r")
+    if cr >= 0 and line[cr + 1:].strip():
+        raise ValueError(f"{path}, line {lineno}: a carriage return (\\r) inside the line: the file ends its lines "
+                         "with \\r alone (classic Mac OS); convert its line endings to \\n")
+
+
 def input_file_problem(path, read_twice: bool = True) -> str | None:
     """Why ``path`` cannot be read as a data file (None when it can): missing, a directory, no regular file
     where it is ``read_twice`` (a pipe: the data readers read a file twice), or not readable. For checks

@@ -30,7 +30,7 @@ from ._cli_help import HelpFormatter
 from ._cli_train import add_parsers as add_train_parsers
 from ._cli_tune import add_parsers as add_tune_parsers
 from ._io import (DATA_FILE_OPTIONS, atomic_write, input_file_problem, is_stdout, json_line, open_read,
-                  refuse_overwriting)
+                  refuse_lone_carriage_return, refuse_overwriting)
 
 PRESET_CHOICES = ("catboost", "lightgbm", "xgboost", "trec_eval")
 
@@ -44,6 +44,10 @@ def load_scores(path, n_rows: int) -> np.ndarray:
     values = []
     with open_read(path) as fh:
         for lineno, line in enumerate(fh, start=1):
+            try:
+                refuse_lone_carriage_return(line, path, lineno)
+            except ValueError as err:
+                raise CLIError(str(err)) from None
             try:
                 text = line.decode("utf-8").strip()
             except UnicodeDecodeError as err:

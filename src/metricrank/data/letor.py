@@ -31,7 +31,7 @@ from sklearn.datasets import load_svmlight_file
 from .._checks import check_flag, is_integer
 from .._groups import NonContiguousQueryError, group_ptr_from_qid, group_ptr_from_sizes
 from .dataset import RankingDataset
-from .._io import atomic_write, compression_of, open_read
+from .._io import atomic_write, compression_of, open_read, refuse_lone_carriage_return
 from .sidecars import load_query_file, save_query_file
 
 __all__ = ["OneQueryWarning", "UnreadWeightFileWarning", "load_letor", "save_letor"]
@@ -94,6 +94,7 @@ class _ScanState:
         lines, qids, doc_ids = self.lines, self.qids, self.doc_ids
         for lineno, raw in enumerate(fh, 1):
             self.lineno = lineno
+            refuse_lone_carriage_return(raw, path, lineno)
             hash_pos = raw.find(b"#")
             body = raw if hash_pos < 0 else raw[:hash_pos]
             parts = body.split(None, 2)

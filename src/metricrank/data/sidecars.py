@@ -24,7 +24,7 @@ import numpy as np
 
 from .._checks import is_integer
 from .._groups import as_pair_array, group_ptr_from_sizes
-from .._io import atomic_write, open_read
+from .._io import atomic_write, open_read, refuse_lone_carriage_return
 
 __all__ = [
     "load_group_weights",
@@ -42,6 +42,7 @@ def _iter_data_lines(path) -> Iterator[tuple[int, list[str]]]:
     """Yield ``(line_number, fields)`` for the non-blank, non-comment lines."""
     with open_read(path) as fh:
         for lineno, raw in enumerate(fh, 1):
+            refuse_lone_carriage_return(raw, path, lineno)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
