@@ -159,7 +159,7 @@ def test_scores_with_lines_ended_by_a_carriage_return_alone_name_file_and_line(f
     mac.write_bytes(b"0.9\r0.8\r0.1\r0.3\r0.2\r")
     assert main(["eval", "--data", str(data), "--scores", str(mac)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("metricrank: error:") and "mac.txt, line 1: a carriage return" in err
+    assert err.startswith("metricrank: error:") and "mac.txt, line 1: carriage returns (\\r) split the line into rows" in err
 
 
 def test_data_without_qid_warns_one_query(tmp_path, capsys):

@@ -204,7 +204,9 @@ def test_pairs_given_to_fit_beside_a_dataset_keep_its_query_and_doc_ids():
     ds = small(qid=[7, 7, 7, 8, 9, 9], doc_ids=list("abcdef"), source="data.txt")
     got = as_dataset(ds, pairs=[[0, 1]])
     assert got.pairs.tolist() == [[0, 1]]
-    assert got.qid.tolist() == ds.qid.tolist() and got.doc_ids.tolist() == list("abcdef") and got.source == "data.txt"
+    assert got.qid.tolist() == ds.qid.tolist() and got.doc_ids.tolist() == list("abcdef")
+    with pytest.raises(ValueError, match=r"joins rows of different queries \(0 and 1\)$"):
+        as_dataset(ds, pairs=[[0, 3]])  # the pairs are fit's, not the file's: no file is named
 
 
 # ---------------------------------------------------------------------------

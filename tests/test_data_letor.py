@@ -256,7 +256,7 @@ def test_rows_without_features_and_comments(tmp_path):
     assert ds.group_ptr.tolist() == [0, 2, 3]
 
 
-LONE_CR = "carriage return .* the file ends its lines with \\\\r alone"
+LONE_CR = r"carriage returns \(\\r\) split the line into rows: the file ends its lines with \\r alone"
 
 
 @pytest.mark.parametrize("text", ["2 qid:1 1:0.5 #docid=a\r1 qid:1 1:0.2 #docid=b\r0 qid:2 1:0.3 #docid=c\r",
@@ -265,12 +265,26 @@ def test_lines_ended_by_a_carriage_return_alone_are_refused(tmp_path, text):
     # with comments, a reader splitting at \n kept the first row of the three and dropped the rest silently
     path = tmp_path / "mac.txt"
     path.write_bytes(text.encode())
-    with pytest.raises(ValueError, match="mac.txt, line 1: a " + LONE_CR):
+    with pytest.raises(ValueError, match="mac.txt, line 1: " + LONE_CR):
         load_letor(path)
     crlf = tmp_path / "dos.txt"
     crlf.write_bytes(text.replace("\r", "\r\n").encode())
     ds = load_letor(crlf)
     assert ds.y.tolist() == [2, 1, 0] and ds.group_ptr.tolist() == [0, 2, 3]
+
+
+def test_a_carriage_return_that_splits_no_row_is_read_as_before(tmp_path):
+    # a column pasted onto a CRLF file, a carriage return inside a comment, and one between two tokens
+    text = "2 qid:1 1:0.5\r #docid = a\n1 qid:1 1:0.2 #docid = b\rx\n0 qid:2\r 1:0.3 #docid = c\n"
+    path = tmp_path / "pasted.txt"
+    path.write_bytes(text.encode())
+    ds = load_letor(path)
+    assert ds.y.tolist() == [2, 1, 0] and np.asarray(ds.X).ravel().tolist() == [0.5, 0.2, 0.3]
+    assert ds.doc_ids.tolist() == ["a", "b", "c"]
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_bytes(b"0\t1\r\t0.5\n2\t1\r\t2\n")  # a weight column pasted onto CRLF pairs
+    got, weight = load_pairs(pairs, n_rows=3)
+    assert got.tolist() == [[0, 1], [2, 1]] and weight.tolist() == [0.5, 2.0]
 
 
 @pytest.mark.parametrize("loader, text", [
@@ -282,7 +296,7 @@ def test_lines_ended_by_a_carriage_return_alone_are_refused(tmp_path, text):
 def test_side_files_with_lines_ended_by_a_carriage_return_alone_are_refused(tmp_path, loader, text):
     path = tmp_path / "side.txt"
     path.write_bytes(text.encode())
-    with pytest.raises(ValueError, match="side.txt, line 1: a " + LONE_CR):
+    with pytest.raises(ValueError, match="side.txt, line 1: " + LONE_CR):
         loader(path)
     path.write_bytes(text.replace("\r", "\r\n").encode())
     loader(path)  # CRLF endings are read

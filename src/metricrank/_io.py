@@ -52,22 +52,49 @@ def open_read(path) -> IO[bytes]:
     return open(path, "rb")
 
 
-def refuse_lone_carriage_return(line: bytes, path, lineno: int) -> None:
-    """A ValueError naming the file and line where ``line`` (read in binary) holds a carriage return before its end.
+def _starts_with_a_number(piece: bytes) -> bool:
+    """Whether the first token of ``piece`` reads as a number (a LETOR row's label)."""
+    tokens = piece.split(None, 1)
+    if not tokens:
+        return False
+    try:
+        float(tokens[0])
+    except ValueError:
+        return False
+    return True
 
-    A file whose lines end with ``\\r`` alone (classic Mac OS) is one line to a reader that splits at ``\\n``: its
-    rows after a ``#`` would be lost and the next row's label read as a feature. CRLF endings pass.
 
-    >>> refuse_lone_carriage_return(b"1 qid:1 1:0.5\\r\\n", "a.txt", 1)
-    >>> refuse_lone_carriage_return(b"1 qid:1 1:0.5 # x\\r0 qid:1 1:0.2\\r", "a.txt", 1)
+def _same_fields_as_another(pieces: list) -> bool:
+    """Whether two of ``pieces`` that are not comments have as many fields (rows of a one-record-a-line file)."""
+    counts = [len(p.split()) for p in pieces if p.strip() and not p.lstrip().startswith(b"#")]
+    return len(counts) != len(set(counts))
+
+
+def refuse_lone_carriage_return(line: bytes, path, lineno: int, *, letor: bool = False) -> None:
+    """A ValueError naming the file and line where ``line`` (read in binary) holds rows split by carriage returns.
+
+    A file whose lines end with ``\\r`` alone (classic Mac OS, or Excel for Mac) is one line to a reader that
+    splits at ``\\n``: a LETOR file's rows after a ``#`` would be lost and the next row's label read as a feature.
+    Such a line is told from a ``\\r`` that only ends a line (CRLF) or precedes a comment or a column pasted
+    onto a CRLF file by the text after it: with ``letor``, a piece that starts with a number (the next row's
+    label); otherwise (files of one record a line: sizes, weights, pairs, scores) two pieces, comments aside,
+    with as many fields.
+
+    >>> refuse_lone_carriage_return(b"1 qid:1 1:0.5\\r\\n", "a.txt", 1, letor=True)
+    >>> refuse_lone_carriage_return(b"1 qid:1 1:0.5\\r #docid = a\\n", "a.txt", 1, letor=True)  # a pasted column
+    >>> refuse_lone_carriage_return(b"1 qid:1 1:0.5 # x\\r0 qid:1 1:0.2\\r", "a.txt", 1, letor=True)
     Traceback (most recent call last):
     ...
-    ValueError: a.txt, line 1: a carriage return (\\r) inside the line: the file ends its lines with \\r alone (classic Mac OS); convert its line endings to \\n
+    ValueError: a.txt, line 1: carriage returns (\\r) split the line into rows: the file ends its lines with \\r alone (classic Mac OS); convert its line endings to \\n
+    >>> refuse_lone_carriage_return(b"0\\t1\\r\\t0.5\\n", "pairs.txt", 1)  # a weight pasted onto a CRLF pair
     """
-    cr = line.find(b"\r")
-    if cr >= 0 and line[cr + 1:].strip():
-        raise ValueError(f"{path}, line {lineno}: a carriage return (\\r) inside the line: the file ends its lines "
-                         "with \\r alone (classic Mac OS); convert its line endings to \\n")
+    pieces = line.rstrip(b"\r\n").split(b"\r")
+    if len(pieces) < 2:
+        return
+    rows = (any(_starts_with_a_number(p) for p in pieces[1:]) if letor else _same_fields_as_another(pieces))
+    if rows:
+        raise ValueError(f"{path}, line {lineno}: carriage returns (\\r) split the line into rows: the file ends its "
+                         "lines with \\r alone (classic Mac OS); convert its line endings to \\n")
 
 
 def input_file_problem(path, read_twice: bool = True) -> str | None:

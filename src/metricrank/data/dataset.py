@@ -298,6 +298,8 @@ class RankingDataset:
 
         Every field not named keeps its value (arrays are shared, not copied), so
         nothing is dropped by accident: adding pairs keeps the query ids, doc ids and source.
+        Fields checked against each other change together: new ``pairs`` with their
+        ``pair_weight`` (or ``pair_weight=None``), a new ``qid`` with its ``group_ptr``.
 
         Parameters
         ----------

@@ -95,7 +95,7 @@ class _ScanState:
         for lineno, raw in enumerate(fh, 1):
             self.lineno = lineno
             if b"\r" in raw:  # CRLF passes
-                refuse_lone_carriage_return(raw, path, lineno)
+                refuse_lone_carriage_return(raw, path, lineno, letor=True)
             hash_pos = raw.find(b"#")
             body = raw if hash_pos < 0 else raw[:hash_pos]
             parts = body.split(None, 2)

@@ -94,7 +94,7 @@ def as_dataset(X, y=None, *, qid=None, group=None, sample_weight=None, group_wei
             return X
         if X.pairs is not None:
             raise ValueError(f"{what}: the RankingDataset already holds pairs; do not pass pairs= as well")
-        return X.replace(pairs=pairs, pair_weight=pair_weight)
+        return X.replace(pairs=pairs, pair_weight=pair_weight, source=None)  # fit's pairs: no file to blame
     if y is None:
         raise ValueError(f"{what}: this ranker requires y to be passed, but the target y is None "
                          "(pass relevance labels, or a RankingDataset as X)")
