@@ -88,6 +88,8 @@ def refuse_lone_carriage_return(line: bytes, path, lineno: int, *, letor: bool =
     ValueError: a.txt, line 1: carriage returns (\\r) split the line into rows: the file ends its lines with \\r alone (classic Mac OS); convert its line endings to \\n
     >>> refuse_lone_carriage_return(b"0\\t1\\r\\t0.5\\n", "pairs.txt", 1)  # a weight pasted onto a CRLF pair
     """
+    if b"\r" not in line:  # most lines of most files: nothing to split
+        return
     pieces = line.rstrip(b"\r\n").split(b"\r")
     if len(pieces) < 2:
         return

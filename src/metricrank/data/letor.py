@@ -94,8 +94,7 @@ class _ScanState:
         lines, qids, doc_ids = self.lines, self.qids, self.doc_ids
         for lineno, raw in enumerate(fh, 1):
             self.lineno = lineno
-            if b"\r" in raw:  # CRLF passes
-                refuse_lone_carriage_return(raw, path, lineno, letor=True)
+            refuse_lone_carriage_return(raw, path, lineno, letor=True)
             hash_pos = raw.find(b"#")
             body = raw if hash_pos < 0 else raw[:hash_pos]
             parts = body.split(None, 2)
