@@ -448,3 +448,13 @@ def test_grow_policy_defaults_to_the_estimators_own(files, tmp_path, capsys, mon
     assert [k.capacity_check.grow_policy for k in model.kinds_] == ["symmetric_then_leafwise", "leafwise"]
     err = capsys.readouterr().err
     assert "grow policy auto: mixed trees" in err and err.count("capacity check by") == 2 and "-> depth" in err
+
+
+def test_train_names_by_query_id_a_pair_that_crosses_two_queries(tmp_path, capsys):
+    data = tmp_path / "t.txt"
+    data.write_text("".join(f"{r % 2} qid:{q} 1:{r}\n" for q in (101, 205) for r in range(3)))
+    (tmp_path / "t.pairs").write_text("0\t1\n2\t3\n")  # row 2 is query 101's, row 3 query 205's
+    code = main(["train", "--train", str(data), "--objective", "PairLogit", "--pairs", str(tmp_path / "t.pairs"),
+                 "--out", str(tmp_path / "m.json")])
+    assert code == 2 and not (tmp_path / "m.json").exists()
+    assert "line 2: rows 2 and 3 belong to different queries (query ids 101 and 205)" in capsys.readouterr().err

@@ -95,7 +95,7 @@ def test_non_finite_label_names_row_and_source(bad):
         ({"doc_ids": ["a"]}, r"doc_ids must have shape \(6,\)"),
         ({"pairs": [[0, 1], [0, 6]]}, re.escape("pair 1 = [0, 6] has a row index outside 0..5")),
         ({"pairs": [[0, 1], [-1, 0]]}, "pair 1 = .* outside"),
-        ({"pairs": [[0, 1], [2, 3]]}, re.escape("pair 1 = [2, 3] joins rows of different queries (0 and 1)")),
+        ({"pairs": [[0, 1], [2, 3]]}, re.escape("pair 1 = [2, 3] joins rows of different queries (query ids 5 and 8)")),
         ({"pairs": [[4, 4]]}, "pair 0 = .* with itself"),
         ({"pairs": [0, 1]}, r"pairs must have shape \(n_pairs, 2\)"),
         ({"pairs": [[0.5, 1]]}, "must be integers"),
@@ -190,8 +190,8 @@ def test_replace_keeps_every_field_not_named_and_checks_the_new_ones():
     for name in ("X", "y", "group_ptr", "qid", "weight", "group_weight", "doc_ids"):
         assert np.array_equal(getattr(new, name), getattr(ds, name)), name
     assert new.source == "data.txt" and ds.pairs is None  # the original is left as it was
-    with pytest.raises(ValueError, match=r"pair 0 = \[0, 3\] joins rows of different queries"):
-        ds.replace(pairs=[[0, 3]])  # rows of two queries
+    with pytest.raises(ValueError, match=r"pair 0 = \[0, 3\] joins rows of different queries \(query ids 7 and 8\)"):
+        ds.replace(pairs=[[0, 3]])  # rows of two queries, named by their ids
     with pytest.raises(ValueError, match="group_weight"):
         ds.replace(group_weight=[1.0, 2.0])  # three queries
     with pytest.raises(TypeError, match="got 'group', which is not a field"):
@@ -205,7 +205,7 @@ def test_pairs_given_to_fit_beside_a_dataset_keep_its_query_and_doc_ids():
     got = as_dataset(ds, pairs=[[0, 1]])
     assert got.pairs.tolist() == [[0, 1]]
     assert got.qid.tolist() == ds.qid.tolist() and got.doc_ids.tolist() == list("abcdef")
-    with pytest.raises(ValueError, match=r"joins rows of different queries \(0 and 1\)$"):
+    with pytest.raises(ValueError, match=r"joins rows of different queries \(query ids 7 and 8\)$"):
         as_dataset(ds, pairs=[[0, 3]])  # the pairs are fit's, not the file's: no file is named
 
 

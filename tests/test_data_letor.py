@@ -584,7 +584,8 @@ def test_pairs_round_trip(tmp_path):
         ("1\t2\t-1", "weight '-1' must be finite", {}),
         ("1\t2\tnan", "weight 'nan' must be finite", {}),
         ("1\t2\theavy", "weight 'heavy' is not a number", {}),
-        ("1\t7", "different queries", {"group_ptr": [0, 5, 10]}),
+        ("1\t7", "rows 1 and 7 belong to different queries (queries at positions 0 and 1)", {"group_ptr": [0, 5, 10]}),
+        ("1\t7", "different queries (query ids q1 and q2)", {"group_ptr": [0, 5, 10], "qid": ["q1"] * 5 + ["q2"] * 5}),
         ("1\t10", "out of range", {"group_ptr": [0, 5, 10]}),
     ],
 )

@@ -345,8 +345,10 @@ def test_yue_toy_tables():
 
 def test_bad_pairs_are_rejected_by_evaluate():
     y, s, qid = [1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], [1, 1, 2, 2]
-    with pytest.raises(ValueError, match=r"pair 0 = \[0, 2\] joins rows of different queries"):
+    with pytest.raises(ValueError, match=r"pair 0 = \[0, 2\] joins rows of different queries \(query ids 1 and 2\)"):
         evaluate(y, s, qid=qid, metric="PairAccuracy", pairs=[[0, 2]])
+    with pytest.raises(ValueError, match=r"joins rows of different queries \(queries at positions 0 and 1\)"):
+        evaluate(y, s, group=[2, 2], metric="PairAccuracy", pairs=[[0, 2]])  # no ids: positions
     with pytest.raises(ValueError, match=r"pair 1 = \[2, 9\] has a row index outside 0..3"):
         evaluate(y, s, qid=qid, metric="PairAccuracy", pairs=[[0, 1], [2, 9]])
     with pytest.raises(ValueError, match="pair_weights must be >= 0"):

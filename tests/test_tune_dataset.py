@@ -137,3 +137,9 @@ def test_cli_tune_trains_and_scores_on_the_pairs_file(tmp_path, capsys):
     assert got["best_score"] == pytest.approx(expected.best_score_, rel=1e-12)
     assert got["best_params"] == expected.summary()["best_params"]
     assert got["best_score"] != pytest.approx(json.loads(without.read_text())["best_score"], rel=1e-6)
+    # a pair across queries is named by the file's query ids (here not their positions)
+    save_letor(RankingDataset(base.X, base.y, qid=base.qid + 70), tmp_path / "ids.txt")
+    (tmp_path / "cross.txt").write_text(f"0\t{base.group_ptr[1]}\n")
+    argv[argv.index("--train") + 1] = str(tmp_path / "ids.txt")
+    assert main(argv + ["--pairs", str(tmp_path / "cross.txt")]) == 2
+    assert "belong to different queries (query ids 70 and 71)" in capsys.readouterr().err

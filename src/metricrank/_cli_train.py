@@ -296,7 +296,7 @@ def _train(args, model, objective, console, client) -> int:
     train = read_ranking_file(args.train, query_file=args.train_query_file, weights=args.weights,
                               group_weights=args.group_weights)
     if args.pairs:  # held by the data set: trained on, and read by the training report's pair metrics
-        pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr)
+        pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr, qid=train.qid)
         train = train.replace(pairs=pairs, pair_weight=pair_weight)
     unset = [None] * len(args.valid or [])
     valid = [read_ranking_file(path, n_features=train.n_features, query_file=qf, weights=w, group_weights=gw,

@@ -138,7 +138,8 @@ def cmd_tune(args) -> int:
                   f"{'train -> valid' if args.valid else f'{cv} query folds'}")
     data = {"X": X, "y": y, "qid": qid}
     if args.pairs is not None or weight is not None or group_weight is not None:  # every fold and the refit read them
-        pairs, pair_weight = load_pairs(args.pairs, group_ptr=train.group_ptr) if args.pairs else (None, None)
+        pairs, pair_weight = (load_pairs(args.pairs, group_ptr=train.group_ptr, qid=train.qid) if args.pairs
+                              else (None, None))
         data = {"X": RankingDataset(X, y, qid=qid, weight=weight, group_weight=group_weight, pairs=pairs,
                                     pair_weight=pair_weight)}
     try:

@@ -270,12 +270,22 @@ def as_pair_array(pairs, where: str = "") -> np.ndarray:
     return np.ascontiguousarray(pairs, dtype=np.int64)
 
 
-def check_pairs(pairs, group_ptr: np.ndarray, where: str = "") -> np.ndarray:
+def name_two_queries(rows, positions, qid=None) -> str:
+    """How an error names the queries of two ``rows`` at query ``positions``: by id where ``qid`` (one id a
+    row) is known, else by position."""
+    if qid is not None:
+        return f"query ids {qid[rows[0]]} and {qid[rows[1]]}"
+    return f"queries at positions {int(positions[0])} and {int(positions[1])}"
+
+
+def check_pairs(pairs, group_ptr: np.ndarray, where: str = "", qid=None) -> np.ndarray:
     """Validate explicit (winner row, loser row) pairs against query offsets.
 
     Every index must be an integer row of the data, both rows of a pair must
     belong to the same query, and a row cannot be paired with itself.
-    ``where`` is appended to error messages (e.g. `` in train.txt``).
+    ``where`` is appended to error messages (e.g. `` in train.txt``); with
+    ``qid`` (one id a row) a pair across queries names their ids, else their
+    positions.
     Returns the pairs as a contiguous int64 array of shape (n_pairs, 2).
     """
     pairs = as_pair_array(pairs, where)
@@ -288,10 +298,8 @@ def check_pairs(pairs, group_ptr: np.ndarray, where: str = "") -> np.ndarray:
     cross = q[:, 0] != q[:, 1]
     if cross.any():
         k = int(np.flatnonzero(cross)[0])
-        raise ValueError(
-            f"pair {k} = {pairs[k].tolist()} joins rows of different queries "
-            f"({int(q[k, 0])} and {int(q[k, 1])}){where}"
-        )
+        raise ValueError(f"pair {k} = {pairs[k].tolist()} joins rows of different queries "
+                         f"({name_two_queries(pairs[k], q[k], qid)}){where}")
     same = pairs[:, 0] == pairs[:, 1]
     if same.any():
         k = int(np.flatnonzero(same)[0])

@@ -194,7 +194,7 @@ class RankingDataset:
         group_weight = _per_row_float("group_weight", group_weight, n_queries, source)
         # --- pairs ---------------------------------------------------------
         if pairs is not None:
-            pairs = check_pairs(pairs, group_ptr, where)
+            pairs = check_pairs(pairs, group_ptr, where, qid=qid)
             pair_weight = _per_row_float("pair_weight", pair_weight, pairs.shape[0], source)
         elif pair_weight is not None:
             raise ValueError("pair_weight given without pairs")

@@ -23,7 +23,7 @@ from typing import Iterator
 import numpy as np
 
 from .._checks import is_integer
-from .._groups import as_pair_array, group_ptr_from_sizes
+from .._groups import as_pair_array, group_ptr_from_sizes, name_two_queries
 from .._io import atomic_write, open_read, refuse_lone_carriage_return
 
 __all__ = [
@@ -169,7 +169,7 @@ def save_query_file(path, sizes) -> None:
 # ---------------------------------------------------------------------------
 
 
-def load_pairs(path, *, n_rows=None, group_ptr=None):
+def load_pairs(path, *, n_rows=None, group_ptr=None, qid=None):
     """Read a CatBoost pairs file.
 
     Each line is ``winner<TAB>loser[<TAB>weight]``: 0-based indices of two
@@ -186,6 +186,9 @@ def load_pairs(path, *, n_rows=None, group_ptr=None):
         Query offsets of the data set; when given, both rows of a pair must
         belong to the same query (and ``n_rows`` defaults to
         ``group_ptr[-1]``).
+    qid : array-like, optional
+        The data set's query id of each row, to name the queries of a pair
+        that crosses two (by position without it).
 
     Returns
     -------
@@ -259,7 +262,7 @@ def load_pairs(path, *, n_rows=None, group_ptr=None):
             k = int(bad[0])
             raise ValueError(
                 f"{path}, line {lines[k]}: rows {int(pairs[k, 0])} and {int(pairs[k, 1])} belong to "
-                f"different queries ({int(q[k, 0])} and {int(q[k, 1])})"
+                f"different queries ({name_two_queries(pairs[k], q[k], qid)})"
             )
     return pairs, (np.asarray(weights, dtype=np.float64) if any_weight else None)
 

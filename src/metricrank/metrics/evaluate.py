@@ -84,13 +84,13 @@ def _group_weights(group_weights, ptr: np.ndarray) -> np.ndarray:
     raise ValueError(f"group_weights has {gw.shape[0]} entries; expected one per query ({nq}) or per row ({n})")
 
 
-def _pairs(pairs, pair_weights, ptr: np.ndarray):
+def _pairs(pairs, pair_weights, ptr: np.ndarray, qid=None):
     arr = np.asarray(pairs)
     if arr.ndim == 2 and arr.shape[1] == 3:
         if pair_weights is not None:
             raise ValueError("pass pair weights either as a third pairs column or as pair_weights, not both")
         arr, pair_weights = arr[:, :2], arr[:, 2]
-    idx = check_pairs(arr, ptr)
+    idx = check_pairs(arr, ptr, qid=None if qid is None else np.asarray(qid))
     pw = np.ones(idx.shape[0]) if pair_weights is None else _non_negative(
         _as_float_vector(pair_weights, "pair_weights", idx.shape[0]), "pair_weights")
     return idx, pw
@@ -154,7 +154,7 @@ def make_input(y_true, y_score, *, qid=None, group_ptr=None, group=None, weights
     nq = ptr.shape[0] - 1
     w = np.ones(n) if weights is None else _non_negative(_as_float_vector(weights, "weights", n), "weights")
     gw = np.ones(nq) if group_weights is None else _group_weights(group_weights, ptr)
-    pr, pw = (None, None) if pairs is None else _pairs(pairs, pair_weights, ptr)
+    pr, pw = (None, None) if pairs is None else _pairs(pairs, pair_weights, ptr, qid)
     key = None if doc_ids is None else _tie_key(doc_ids, n)
     return MetricInput(y, score, ptr, w, gw, pr, pw, key, weights is not None, group_weights is not None)
 
