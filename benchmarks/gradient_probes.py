@@ -235,8 +235,8 @@ CANDIDATES = {
     "yeti-63-d6-noextra": lambda m: quality.gbranker("YetiRank", num_leaves=63, max_depth=6, extra_trees=False),
     "yeti-31-mdl50": lambda m: quality.gbranker("YetiRank", num_leaves=31, min_data_in_leaf=50),
     "yeti-63": lambda m: quality.gbranker("YetiRank", num_leaves=63),
-    "yeti-7": lambda m: quality.gbranker("YetiRank", num_leaves=7),
-    "yeti-15": lambda m: quality.gbranker("YetiRank", num_leaves=15),
+    "yeti-7": lambda m: quality.gbranker("YetiRank", num_leaves=7, n_models=1),  # as yeti-check-folds
+    "yeti-15": lambda m: quality.gbranker("YetiRank", num_leaves=15, n_models=1),
     "yeti-31-noextra-l2_1": lambda m: quality.gbranker("YetiRank", num_leaves=31, extra_trees=False, lambda_l2=1.0),
     "yeti-31-noextra-l2_0": lambda m: quality.gbranker("YetiRank", num_leaves=31, extra_trees=False, lambda_l2=0.0),
     "yeti-63-l2_1": lambda m: quality.gbranker("YetiRank", num_leaves=63, lambda_l2=1.0),

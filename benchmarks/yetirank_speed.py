@@ -21,7 +21,8 @@ alternately, and taking medians:
 
 ``--permutations K`` times ``YetiRank:permutations=K`` and trains ``LambdaMART(target=...)`` on it instead of
 CatBoost's default 10. ``--models K`` fits ``n_models=K`` instead of the default ``"auto"`` (on the draw two
-models in stops 27-30, four since stop 31; one on MQ2008; the stop-26 figures are ``--models 1``). ``--profile``
+models in stops 27-30, four since stop 31; on MQ2008 one until stop 113, four since; the stop-26 figures are
+``--models 1``). ``--profile``
 runs only the fit on the draw, under cProfile, and prints where its time goes (the parts of
 :data:`PROFILE_PARTS`, and the functions with the most time of their own).
 """

@@ -13,8 +13,8 @@ import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
 from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR, AUTO_MODELS,
-                                       AUTO_MODELS_MIN_DOCS, AVERAGED_LAMBDA_L2, HESSIAN_ROWS, MIXED_KINDS,
-                                       SYMMETRIC_LAMBDA_L2, auto_lambda_l2, symmetric_lambda_l2)
+                                       AVERAGED_LAMBDA_L2, HESSIAN_ROWS, MIXED_KINDS,
+                                       SYMMETRIC_LAMBDA_L2, auto_lambda_l2, auto_num_leaves, symmetric_lambda_l2)
 
 
 def sigmoid(x):
@@ -172,10 +172,11 @@ def test_the_capacity_check_bounds_its_added_levels():
 
 
 def test_randomised_trees_averaged_over_several_models_take_the_smaller_cap():
-    """From 30,000 training documents YetiRank averages four models of randomised trees: "auto" is then 1 (in the
-    booster too), and 10 again with one model or without randomised splits. Fewer than 100 queries: no check."""
+    """YetiRank averages four models of randomised trees, from 30,000 training documents of 15 leaves: "auto" is
+    then 1 (in the booster too), and 10 again with one model, without randomised splits, or with 7 leaves (the
+    size rule's below 30,000). Fewer than 100 queries: no check."""
     data = make_ltr(60, docs_per_query=520, n_features=5, random_state=0)
-    assert AUTO_MODELS_MIN_DOCS <= data.n_docs and data.n_queries < 100
+    assert auto_num_leaves(data.n_docs) == 15 and data.n_queries < 100
     # leaf-wise trees ("auto" grows completed symmetric ones beside them from 30,000 documents, whose penalty is 0 here)
     params = dict(n_estimators=2, grow_policy="leafwise", n_jobs=1, random_state=0)
     averaged = LambdaMART("MAP", **params).fit(data)
@@ -183,6 +184,8 @@ def test_randomised_trees_averaged_over_several_models_take_the_smaller_cap():
     assert averaged.lambda_l2_ == AVERAGED_LAMBDA_L2 == averaged.booster_.params["lambda_l2"] < AUTO_LAMBDA_L2
     assert LambdaMART("MAP", n_models=1, **params).fit(data).lambda_l2_ == AUTO_LAMBDA_L2
     assert LambdaMART("MAP", extra_trees=False, **params).fit(data).lambda_l2_ == AUTO_LAMBDA_L2
+    seven = LambdaMART("MAP", num_leaves=7, **params).fit(data)
+    assert (seven.n_models_, seven.extra_trees_, seven.lambda_l2_) == (AUTO_MODELS, True, AUTO_LAMBDA_L2)
 
 
 @pytest.mark.parametrize("mean, expected", [

@@ -88,7 +88,7 @@ class ByHand:
         if ("fold", capacity, i) not in self.cache:
             fold = self.folds[i]
             params = {**self.estimator.get_params(), "num_leaves": capacity[0], "extra_trees": capacity[1],
-                      "lambda_l2": capacity[2]}
+                      "lambda_l2": capacity[2], "n_models": 1}  # the check judges capacities on one model each
             model = self.estimator.__class__(**params)
             model.fit(self.ds.subset_queries(np.setdiff1d(np.arange(self.ds.n_queries), fold)),
                       init_model=self.init_model)
@@ -445,14 +445,15 @@ def test_fold_models_are_single_models_where_the_final_one_averages_four(low_thr
     # n_models="auto" gives 4 for all the training documents and for the fold models' 80 % alike; the check
     # still judges capacities on one model each
     ds = clean_data(seed=7, n_queries=200)
-    monkeypatch.setattr(_gbdt, "AUTO_MODELS_MIN_DOCS", ds.n_docs // 2)
+    monkeypatch.setattr(_gbdt, "AUTO_DOCS_PER_LEAF", ds.n_docs // 16)  # the size rule's 15 leaves, which take
+    # the averaged models' penalty (7 keep the single model's)
     with recorded_fits("n_models_") as resolved:
         model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=25, random_state=2).fit(ds)
     assert len(resolved) >= 3 and resolved[:-1] == [1] * (len(resolved) - 1) and resolved[-1] == 4
     assert model.n_models_ == 4 == model.booster_.num_model_per_iteration()
     single = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=25, random_state=2, n_models=1)
     # the rule's trees take the averaged models' penalty (rule_lambda_l2_cap), single fold models or not
-    assert_as_by_hand(model.capacity_check_, ByHand(ds, single), (7, True, _gbdt.AVERAGED_LAMBDA_L2))
+    assert_as_by_hand(model.capacity_check_, ByHand(ds, single), (15, True, _gbdt.AVERAGED_LAMBDA_L2))
 
 
 def test_fold_models_train_on_the_target_resolved_from_all_the_training_labels(low_threshold, monkeypatch):

@@ -44,11 +44,12 @@ def test_predict_num_iteration_scores_with_the_first_k_iterations(files, tmp_pat
     root, train, valid = files
     out = tmp_path / "m.json"
     assert main(["train", "--train", str(root / "train.txt"), "--valid", str(root / "valid.txt.gz"), "--trees", "15",
-                 "--early-stopping", "3", "--threads", "1", "--quiet", "--out", str(out)]) == 0
+                 "--early-stopping", "3", "--threads", "1", "--seed", "1", "--quiet", "--out", str(out)]) == 0
     model = LambdaMART.load(out)
     assert model.best_iteration_ is not None and model.best_iteration_ == model.n_estimators_ >= 2  # later ones dropped
     grown = len(model.evals_result_["valid"]["NDCG:top=10"])
-    assert f"wrote {out} ({model.n_estimators_} trees, the best of {grown} grown)" in capsys.readouterr().err
+    assert model.n_models_ == 4 and (f"wrote {out} ({model.n_estimators_} trees in each of 4 averaged models, the best "
+                                     f"of {grown} grown)") in capsys.readouterr().err
     head = model.best_iteration_ - 1
     for k, expected in ((None, model.predict(valid.X)), (head, model.predict(valid.X, num_iteration=head))):
         scores = tmp_path / f"s{k}.txt"

@@ -7,7 +7,10 @@ from metricrank import GBRanker, LambdaMART
 from metricrank.data import make_ltr
 from metricrank.learners import _dataset_cache as cache
 
-PARAMS = dict(n_estimators=8, learning_rate=0.2, num_leaves=5, min_data_in_leaf=5, random_state=0, n_jobs=1)
+# one model in every fit: the models averaged are LightGBM's num_class, a Dataset parameter (part of the key), so
+# a fit of four (LambdaMART's default) never shares a Dataset with one of one (QueryRMSE's)
+PARAMS = dict(n_estimators=8, learning_rate=0.2, num_leaves=5, min_data_in_leaf=5, n_models=1, random_state=0,
+              n_jobs=1)
 
 
 @pytest.fixture

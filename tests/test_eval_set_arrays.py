@@ -58,7 +58,8 @@ def test_early_stopping_reads_the_weighted_curve(data):
     train, plain, _ = data
     weighted = RankingDataset(plain.X, plain.y, group_ptr=plain.group_ptr,
                               weight=np.random.default_rng(0).uniform(0.1, 3.0, plain.n_docs))
-    params = dict(n_estimators=30, learning_rate=0.5, n_jobs=1, random_state=0)
+    # one model: four averaged ones smooth the curves until the weights no longer move the best tree here
+    params = dict(n_estimators=30, learning_rate=0.5, n_models=1, n_jobs=1, random_state=0)
     model = GBRanker("YetiRank", **params).fit(train, eval_set=[weighted], eval_metrics=["PairAccuracy"],
                                                early_stopping_rounds=30)
     full = GBRanker("YetiRank", **params).fit(train)  # the same trees, every one kept

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from metricrank import GBRanker, LambdaMART, evaluate, make_ltr
-from metricrank.learners._gbdt import AUTO_MODELS_MIN_DOCS
+from metricrank.learners._capacity import CHECK_MIN_DOCS
 from metricrank.objectives import target_choice
 from metricrank.objectives.target_choice import SMALL_MRR_TARGET, STOCHASTIC_MRR_MIN_DOCS, choose_target
 
@@ -72,8 +72,8 @@ def test_lambda_only_chooses_lambda_targets(metric, labels, expected):
     assert choose_target(metric, np.asarray(labels, dtype=float), lambda_only=True) == expected
 
 
-def test_judged_mrr_trains_on_yetirank_from_the_size_where_four_models_are_averaged():
-    assert STOCHASTIC_MRR_MIN_DOCS == AUTO_MODELS_MIN_DOCS == 30_000
+def test_judged_mrr_trains_on_yetirank_from_the_size_where_the_capacity_check_starts():
+    assert STOCHASTIC_MRR_MIN_DOCS == CHECK_MIN_DOCS == 30_000
     below = np.zeros(STOCHASTIC_MRR_MIN_DOCS - 1)
     below[::7] = 1.0
     at = np.append(below, 2.0)

@@ -88,7 +88,9 @@ def test_early_stopping_and_evals_result(data):
     # the trees after the best iteration are dropped, as LGBMRanker drops them: the booster is the model predict
     # scores, whole, and the iterations before and after any split add up to it
     assert model.n_estimators_ == model.best_iteration_ == model.booster_.current_iteration() == model.n_iter_
-    np.testing.assert_allclose(model.booster_.predict(test.X), model.predict(test.X), rtol=0, atol=1e-12)
+    columns = model.booster_.predict(test.X)  # a column a model: the default averages four
+    assert columns.shape == (test.n_docs, model.n_models_) == (test.n_docs, 4)
+    np.testing.assert_allclose(columns.mean(axis=1), model.predict(test.X), rtol=0, atol=1e-12)
     np.testing.assert_allclose(model.predict(test.X, num_iteration=2) + model.predict(test.X, start_iteration=2),
                                model.predict(test.X), rtol=0, atol=1e-12)
     assert "did not improve for 5 rounds" in model.stop_reason_
@@ -127,12 +129,12 @@ def test_warm_start_from_a_base_model(data):
     base = LambdaMART("NDCG:top=10", **{**SMALL, "n_estimators": 5}).fit(train)
     more = LambdaMART("MAP", **{**SMALL, "n_estimators": 10}).fit(train, init_model=base)
     alone = LambdaMART("MAP", **{**SMALL, "n_estimators": 10}).fit(train)
-    np.testing.assert_allclose(more.predict(test.X) - base.predict(test.X),
-                               more.booster_.predict(test.X, raw_score=True))
+    np.testing.assert_allclose(more.predict(test.X) - base.predict(test.X),  # the mean of its four models' columns
+                               more.booster_.predict(test.X, raw_score=True).mean(axis=1))
     assert not np.allclose(more.predict(test.X), alone.predict(test.X))
     # init_score is the LightGBM-style alternative: trees start from the given scores
     from_scores = LambdaMART("MAP", **{**SMALL, "n_estimators": 10}).fit(train, init_score=base.predict(train.X))
-    np.testing.assert_allclose(from_scores.predict(test.X), more.booster_.predict(test.X, raw_score=True))
+    np.testing.assert_allclose(from_scores.predict(test.X), more.booster_.predict(test.X, raw_score=True).mean(axis=1))
 
 
 def test_save_load_round_trip(tmp_path, data):

@@ -261,18 +261,22 @@ def test_best_value_equals_an_independent_reevaluation(result, data):
         np.testing.assert_array_equal(np.sort(te), rte)
         assert not set(qid[tr]) & set(qid[te])
     best = result.study_.trials[result.selected_trial_]  # the kept trial (the start unless beaten significantly)
-    # the start waits max(3, its best tree so far) trees, here reaching the best of its budget (30 trees); the
-    # other trials stop 3 after their best
-    rounds = 30 if result.selected_trial_ == 0 else 3
+    # the start leaves the parameters it holds at "auto" so (the trial records what they resolve to), and waits
+    # max(3, its best tree so far) trees; the other trials stop 3 after their best
+    start = result.selected_trial_ == 0
+    params = {k: v for k, v in best.params.items() if not (start and k in ("num_leaves", "extra_trees", "lambda_l2"))}
     values, trees = [], []
     # the folds' rows in tune's (sorted) order: YetiRank (target="auto") draws its noise row by row
     for train, test in result.folds_:
-        model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **best.params)
-        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])],
-                  early_stopping_rounds=rounds)
-        assert model.best_iteration_ is not None
-        values.append(evaluate(y[test], model.predict(X[test]), qid=qid[test], metric=METRIC))
-        trees.append(model.best_iteration_)
+        model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **params)
+        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])])
+        curve, kept = model.evals_result_["valid_0"][METRIC], 1
+        for k in range(1, len(curve) + 1):  # the patience by hand, on the whole curve
+            kept = k if curve[k - 1] > curve[kept - 1] else kept
+            if k - kept >= (max(3, kept) if start else 3):
+                break
+        values.append(evaluate(y[test], model.predict(X[test], num_iteration=kept), qid=qid[test], metric=METRIC))
+        trees.append(kept)
     assert result.best_score_ == best.value == pytest.approx(np.mean(values), rel=1e-12)
     assert best.user_attrs["best_iterations"] == trees
     assert result.best_params_["n_estimators"] == round(np.mean(trees))
@@ -632,9 +636,11 @@ def test_tune_starts_from_the_estimators_own_values(data):
     # and extra_trees="auto" from what it resolves to: on and off by the training folds' size
     for docs, expected in ((EXTRA_TREES_MAX_DOCS - 1, True), (EXTRA_TREES_MAX_DOCS, False)):
         assert _values_in_space(LambdaMART(METRIC), default_param_space(docs), docs)["extra_trees"] is expected
-    # and lambda_l2="auto" from the size rule's penalty (the capacity check, which may lower it, does not run)
+    # and lambda_l2="auto" from the size rule's penalty (the capacity check, which may lower it, does not run):
+    # 10 for the four averaged models of 7 leaves below 30,000 documents
     assert _values_in_space(LambdaMART(METRIC), default_param_space(1000), 1000)["lambda_l2"] == 10.0
-    # 1 where four models average randomised trees (30,000-61,999 documents, a YetiRank target), as the fit's rule
+    # 1 where four models average randomised trees of 15 leaves (30,000-61,999 documents, a YetiRank target), as
+    # the fit's rule
     for est, docs, expected in ((LambdaMART(METRIC), 40_000, 1.0), (LambdaMART(METRIC, n_models=1), 40_000, 10.0),
                                 (LambdaMART("MRR"), 40_000, 10.0), (LambdaMART(METRIC), EXTRA_TREES_MAX_DOCS, 10.0)):
         assert _values_in_space(est, default_param_space(docs), docs)["lambda_l2"] == expected

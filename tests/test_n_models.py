@@ -165,36 +165,29 @@ def test_n_models_must_be_auto_or_a_positive_integer(data, value):
         GBRanker(n_models=value, n_estimators=2).fit(data[0])
 
 
-@pytest.fixture
-def every_size(monkeypatch):
-    """``n_models="auto"``'s four models from 100 training documents, so that small data exercise it."""
-    monkeypatch.setattr(_gbdt, "AUTO_MODELS_MIN_DOCS", 100)
-
-
 @pytest.mark.parametrize("make, models", [
     (lambda: LambdaMART(NDCG), 4),                        # judged NDCG trains on YetiRank
     (lambda: LambdaMART("MAUC"), 4),
     (lambda: GBRanker("YetiRank:permutations=3"), 4),
-    (lambda: LambdaMART("MRR"), 1),                       # a λ target: not measured
+    (lambda: LambdaMART("MRR"), 1),                       # PairLogit below 30,000 documents: not measured
     (lambda: LambdaMART(NDCG, target="NDCG:top=10"), 1),
     (lambda: GBRanker("QuerySoftMax"), 1),
     (lambda: GBRanker("YetiRankPairwise"), 1),            # pairwise leaves: one score column
     (lambda: LambdaMART(NDCG, n_models=3), 3),            # explicit: as given
 ])
-def test_auto_averages_four_yetirank_models_in_its_range(data, every_size, make, models):
+def test_auto_averages_four_yetirank_models_at_every_size(data, make, models):
     model = make().set_params(n_estimators=3, num_leaves=7, min_data_in_leaf=5, random_state=0, n_jobs=1)
     model.fit(data[0])
     assert model.n_models_ == models == model.booster_.num_model_per_iteration()
 
 
-def test_auto_is_one_model_below_its_threshold(data):
+def test_auto_averages_four_on_a_few_documents_with_the_single_models_penalty(data):
     train = data[0]
-    assert train.n_docs < _gbdt.AUTO_MODELS_MIN_DOCS
-    model = LambdaMART(NDCG, n_estimators=3, num_leaves=7, min_data_in_leaf=5).fit(train)
-    assert model.n_models_ == 1 == model.booster_.num_model_per_iteration()
-    assert _gbdt.auto_n_models(_gbdt.AUTO_MODELS_MIN_DOCS - 1, model.objective_) == 1
-    assert _gbdt.auto_n_models(_gbdt.AUTO_MODELS_MIN_DOCS, model.objective_) == 4 == _gbdt.AUTO_MODELS
-    assert _gbdt.auto_n_models(10**7, model.objective_) == 4       # no upper bound
+    assert train.n_docs < 2_000
+    model = LambdaMART(NDCG, n_estimators=3, min_data_in_leaf=5).fit(train)
+    assert model.n_models_ == 4 == _gbdt.AUTO_MODELS == model.booster_.num_model_per_iteration()
+    # the size rule's 7 randomised leaves keep the single model's cap (rule_lambda_l2_cap), below the hessian bound
+    assert (model.num_leaves_, model.extra_trees_, model.lambda_l2_) == (7, True, _gbdt.AUTO_LAMBDA_L2)
 
 
 def test_pairwise_leaves_train_one_model(data):

@@ -160,10 +160,9 @@ def test_tune_says_it_once_at_the_users_line_and_its_fits_keep_quiet(data):
 
 def test_the_capacity_checks_fold_fits_keep_quiet(monkeypatch):
     # the check's fits on four fifths of the queries would each say it again, from the library's line
-    from metricrank.learners import _capacity, _gbdt
+    from metricrank.learners import _capacity
 
     monkeypatch.setattr(_capacity, "CHECK_MIN_DOCS", _capacity.CHECK_MIN_DOCS / 20)  # as if 20 times the data
-    monkeypatch.setattr(_gbdt, "AUTO_MODELS_MIN_DOCS", _gbdt.AUTO_MODELS_MIN_DOCS / 20)
     ds = make_ltr(150, docs_per_query=(5, 20), n_features=6, random_state=0)
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")

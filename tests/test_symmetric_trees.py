@@ -338,7 +338,7 @@ def test_a_root_that_no_split_suits_ends_the_fit_as_leaf_wise_trees_do(data):
     model = GBRanker("YetiRank", grow_policy="symmetric", max_depth=3, n_estimators=5,
                      min_data_in_leaf=data.n_docs).fit(data.X, data.y, qid=data.qid)
     assert model.n_estimators_ == 1 and model.stop_reason_ == "no split improves the objective after 1 trees"
-    assert [t["num_leaves"] for t in model.booster_.dump_model()["tree_info"]] == [1]
+    assert [t["num_leaves"] for t in model.booster_.dump_model()["tree_info"]] == [1] * model.n_models_  # 4 models
 
 
 def _holds_forced(forced, node):
@@ -367,7 +367,7 @@ def test_completed_trees_keep_the_symmetric_levels_and_grow_leaf_wise_within_the
     monkeypatch.setattr(SymmetricTrees, "forced_splits", recording)
     min_data = int(0.2 * data.n_docs)
     fits = {policy: GBRanker("YetiRank", grow_policy=policy, max_depth=3, n_estimators=6, min_data_in_leaf=min_data,
-                             random_state=0).fit(data.X, data.y, qid=data.qid)
+                             n_models=1, random_state=0).fit(data.X, data.y, qid=data.qid)
             for policy in ("symmetric", "symmetric_then_leafwise")}
     completed = fits["symmetric_then_leafwise"]
     assert completed.num_leaves_ == 8 and completed.lambda_l2_ == 0.0

@@ -442,12 +442,11 @@ def add_parsers(sub, preset_choices) -> None:
                          "(symmetric_then_leafwise: the capacity check may add up to two)")
     tr.add_argument("--models", type=_auto_or(int, "an integer >= 1"), default="auto", metavar="K|auto",
                     help="boosted models trained side by side, each with its own random draws, and averaged "
-                         "(n_models; K times the trees); 'auto': 4 for YetiRank from 30,000 training "
-                         "documents, else 1 (with --dask always 1)")
+                         "(n_models; K times the trees); 'auto': 4 for YetiRank, else 1 (with --dask always 1)")
     tr.add_argument("--l2", type=_auto_or(float, "a number >= 0"), default="auto",
                     help="L2 penalty on leaf values, or 'auto' (10, and 1 at the levels the capacity check adds "
-                         "and for randomised trees averaged over several models, each at most 750 times the mean "
-                         "hessian per row and at least 0.1; see the estimators' lambda_l2)")
+                         "and for randomised trees of more than 7 leaves averaged over several models, each at most "
+                         "750 times the mean hessian per row and at least 0.1; see the estimators' lambda_l2)")
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")
     tr.add_argument("--truncation", type=int, default=None,
                     help="λ objectives: only pairs with a document in the top T (default: all pairs)")

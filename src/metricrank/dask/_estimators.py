@@ -333,7 +333,7 @@ max_query_size, random_state, importance_type, lgb_params
         group = da.from_array(sizes, chunks=(layout.queries_per_partition,))
         # the single-machine twin's parameters ("auto" resolved for the whole training set; it has no
         # n_jobs, so LightGBM's threads are the workers' own)
-        twin._resolve_n_models(int(sizes.sum()), objective)  # 1: the twin's n_models
+        twin._resolve_n_models(objective)  # 1: the twin's n_models
         mean_hessian = None
         if twin._penalty_reads_hessian(objective):
             mean_hessian = hessian_mass_of_partitions(

@@ -13,7 +13,7 @@ from .._checks import check_lightgbm_seed, is_integer, is_real
 from ._boosting import BoostResult, thread_count, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
-           "AUTO_MODELS", "AUTO_MODELS_MIN_DOCS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS",
+           "AUTO_MODELS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS",
            "GBDTBase", "GROW_POLICIES", "HESSIAN_ROWS", "MIXED_KINDS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES",
            "TreeKind",
            "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves", "auto_or_int", "first_hessian_mass",
@@ -75,29 +75,35 @@ AUTO_LAMBDA_L2 = 10.0
 ADDED_LEVEL_LAMBDA_L2 = 1.0
 
 
-#: ``lambda_l2="auto"`` for the size rule's randomised trees where several models are averaged (``n_models_`` > 1,
-#: from 30,000 to 61,999 training documents by default): averaging four models already steadies the fit that 10
-#: steadies for one. On the scaled MQ2007-shaped draws with the per-query effect, 15 randomised leaves with 1
-#: against the defaults with 10 (four models each, six draws, 2,034 test queries): NDCG@10, MAP, MAUC +0.0085,
-#: +0.0069, +0.0039 at noise 1 (p < 1e-10), +0.0012, +0.0037, +0.0028 at noise 3, +0.0004, +0.0038, +0.0007 at
-#: noise 5; 3 scored below 1 at noise 1 and 5 (BENCHMARKS.md, "Stop 46: the penalty of averaged randomised trees").
-#: At other rates it held or gained, but with 100 trees at 0.1 on the cleanest draws it cost MAP and MAUC 0.002
-#: ("Stop 47"); there stop 48's budget rule of the capacity check brought the defaults within the goal. 0.1 gained
-#: at most 0.0026 on clean draws (p >= 0.02) and cost MAP 0.0033 on noisy ones at 100 and 300 trees ("Stop 49").
+#: ``lambda_l2="auto"`` for the size rule's randomised trees of more than its :data:`AUTO_MIN_LEAVES` (7) leaves where
+#: several models are averaged (``n_models_`` > 1; by default from 30,000 to 61,999 training documents): averaging
+#: four models already steadies the fit that 10 steadies for one. On the scaled MQ2007-shaped draws with the
+#: per-query effect, 15 randomised leaves with 1 against the defaults with 10 (four models each, six draws, 2,034
+#: test queries): NDCG@10, MAP, MAUC +0.0085, +0.0069, +0.0039 at noise 1 (p < 1e-10), +0.0012, +0.0037, +0.0028 at
+#: noise 3, +0.0004, +0.0038, +0.0007 at noise 5; 3 scored below 1 at noise 1 and 5 (BENCHMARKS.md, "Stop 46: the
+#: penalty of averaged randomised trees"). At other rates it held or gained, but with 100 trees at 0.1 on the
+#: cleanest draws it cost MAP and MAUC 0.002 ("Stop 47"); there stop 48's budget rule of the capacity check brought
+#: the defaults within the goal. 0.1 gained at most 0.0026 on clean draws (p >= 0.02) and cost MAP 0.0033 on noisy
+#: ones at 100 and 300 trees ("Stop 49"). Four averaged models of 7 randomised leaves keep 10: with 1 they lost
+#: NDCG@10 and MAP on LightGBM's example (-0.0030 and -0.0079, p < 0.01, 3 splits x 5 states; "Stop 113").
 AVERAGED_LAMBDA_L2 = 1.0
 
 
-def rule_lambda_l2_cap(n_models: int, extra_trees: bool) -> float:
+def rule_lambda_l2_cap(n_models: int, extra_trees: bool, num_leaves: int) -> float:
     """The cap of ``lambda_l2="auto"`` on the size rule's trees (and on any capacity set by hand):
-    :data:`AVERAGED_LAMBDA_L2` (1) for randomised trees averaged over several models, :data:`AUTO_LAMBDA_L2`
-    (10) otherwise. The capacity check's added levels take :data:`ADDED_LEVEL_LAMBDA_L2` instead.
+    :data:`AVERAGED_LAMBDA_L2` (1) for randomised trees of more than :data:`AUTO_MIN_LEAVES` (7) leaves averaged
+    over several models, :data:`AUTO_LAMBDA_L2` (10) otherwise. The capacity check's added levels take
+    :data:`ADDED_LEVEL_LAMBDA_L2` instead.
 
     Examples
     --------
-    >>> rule_lambda_l2_cap(4, True), rule_lambda_l2_cap(1, True), rule_lambda_l2_cap(4, False)
+    >>> rule_lambda_l2_cap(4, True, 15), rule_lambda_l2_cap(4, True, 7), rule_lambda_l2_cap(1, True, 15)
     (1.0, 10.0, 10.0)
+    >>> rule_lambda_l2_cap(4, False, 15)
+    10.0
     """
-    return AVERAGED_LAMBDA_L2 if int(n_models) > 1 and bool(extra_trees) else AUTO_LAMBDA_L2
+    averaged = int(n_models) > 1 and bool(extra_trees) and int(num_leaves) > AUTO_MIN_LEAVES
+    return AVERAGED_LAMBDA_L2 if averaged else AUTO_LAMBDA_L2
 
 
 #: ``lambda_l2="auto"`` is at most the first tree's hessian of this many average training rows
@@ -149,11 +155,13 @@ def first_hessian_mass(objective, data, base_scores, random_state) -> float:
     return float(np.sum(hess))
 
 
-#: ``n_models="auto"`` averages :data:`AUTO_MODELS` YetiRank models from this many training documents, one below.
-#: Measured (BENCHMARKS.md, "Two models side by side"): from 40,000 to 67,000 documents two models gained
-#: on every judged metric of three collection shapes; on MQ2008 (9,600, the one real set) they did not gain
-#: over five draws, though synthetic sets of 10,000 and 20,000 documents did.
-AUTO_MODELS_MIN_DOCS = 30_000
+#: ``n_models="auto"`` averages :data:`AUTO_MODELS` YetiRank models at every size. From 30,000 training documents
+#: since stop 27 (BENCHMARKS.md, "Two models side by side": from 40,000 to 67,000 documents two models gained on
+#: every judged metric of three collection shapes). Below since stop 113 ("Stop 113: four averaged models at every
+#: size"), with the single model's penalty (:func:`rule_lambda_l2_cap`): on the drawn OHSUMED shape NDCG@10, MAP
+#: and MAUC +0.0204, +0.0048, +0.0028 (p <= 0.02), on the two real sets level (MQ2008, 5 folds x 5 states:
+#: NDCG@10, MAP, MAUC, ERR@10 -0.0011 to +0.0017, p >= 0.08; LightGBM's example, 3 splits x 5 states: -0.0013 to
+#: +0.0046, p >= 0.06).
 #: How many: four against two gained on MQ2007-shaped draws (MAP +0.0025, MAUC +0.0017, p < 0.005), the gov
 #: shape (NDCG@10 +0.0095, p 0.03) and the noisy 128,000- and clean 254,000-document sets (every judged metric
 #: higher, ERR@10 p < 0.02); on the noisy 40,000-document set NDCG@10 fell by 0.0033 (p 0.23) while MAP rose
@@ -162,23 +170,21 @@ AUTO_MODELS_MIN_DOCS = 30_000
 AUTO_MODELS = 4
 
 
-def auto_n_models(n_docs: int, objective) -> int:
-    """``n_models="auto"``: :data:`AUTO_MODELS` (4) for YetiRank (not its pairwise-leaf variant) on training
-    sets of at least :data:`AUTO_MODELS_MIN_DOCS` documents, 1 otherwise (other objectives: not measured).
+def auto_n_models(objective) -> int:
+    """``n_models="auto"``: :data:`AUTO_MODELS` (4) for YetiRank (not its pairwise-leaf variant), 1 for other
+    objectives (not measured).
 
     Examples
     --------
     >>> from metricrank.objectives import get_objective
-    >>> yeti = get_objective("YetiRank")
-    >>> [auto_n_models(n, yeti) for n in (9_600, 29_999, 30_000, 1_000_000)]
-    [1, 1, 4, 4]
-    >>> auto_n_models(50_000, get_objective("PairLogit")), auto_n_models(50_000, get_objective("YetiRankPairwise"))
+    >>> auto_n_models(get_objective("YetiRank")), auto_n_models(get_objective("YetiRank:permutations=3"))
+    (4, 4)
+    >>> auto_n_models(get_objective("PairLogit")), auto_n_models(get_objective("YetiRankPairwise"))
     (1, 1)
     """
     from ..objectives.yetirank import YetiRank
 
-    yeti = isinstance(objective, YetiRank) and not objective.pairwise_leaves
-    return AUTO_MODELS if yeti and n_docs >= AUTO_MODELS_MIN_DOCS else 1
+    return AUTO_MODELS if isinstance(objective, YetiRank) and not objective.pairwise_leaves else 1
 
 
 #: The most leaves LightGBM grows in a tree (its ``num_leaves`` check: 2**17).
@@ -382,11 +388,11 @@ class GBDTBase(BaseEstimator):
     bagging_freq, n_jobs, random_state, importance_type, lgb_params`` (and ``n_models`` where the
     subclass averages several models)."""
 
-    def _resolve_n_models(self, n_docs: int, objective) -> int:
-        """``n_models`` with "auto" resolved for ``n_docs`` training rows and ``objective``; sets ``n_models_``
-        (1 for learners without ``n_models``)."""
+    def _resolve_n_models(self, objective) -> int:
+        """``n_models`` with "auto" resolved for ``objective``; sets ``n_models_`` (1 for learners without
+        ``n_models``)."""
         value = getattr(self, "n_models", 1)
-        self.n_models_ = auto_n_models(n_docs, objective) if isinstance(value, str) else int(value)
+        self.n_models_ = auto_n_models(objective) if isinstance(value, str) else int(value)
         return self.n_models_
 
     def _policy(self) -> str:
@@ -554,13 +560,13 @@ class GBDTBase(BaseEstimator):
     def _lambda_l2_for(self, added_level: bool, mean_hessian: float | None = None) -> float:
         """``lambda_l2`` with "auto" resolved (:func:`auto_lambda_l2`): at most :data:`ADDED_LEVEL_LAMBDA_L2`
         at a level the capacity check adds above the size rule, at most :func:`rule_lambda_l2_cap` otherwise
-        (read after ``n_models_`` and ``extra_trees_`` are resolved); :func:`symmetric_lambda_l2` on symmetric
-        trees."""
+        (read after ``n_models_``, ``num_leaves_`` and ``extra_trees_`` are resolved);
+        :func:`symmetric_lambda_l2` on symmetric trees."""
         if isinstance(self.lambda_l2, str) and self._symmetric():
             return symmetric_lambda_l2(mean_hessian)
         if isinstance(self.lambda_l2, str):
             return auto_lambda_l2(mean_hessian, ADDED_LEVEL_LAMBDA_L2 if added_level else rule_lambda_l2_cap(
-                getattr(self, "n_models_", 1), getattr(self, "extra_trees_", False)))
+                getattr(self, "n_models_", 1), getattr(self, "extra_trees_", False), self.num_leaves_))
         return float(self.lambda_l2)
 
     def _penalty_reads_hessian(self, objective) -> bool:

@@ -92,11 +92,11 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
     lambda_l2 : float or "auto", default "auto"
         L2 penalty on leaf values (the Newton denominator, and the ridge of the
         pairwise system). ``"auto"``: 10, and 1 at the levels the capacity check
-        adds above the size rule and for randomised trees averaged over several
-        models (``n_models_`` > 1), each at most 750 times the objective's mean
-        hessian per row at the first tree and at least 0.1 (fitted
-        ``lambda_l2_``; QuerySoftMax keeps 10 and 1); on symmetric trees 0
-        unless that bound is below 10, and the bound there; as
+        adds above the size rule and for randomised trees of more than 7 leaves
+        averaged over several models (``n_models_`` > 1), each at most 750
+        times the objective's mean hessian per row at the first tree and at
+        least 0.1 (fitted ``lambda_l2_``; QuerySoftMax keeps 10 and 1); on
+        symmetric trees 0 unless that bound is below 10, and the bound there; as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
     path_smooth : float, default 0.0
         LightGBM's leaf smoothing towards the parent; as :class:`~metricrank.LambdaMART`.
@@ -136,8 +136,8 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         ``n_models`` score columns, :meth:`predict` returns their mean). Costs
         ``n_models`` times the trees. Models differ only by those random
         draws: with a deterministic gradient, no randomised splits and no
-        bagging they are identical. ``"auto"``: 4 for YetiRank from 30,000
-        training documents, 1 below (fitted ``n_models_``); as
+        bagging they are identical. ``"auto"``: 4 for YetiRank, 1 for other
+        objectives (fitted ``n_models_``); as
         :class:`~metricrank.LambdaMART`, which gives the measurements.
         ``*Pairwise`` objectives take 1 only.
     preset : str, optional
@@ -477,7 +477,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         self._resolve_grow_policy(ds, eval_metrics[0], categorical=bool(schema.categorical), init_score=init_score,
                                   objective=objective)
 
-        n_models = self._resolve_n_models(ds.n_docs, objective)
+        n_models = self._resolve_n_models(objective)
         if n_models > 1 and objective.pairwise_leaves:
             raise ValueError(f"n_models={n_models}: {objective.spec} refits each tree's leaves pairwise on one "
                              f"score column, so it trains a single model; set n_models=1")

@@ -54,8 +54,8 @@ class LambdaMART(GBRanker):
           it scored lower on NDCG@10 on LightGBM's example (−0.0137, p 0.53,
           50 test queries) and MAP on MQ2008 (−0.0025, p 0.67).
         * MRR, when the labels keep MRR's relevance: ``"YetiRank"`` from
-          30,000 training documents, where ``n_models="auto"`` averages four
-          of its models, and ``"PairLogit:max_pairs=250000"`` below (every
+          30,000 training documents (where the capacity check and the mixed
+          trees start), and ``"PairLogit:max_pairs=250000"`` below (every
           pair of a query's documents with different labels, up to 250,000 a
           query). Until stop 63 MRR trained on the λ of exponential-gain NDCG
           over the whole list (MRR's own λ vanishes below a query's first
@@ -165,8 +165,9 @@ class LambdaMART(GBRanker):
         clean 52,000-document suite set and 0.0030 on the 254,000-document one,
         and lost by no significant margin on the noisy sets (BENCHMARKS.md,
         "Stop 22: the penalty of added levels"). The rule's trees take 1 too
-        where they are randomised and averaged over several models
-        (``n_models_`` > 1: by default 30,000-61,999 training documents):
+        where they are randomised, of more than 7 leaves and averaged over
+        several models (``n_models_`` > 1: by default 30,000-61,999 training
+        documents; seven averaged leaves keep 10, "Stop 113"):
         averaging four models steadies the fit as 10 steadies one. On
         MQ2007-shaped draws with LETOR's per-query scaling, 1 against 10 there
         gained NDCG@10, MAP and MAUC at every noise level tried (+0.0085,
@@ -337,9 +338,8 @@ class LambdaMART(GBRanker):
         :meth:`predict` (``num_iteration`` included) returns the mean of the
         models' scores: ``n_models`` times the trees of the final fit. See
         :class:`~metricrank.GBRanker`. ``"auto"``: 4 when the target is
-        YetiRank and the training set has at least 30,000 documents (the
-        capacity check still judges single models), 1 otherwise;
-        the fitted value is ``n_models_``. Measured at learning rate 0.1
+        YetiRank (the capacity check still judges single models), 1
+        otherwise; the fitted value is ``n_models_``. Measured at learning rate 0.1
         (BENCHMARKS.md, "Two models side by side" and "Stop 31: four
         models"): two models against one on nine MQ2007-shaped draws (41,500
         training documents) NDCG@10 +0.0021, MAP +0.0016 (p 0.019), MAUC
@@ -350,9 +350,13 @@ class LambdaMART(GBRanker):
         mixed on the noisy 40,000-document suite set (NDCG@10 −0.0033,
         p 0.23; MAP +0.0017, p 0.022) and the clean 52,000-document one
         (NDCG@10 +0.0025, p 0.004; MAP, MAUC, ERR@10 within ±0.0008); for
-        about a third more time than two on an MQ2007-shaped draw. On MQ2008
-        (9,600), over five draws, two models against one −0.0013, −0.0016,
-        +0.0015, hence one model below 30,000.
+        about a third more time than two on an MQ2007-shaped draw. Below
+        30,000 documents (one model until stop 113), four against one, with
+        the single model's penalty: level on MQ2008 over five random states
+        (NDCG@10, MAP, MAUC, ERR@10 −0.0011 to +0.0017, p >= 0.08) and on
+        LightGBM's example (−0.0013 to +0.0046, p >= 0.06), higher on drawn
+        OHSUMED-shaped sets (+0.0204, +0.0048, +0.0028 on NDCG@10, MAP,
+        MAUC, p <= 0.02; "Stop 113: four averaged models at every size").
     sigma : float, default 1.0
         σ of ``ρ_ij = 1 / (1 + exp(σ (s_i - s_j)))``. ``sigma``,
         ``truncation``, ``norm`` and ``exact`` are λ options: a pair-loss

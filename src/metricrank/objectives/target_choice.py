@@ -55,8 +55,8 @@ STOCHASTIC_PAIR_TARGET = "YetiRank"
 #: documents: at most 354 a document either way. Every query of the sets it was measured on has fewer (OHSUMED's
 #: shape, the longest lists: at most 250 documents in three grades, 250² / 3 ≈ 20,800 pairs).
 SMALL_MRR_TARGET = "PairLogit:max_pairs=250000"
-#: Judged MRR trains on YetiRank from this many training documents, on PairLogit below: where
-#: ``n_models="auto"`` averages four YetiRank models (``learners._gbdt.AUTO_MODELS_MIN_DOCS``, the same number).
+#: Judged MRR trains on YetiRank from this many training documents, on PairLogit below (where the capacity check
+#: and the mixed trees start, ``learners._capacity.CHECK_MIN_DOCS``, the same number).
 #: Measured (BENCHMARKS.md, "Stop 51: judged MRR trains on YetiRank from 30,000 documents", and "Stop 63: judged
 #: MRR trains on PairLogit below 30,000 documents"): above it YetiRank scored higher by MRR than the whole-list
 #: λ on every drawn shape tried (five); below it PairLogit scored higher than the λ on all five sets tried.
