@@ -261,20 +261,16 @@ def test_best_value_equals_an_independent_reevaluation(result, data):
         np.testing.assert_array_equal(np.sort(te), rte)
         assert not set(qid[tr]) & set(qid[te])
     best = result.study_.trials[result.selected_trial_]  # the kept trial (the start unless beaten significantly)
-    # the start leaves the parameters it holds at "auto" so (the trial records what they resolve to), and waits
-    # max(3, its best tree so far) trees; the other trials stop 3 after their best
+    # the start waits max(3, its best tree so far) trees; the other trials stop 3 after their best
     start = result.selected_trial_ == 0
-    params = {k: v for k, v in best.params.items() if not (start and k in ("num_leaves", "extra_trees", "lambda_l2"))}
     values, trees = [], []
     # the folds' rows in tune's (sorted) order: YetiRank (target="auto") draws its noise row by row
     for train, test in result.folds_:
-        model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **params)
-        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])])
-        curve, kept = model.evals_result_["valid_0"][METRIC], 1
-        for k in range(1, len(curve) + 1):  # the patience by hand, on the whole curve
-            kept = k if curve[k - 1] > curve[kept - 1] else kept
-            if k - kept >= (max(3, kept) if start else 3):
-                break
+        model = LambdaMART(METRIC, n_estimators=30, n_jobs=1, random_state=0, **best.params)
+        model.fit(X[train], y[train], qid=qid[train], eval_set=[(X[test], y[test], qid[test])],
+                  early_stopping_rounds=None if start else 3)
+        curve = model.evals_result_["valid_0"][METRIC]  # the start's: every tree, cut by hand
+        kept = int(np.argmax(curve[:patient_end(curve, 3)])) + 1 if start else model.best_iteration_
         values.append(evaluate(y[test], model.predict(X[test], num_iteration=kept), qid=qid[test], metric=METRIC))
         trees.append(kept)
     assert result.best_score_ == best.value == pytest.approx(np.mean(values), rel=1e-12)
