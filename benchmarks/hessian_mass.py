@@ -6,8 +6,9 @@ scores 0 (in thousandths), its hessian mass per leaf of the size rule (the sum o
 ``num_leaves="auto"``: stop 39's bound), and the penalty :func:`metricrank.learners._gbdt.auto_lambda_l2`
 gives to the rule's trees and to the capacity check's added levels (``-`` where the check does not run: below
 30,000 training documents or 100 queries; QuerySoftMax keeps 10 and 1 whatever its mean, since stop 41).
-``<-`` marks a split where either differs from the unbounded 10 and 1. Each line also gives the share of rows
-whose YetiRank hessian is above 0 at the first tree: the documents its pairs reach.
+``<-`` marks a split where either differs from 10 and 1 (the hessian bound, or since stop 113 the rule's
+cap of 1 for four averaged models of 15 randomised leaves, which the script read as 10 before). Each line also
+gives the share of rows whose YetiRank hessian is above 0 at the first tree: the documents its pairs reach.
 
     .venv/bin/python benchmarks/hessian_mass.py                       # the suite and every data_shapes.py shape
     .venv/bin/python benchmarks/hessian_mass.py --shapes gov td2004 --seeds 3
@@ -51,6 +52,9 @@ def line(split) -> str:
             reached = np.mean(objective.bind(data, 0)(np.zeros(y.size))[1] > 0)
         mean = mass / y.size
         read = mean if model._penalty_reads_hessian(objective) else None  # as the fit: QuerySoftMax reads none
+        # the rule's cap reads the models, leaves and randomised splits the fit would resolve
+        model._resolve_n_models(objective), model._resolve_num_leaves(train.n_docs)
+        model._resolve_extra_trees(train.n_docs)
         rule, added = model._lambda_l2_for(False, read), model._lambda_l2_for(True, read)
         mark = "" if (rule, added) == (AUTO_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2) else " <-"
         cells.append(f"{name} {1000 * mean:.2f}e-3 {mass / leaves:.1f}/leaf "

@@ -7,10 +7,7 @@ from metricrank import GBRanker, LambdaMART
 from metricrank.data import make_ltr
 from metricrank.learners import _dataset_cache as cache
 
-# one model in every fit: the models averaged are LightGBM's num_class, a Dataset parameter (part of the key), so
-# a fit of four (LambdaMART's default) never shares a Dataset with one of one (QueryRMSE's)
-PARAMS = dict(n_estimators=8, learning_rate=0.2, num_leaves=5, min_data_in_leaf=5, n_models=1, random_state=0,
-              n_jobs=1)
+PARAMS = dict(n_estimators=8, learning_rate=0.2, num_leaves=5, min_data_in_leaf=5, random_state=0, n_jobs=1)
 
 
 @pytest.fixture
@@ -74,7 +71,9 @@ def test_labels_and_initial_scores_of_an_earlier_fit_do_not_leak(builds, data):
     base = GBRanker("QueryRMSE", **PARAMS).fit(train.X, train.y, qid=train.qid)
     warm = LambdaMART("NDCG", **PARAMS).fit(train.X, train.y, qid=train.qid, init_model=base, eval_set=[test])
     cold = LambdaMART("NDCG", **PARAMS).fit(train.X, train.y, qid=train.qid, eval_set=[test])
-    assert len(builds) == 2
+    # the base's one model and NDCG's four (YetiRank's default) are two Datasets of the matrix (the models averaged
+    # are LightGBM's num_class, a Dataset parameter); warm and cold share the second, and the eval set
+    assert (base.n_models_, warm.n_models_, len(builds)) == (1, 4, 3)
     reference = fresh(LambdaMART("NDCG", **PARAMS), train.X, train.y, qid=train.qid, eval_set=[test])
     np.testing.assert_array_equal(cold.predict(test.X), reference.predict(test.X))
     assert cold.evals_result_ == reference.evals_result_

@@ -13,7 +13,7 @@ from .._checks import check_lightgbm_seed, is_integer, is_real
 from ._boosting import BoostResult, thread_count, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
-           "AUTO_MODELS", "AVERAGED_LAMBDA_L2", "EXTRA_TREES_MAX_DOCS",
+           "AUTO_MODELS", "AVERAGED_LAMBDA_L2", "AVERAGED_PENALTY_MIN_LEAVES", "EXTRA_TREES_MAX_DOCS",
            "GBDTBase", "GROW_POLICIES", "HESSIAN_ROWS", "MIXED_KINDS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES",
            "TreeKind",
            "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves", "auto_or_int", "first_hessian_mass",
@@ -75,24 +75,28 @@ AUTO_LAMBDA_L2 = 10.0
 ADDED_LEVEL_LAMBDA_L2 = 1.0
 
 
-#: ``lambda_l2="auto"`` for the size rule's randomised trees of more than its :data:`AUTO_MIN_LEAVES` (7) leaves where
-#: several models are averaged (``n_models_`` > 1; by default from 30,000 to 61,999 training documents): averaging
-#: four models already steadies the fit that 10 steadies for one. On the scaled MQ2007-shaped draws with the
-#: per-query effect, 15 randomised leaves with 1 against the defaults with 10 (four models each, six draws, 2,034
-#: test queries): NDCG@10, MAP, MAUC +0.0085, +0.0069, +0.0039 at noise 1 (p < 1e-10), +0.0012, +0.0037, +0.0028 at
-#: noise 3, +0.0004, +0.0038, +0.0007 at noise 5; 3 scored below 1 at noise 1 and 5 (BENCHMARKS.md, "Stop 46: the
-#: penalty of averaged randomised trees"). At other rates it held or gained, but with 100 trees at 0.1 on the
-#: cleanest draws it cost MAP and MAUC 0.002 ("Stop 47"); there stop 48's budget rule of the capacity check brought
-#: the defaults within the goal. 0.1 gained at most 0.0026 on clean draws (p >= 0.02) and cost MAP 0.0033 on noisy
-#: ones at 100 and 300 trees ("Stop 49"). Four averaged models of 7 randomised leaves keep 10: with 1 they lost
-#: NDCG@10 and MAP on LightGBM's example (-0.0030 and -0.0079, p < 0.01, 3 splits x 5 states; "Stop 113").
+#: ``lambda_l2="auto"`` for the size rule's randomised trees of :data:`AVERAGED_PENALTY_MIN_LEAVES` (15) leaves or
+#: more where several models are averaged (``n_models_`` > 1; by default at 30,000 to 61,999 training documents, where
+#: the size rule gives 15 randomised leaves): averaging four models already steadies the fit that 10 steadies for
+#: one. On the scaled MQ2007-shaped draws with the per-query effect, 15 randomised leaves with 1 against the defaults
+#: with 10 (four models each, six draws, 2,034 test queries): NDCG@10, MAP, MAUC +0.0085, +0.0069, +0.0039 at noise
+#: 1 (p < 1e-10), +0.0012, +0.0037, +0.0028 at noise 3, +0.0004, +0.0038, +0.0007 at noise 5; 3 scored below 1 at
+#: noise 1 and 5 (BENCHMARKS.md, "Stop 46: the penalty of averaged randomised trees"). At other rates it held or
+#: gained, but with 100 trees at 0.1 on the cleanest draws it cost MAP and MAUC 0.002 ("Stop 47"); there stop 48's
+#: budget rule of the capacity check brought the defaults within the goal. 0.1 gained at most 0.0026 on clean draws
+#: (p >= 0.02) and cost MAP 0.0033 on noisy ones at 100 and 300 trees ("Stop 49").
 AVERAGED_LAMBDA_L2 = 1.0
+#: :data:`AVERAGED_LAMBDA_L2` from this many leaves, the fewest it was measured to gain at (stop 46). Four averaged
+#: models of the size rule's 7 randomised leaves keep 10: with 1 they lost NDCG@10 and MAP on LightGBM's example
+#: (-0.0030 and -0.0079, p < 0.01, 3 splits x 5 states; BENCHMARKS.md, "Stop 113"). Leaves between, or above 15
+#: below 30,000 documents, set by hand, are not measured.
+AVERAGED_PENALTY_MIN_LEAVES = 15
 
 
 def rule_lambda_l2_cap(n_models: int, extra_trees: bool, num_leaves: int) -> float:
     """The cap of ``lambda_l2="auto"`` on the size rule's trees (and on any capacity set by hand):
-    :data:`AVERAGED_LAMBDA_L2` (1) for randomised trees of more than :data:`AUTO_MIN_LEAVES` (7) leaves averaged
-    over several models, :data:`AUTO_LAMBDA_L2` (10) otherwise. The capacity check's added levels take
+    :data:`AVERAGED_LAMBDA_L2` (1) for randomised trees of :data:`AVERAGED_PENALTY_MIN_LEAVES` (15) leaves or more
+    averaged over several models, :data:`AUTO_LAMBDA_L2` (10) otherwise. The capacity check's added levels take
     :data:`ADDED_LEVEL_LAMBDA_L2` instead.
 
     Examples
@@ -102,7 +106,7 @@ def rule_lambda_l2_cap(n_models: int, extra_trees: bool, num_leaves: int) -> flo
     >>> rule_lambda_l2_cap(4, False, 15)
     10.0
     """
-    averaged = int(n_models) > 1 and bool(extra_trees) and int(num_leaves) > AUTO_MIN_LEAVES
+    averaged = int(n_models) > 1 and bool(extra_trees) and int(num_leaves) >= AVERAGED_PENALTY_MIN_LEAVES
     return AVERAGED_LAMBDA_L2 if averaged else AUTO_LAMBDA_L2
 
 
@@ -159,9 +163,9 @@ def first_hessian_mass(objective, data, base_scores, random_state) -> float:
 #: since stop 27 (BENCHMARKS.md, "Two models side by side": from 40,000 to 67,000 documents two models gained on
 #: every judged metric of three collection shapes). Below since stop 113 ("Stop 113: four averaged models at every
 #: size"), with the single model's penalty (:func:`rule_lambda_l2_cap`): on the drawn OHSUMED shape NDCG@10, MAP
-#: and MAUC +0.0204, +0.0048, +0.0028 (p <= 0.02), on the two real sets level (MQ2008, 5 folds x 5 states:
-#: NDCG@10, MAP, MAUC, ERR@10 -0.0011 to +0.0017, p >= 0.08; LightGBM's example, 3 splits x 5 states: -0.0013 to
-#: +0.0046, p >= 0.06).
+#: and MAUC +0.0204, +0.0048, +0.0028 (p <= 0.02; ERR@10 -0.0054, p 0.13), on the two real sets level (MQ2008,
+#: 5 folds x 5 states: NDCG@10, MAP, MAUC, ERR@10 -0.0011 to +0.0017, p >= 0.08; LightGBM's example, 3 splits x 5
+#: states: -0.0013 to +0.0046, p >= 0.06).
 #: How many: four against two gained on MQ2007-shaped draws (MAP +0.0025, MAUC +0.0017, p < 0.005), the gov
 #: shape (NDCG@10 +0.0095, p 0.03) and the noisy 128,000- and clean 254,000-document sets (every judged metric
 #: higher, ERR@10 p < 0.02); on the noisy 40,000-document set NDCG@10 fell by 0.0033 (p 0.23) while MAP rose
