@@ -182,6 +182,14 @@ def without_one_label_queries(s: q.Split) -> q.Split:
     return q.Split(s.dataset, s.fold, train.subset_queries(keep), s.vali, s.test)
 
 
+def with_train_fraction(s: q.Split, fraction: float, seed) -> q.Split:
+    """``s`` with a random ``fraction`` of its training queries (at least one; drawn with ``seed``, kept in their
+    order), validation and test kept."""
+    n = s.train.n_queries
+    keep = np.sort(np.random.default_rng(seed).choice(n, size=max(1, round(fraction * n)), replace=False))
+    return q.Split(s.dataset, s.fold, s.train.subset_queries(keep), s.vali, s.test)
+
+
 def systems(judged=JUDGED, cb_params=None, **params) -> dict:
     """``{name: (judged metrics, fit)}``: LambdaMART(M) for each M and GBRanker QuerySoftMax, PairLogit and
     YetiRank, with ``params`` (default: none, every default), then the anchors; CatBoost's with ``cb_params``
@@ -347,6 +355,10 @@ def main(argv: list[str] | None = None) -> None:
                              "same splits, e.g. MQ2008's five folds")
     parser.add_argument("--drop-one-label", action="store_true",
                         help="train without the training queries whose documents all share one label")
+    parser.add_argument("--train-fraction", type=float, default=None, metavar="F",
+                        help="train on a random F of each split's training queries (0 < F <= 1; drawn from the "
+                             "split's seed and --random-state, so runs with the same ones keep the same queries); "
+                             "validation and test kept, to tell a data set's size from the set itself")
     parser.add_argument("--hessian-rows", type=float, default=None, metavar="R",
                         help="lambda_l2=\"auto\" at most R times the mean hessian per row instead of 750 "
                              "(metricrank.learners._gbdt.HESSIAN_ROWS, for this run)")
@@ -374,8 +386,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if (args.replace or args.against) and not args.tables:
         parser.error("--replace and --against go with --tables")
-    if (args.drop_one_label or args.query_norm or args.query_effect) and (args.compare or args.tables):
-        parser.error("--drop-one-label, --query-norm and --query-effect go with fits, not with --compare or --tables")
+    if (args.drop_one_label or args.query_norm or args.query_effect or args.train_fraction is not None) and (
+            args.compare or args.tables):
+        parser.error("--drop-one-label, --query-norm, --query-effect and --train-fraction go with fits, not with "
+                     "--compare or --tables")
+    if args.train_fraction is not None and not 0 < args.train_fraction <= 1:
+        parser.error(f"--train-fraction must be > 0 and <= 1; got {args.train_fraction}")
     if args.query_effect and (args.shape in REAL or not (np.isfinite(args.query_effect) and args.query_effect > 0)):
         parser.error(f"--query-effect must be finite and >= 0, with a drawn shape; got {args.query_effect}")
     if args.draws != 1 and not ((args.compare or args.tables) and args.draws > 1):
@@ -435,6 +451,7 @@ def main(argv: list[str] | None = None) -> None:
           + (f", lambda_l2=\"auto\" at most {args.hessian_rows:g} mean hessians" if args.hessian_rows is not None
              else "")
           + (", training queries of one label dropped" if args.drop_one_label else "")
+          + (f", {args.train_fraction:g} of the training queries" if args.train_fraction is not None else "")
           + (", features scaled to 0..1 within each query" if args.query_norm else "")
           + (f", query effect {args.query_effect:g}" if args.query_effect else ""), flush=True)
     for seed in range(*args.seeds):
@@ -444,6 +461,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.drop_one_label:
             data = without_one_label_queries(data)
             print(f"{seed}: {data.train.n_queries} training queries of more than one label kept", flush=True)
+        if args.train_fraction is not None:
+            data = with_train_fraction(data, args.train_fraction, (seed, args.random_state))
+            print(f"{seed}: {data.train.n_queries} training queries ({data.train.n_docs} documents) kept", flush=True)
         for name, (metrics, fit) in chosen.items():
             result = q.run_system(fit, data, metrics, lr=args.learning_rate, trees=args.trees, threads=1,
                                   seed=args.random_state)

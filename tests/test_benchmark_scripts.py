@@ -11,6 +11,7 @@ from __future__ import annotations
 import runpy
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -27,3 +28,27 @@ def test_benchmark_script_loads(path, monkeypatch):
     assert 'if __name__ == "__main__":' in path.read_text(), f"{path.name} runs on import: give it a main() guard"
     monkeypatch.syspath_prepend(str(BENCHMARKS))  # as when run: the scripts import each other (data_shapes)
     runpy.run_path(str(path), run_name="loaded_by_test")  # the bench extra's packages are imported inside functions
+
+
+def test_data_shapes_train_fraction_keeps_a_seeded_share_of_the_training_queries(monkeypatch):
+    from metricrank import make_ltr
+    from metricrank.experiments import quality as q
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    data = make_ltr(40, docs_per_query=(3, 9), n_features=6, random_state=0)
+    split = q.Split("drawn", 1, data, data.subset_queries([0, 1]), data.subset_queries([2]))
+    kept = shapes["with_train_fraction"](split, 0.25, (1, 0))
+    assert kept.train.n_queries == round(0.25 * 40)
+    # the kept queries are training queries, in their order, with their own rows
+    sizes = np.diff(data.group_ptr)
+    starts = {int(data.qid[data.group_ptr[i]]): i for i in range(40)}
+    kept_ids = [int(kept.train.qid[p]) for p in kept.train.group_ptr[:-1]]
+    assert kept_ids == sorted(kept_ids, key=starts.get) and len(set(kept_ids)) == len(kept_ids)
+    assert list(np.diff(kept.train.group_ptr)) == [sizes[starts[i]] for i in kept_ids]
+    assert kept.vali is split.vali and kept.test is split.test
+    # the same seed keeps the same queries (so two runs pair up), another seed others
+    again = shapes["with_train_fraction"](split, 0.25, (1, 0))
+    other = shapes["with_train_fraction"](split, 0.25, (1, 1000))
+    assert np.array_equal(again.train.qid, kept.train.qid) and not np.array_equal(other.train.qid, kept.train.qid)
+    assert shapes["with_train_fraction"](split, 1.0, (1, 0)).train.n_queries == 40
