@@ -66,7 +66,8 @@ def line(split) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", nargs="*", default=list(SUITE), help="quality suite data sets (all their splits)")
-    parser.add_argument("--shapes", nargs="*", default=list(NOISE), help="data_shapes.py shapes")
+    parser.add_argument("--shapes", nargs="*", default=list(NOISE), choices=sorted(NOISE),
+                        help="data_shapes.py shapes, drawn at the noise each was measured at")
     parser.add_argument("--seeds", type=int, default=10, help="draws per shape (1..N)")
     args = parser.parse_args()
     for split in q.load_suite(args.suite):
