@@ -151,8 +151,11 @@ def test_zero_based_files_get_command_line_advice(files, capsys):
     (["--metric", "NDGC_TYPO", "--metric", "MAP"], "--metric given 2 times (NDGC_TYPO, MAP); tune optimises one"),
     (["--storage", "bogus://x"], "--storage bogus://x: SQLAlchemy knows no database 'bogus'"),
     (["--params-out", "OUT"], "--out and --params-out are the same file"),
-    (["--weights", "PARAMS", "--params-out", "PARAMS"], "--weights PARAMS is also an output file"),
-    (["--group-weights", "PARAMS", "--params-out", "PARAMS"], "--group-weights PARAMS is also an output file"),
+    (["--weights", "PARAMS", "--params-out", "PARAMS"],
+     "--params-out PARAMS is --weights's file: the parameters would replace it"),
+    (["--group-weights", "PARAMS", "--params-out", "PARAMS"],
+     "--params-out PARAMS is --group-weights's file: the parameters would replace it"),
+    (["--params-out", "TRAIN"], "--params-out TRAIN is --train's file: the parameters would replace it"),
 ])
 def test_tune_refuses_before_reading(files, capsys, monkeypatch, extra, message):
     root, _ = files
@@ -161,10 +164,25 @@ def test_tune_refuses_before_reading(files, capsys, monkeypatch, extra, message)
     argv = ["tune", "--train", str(root / "train.txt"), "--out", out, "--quiet", "--trials", "1"]
     params = root / "params.json"  # an existing file, which the output would replace
     params.write_text("1\n" * 10)
-    named = {"OUT": out, "PARAMS": str(params)}
+    named = {"OUT": out, "PARAMS": str(params), "TRAIN": str(root / "train.txt")}
+    train = (root / "train.txt").read_text()
     assert main(argv + [named.get(a, a) for a in extra]) == 2
-    assert message.replace("PARAMS", str(params)).replace("OUT", out) in capsys.readouterr().err
-    assert params.read_text() == "1\n" * 10
+    for key, path in named.items():
+        message = message.replace(key, path)
+    assert message in capsys.readouterr().err
+    assert params.read_text() == "1\n" * 10 and (root / "train.txt").read_text() == train
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("optuna") is None, reason="Optuna is the tune extra")
+def test_tune_refuses_a_model_over_an_input(files, capsys, monkeypatch):
+    root, _ = files
+    no_fit(monkeypatch)
+    weights = root / "weights.txt"
+    weights.write_text("1\n" * 10)
+    assert main(["tune", "--train", str(root / "train.txt"), "--weights", str(weights), "--out", str(weights),
+                 "--quiet", "--trials", "1"]) == 2
+    assert f"--out {weights} is --weights's file: the model would replace it" in capsys.readouterr().err
+    assert weights.read_text() == "1\n" * 10
 
 
 def test_analyze_checks_the_plot_path_before_computing(files, capsys, monkeypatch):

@@ -20,7 +20,7 @@ import numpy as np
 from ._checks import check_lightgbm_seed
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
-from ._io import atomic_write, check_readable, check_writable, same_file
+from ._io import atomic_write, check_readable, check_writable, refuse_overwriting, same_file
 
 
 def _check_options(args):
@@ -76,8 +76,7 @@ def _check_options(args):
                   (args.valid_weights, "--valid-weights"), (args.valid_group_weights, "--valid-group-weights"))
     for path, option in side_files:
         check_readable(path, option)
-        if same_file(path, args.out) or same_file(path, args.params_out):
-            raise ValueError(f"{option} {path} is also an output file; name another one")
+    refuse_overwriting_inputs(args, [(option, path) for path, option in side_files])
     if args.study_name is not None and args.storage is None:
         raise ValueError("--study-name names a study in --storage; pass --storage too")
     for path, option in ((args.out, "--out"), (args.params_out, "--params-out")):
@@ -97,9 +96,15 @@ def _check_options(args):
     for path, option in ((args.train, "--train"), (args.train_query_file, "--train-query-file"),
                          (args.valid, "--valid"), (args.valid_query_file, "--valid-query-file")):
         check_readable(path, option)  # last: the checks above need no data
-        if same_file(path, args.out) or same_file(path, args.params_out):
-            raise ValueError(f"{option} {path} is also an output file; name another one")
+    refuse_overwriting_inputs(args, [("--train", args.train), ("--train-query-file", args.train_query_file),
+                                     ("--valid", args.valid), ("--valid-query-file", args.valid_query_file)])
     return model, objective
+
+
+def refuse_overwriting_inputs(args, inputs) -> None:
+    """A ValueError when ``--out`` or ``--params-out`` names the file of one of ``inputs`` (``(option, path)``)."""
+    refuse_overwriting("--out", args.out, inputs, "the model")
+    refuse_overwriting("--params-out", args.params_out, inputs, "the parameters")
 
 
 def cmd_tune(args) -> int:
