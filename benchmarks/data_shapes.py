@@ -351,13 +351,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="parameters of the metricrank systems instead of their defaults, e.g. lambda_l2=0; "
                              "lgb.NAME=VALUE for lgb_params, cb.NAME=VALUE for the CatBoost anchors")
     parser.add_argument("--random-state", type=int, default=0,
-                        help="every system's seed (default 0); others draw the models' randomness afresh on the "
-                             "same splits, e.g. MQ2008's five folds")
+                        help="every system's seed, >= 0 (default 0); others draw the models' randomness afresh on "
+                             "the same splits, e.g. MQ2008's five folds (with --train-fraction, other training "
+                             "queries too)")
     parser.add_argument("--drop-one-label", action="store_true",
                         help="train without the training queries whose documents all share one label")
     parser.add_argument("--train-fraction", type=float, default=None, metavar="F",
-                        help="train on a random F of each split's training queries (0 < F <= 1; drawn from the "
-                             "split's seed and --random-state, so runs with the same ones keep the same queries); "
+                        help="train on a random F of each split's training queries (of those kept, with "
+                             "--drop-one-label; 0 < F <= 1), drawn from the split's seed and --random-state: runs "
+                             "with the same ones keep the same queries (another F draws afresh, not a subset); "
                              "validation and test kept, to tell a data set's size from the set itself")
     parser.add_argument("--hessian-rows", type=float, default=None, metavar="R",
                         help="lambda_l2=\"auto\" at most R times the mean hessian per row instead of 750 "
@@ -390,6 +392,8 @@ def main(argv: list[str] | None = None) -> None:
             args.compare or args.tables):
         parser.error("--drop-one-label, --query-norm, --query-effect and --train-fraction go with fits, not with "
                      "--compare or --tables")
+    if args.random_state < 0:
+        parser.error(f"--random-state must be >= 0; got {args.random_state}")
     if args.train_fraction is not None and not 0 < args.train_fraction <= 1:
         parser.error(f"--train-fraction must be > 0 and <= 1; got {args.train_fraction}")
     if args.query_effect and (args.shape in REAL or not (np.isfinite(args.query_effect) and args.query_effect > 0)):

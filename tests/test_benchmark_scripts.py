@@ -52,3 +52,18 @@ def test_data_shapes_train_fraction_keeps_a_seeded_share_of_the_training_queries
     other = shapes["with_train_fraction"](split, 0.25, (1, 1000))
     assert np.array_equal(again.train.qid, kept.train.qid) and not np.array_equal(other.train.qid, kept.train.qid)
     assert shapes["with_train_fraction"](split, 1.0, (1, 0)).train.n_queries == 40
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--train-fraction", "0"], "--train-fraction must be > 0 and <= 1; got 0.0"),
+    (["--train-fraction", "1.5"], "--train-fraction must be > 0 and <= 1; got 1.5"),
+    (["--train-fraction", "nan"], "--train-fraction must be > 0 and <= 1; got nan"),
+    (["--train-fraction", "0.5", "--compare", "a.json", "b.json"], "--train-fraction go with fits"),
+    (["--random-state", "-1"], "--random-state must be >= 0; got -1"),
+])
+def test_data_shapes_refuses_a_bad_fraction_before_fitting(monkeypatch, capsys, argv, message):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    with pytest.raises(SystemExit):
+        shapes["main"](["--shape", "ohsumed", "--noise", "3", *argv])
+    assert message in capsys.readouterr().err

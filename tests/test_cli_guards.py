@@ -156,6 +156,8 @@ def test_zero_based_files_get_command_line_advice(files, capsys):
     (["--group-weights", "PARAMS", "--params-out", "PARAMS"],
      "--params-out PARAMS is --group-weights's file: the parameters would replace it"),
     (["--params-out", "TRAIN"], "--params-out TRAIN is --train's file: the parameters would replace it"),
+    (["--valid", "TRAIN", "--valid-query-file", "PARAMS", "--params-out", "PARAMS"],
+     "--params-out PARAMS is --valid-query-file's file: the parameters would replace it"),
 ])
 def test_tune_refuses_before_reading(files, capsys, monkeypatch, extra, message):
     root, _ = files
