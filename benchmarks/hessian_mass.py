@@ -55,7 +55,7 @@ def line(split) -> str:
         # the rule's cap reads the models, leaves and randomised splits the fit would resolve
         model._resolve_n_models(objective), model._resolve_num_leaves(train.n_docs)
         model._resolve_extra_trees(train.n_docs)
-        rule, added = model._lambda_l2_for(False, read), model._lambda_l2_for(True, read)
+        rule, added = (model._lambda_l2_for(added_level, train.n_docs, read) for added_level in (False, True))
         mark = "" if (rule, added) == (AUTO_LAMBDA_L2, ADDED_LEVEL_LAMBDA_L2) else " <-"
         cells.append(f"{name} {1000 * mean:.2f}e-3 {mass / leaves:.1f}/leaf "
                      f"({rule:.2f}/{f'{added:.2f}' if checked else '-'}){mark}")

@@ -41,7 +41,8 @@ def probe(data: q.Split) -> list[str]:
     leaves, extra = _gbdt.auto_num_leaves(train.n_docs), _gbdt.auto_extra_trees(train.n_docs)
     # the rule's capacity as the check starts it for MRR's four averaged YetiRank models (the hessian bound left
     # out: it keeps the cap on every set measured, _gbdt.HESSIAN_ROWS)
-    rule = dict(num_leaves=leaves, extra_trees=extra, lambda_l2=_gbdt.rule_lambda_l2_cap(4, extra, leaves))
+    rule = dict(num_leaves=leaves, extra_trees=extra,
+                lambda_l2=_gbdt.rule_lambda_l2_cap(4, extra, leaves, train.n_docs))
     kinds = {"leaf-wise": dict(**rule, grow_policy="leafwise"),
              "completed": dict(num_leaves=leaves, extra_trees=False, lambda_l2=0.0,
                                grow_policy="symmetric_then_leafwise")}

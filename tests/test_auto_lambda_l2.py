@@ -13,7 +13,7 @@ import pytest
 
 from metricrank import GBRanker, LambdaMART, make_ltr
 from metricrank.learners._gbdt import (ADDED_LEVEL_LAMBDA_L2, AUTO_LAMBDA_L2, AUTO_LAMBDA_L2_FLOOR, AUTO_MODELS,
-                                       AVERAGED_LAMBDA_L2, HESSIAN_ROWS, MIXED_KINDS,
+                                       AVERAGED_LAMBDA_L2, AVERAGED_PENALTY_MIN_DOCS, HESSIAN_ROWS, MIXED_KINDS,
                                        SYMMETRIC_LAMBDA_L2, auto_lambda_l2, auto_num_leaves, symmetric_lambda_l2)
 
 
@@ -173,8 +173,8 @@ def test_the_capacity_check_bounds_its_added_levels():
 
 def test_randomised_trees_averaged_over_several_models_take_the_smaller_cap():
     """YetiRank averages four models of randomised trees, from 30,000 training documents of 15 leaves: "auto" is
-    then 1 (in the booster too), and 10 again with one model, without randomised splits, or with 7 leaves (the
-    size rule's below 30,000). Fewer than 100 queries: no check."""
+    then 1 (in the booster too), and 10 again with one model or without randomised splits; 1 with 7 leaves too
+    (from 5,000 documents the leaves do not matter). Fewer than 100 queries: no check."""
     data = make_ltr(60, docs_per_query=520, n_features=5, random_state=0)
     assert auto_num_leaves(data.n_docs) == 15 and data.n_queries < 100
     # leaf-wise trees ("auto" grows completed symmetric ones beside them from 30,000 documents, whose penalty is 0 here)
@@ -184,8 +184,24 @@ def test_randomised_trees_averaged_over_several_models_take_the_smaller_cap():
     assert averaged.lambda_l2_ == AVERAGED_LAMBDA_L2 == averaged.booster_.params["lambda_l2"] < AUTO_LAMBDA_L2
     assert LambdaMART("MAP", n_models=1, **params).fit(data).lambda_l2_ == AUTO_LAMBDA_L2
     assert LambdaMART("MAP", extra_trees=False, **params).fit(data).lambda_l2_ == AUTO_LAMBDA_L2
-    seven = LambdaMART("MAP", num_leaves=7, **params).fit(data)
-    assert (seven.n_models_, seven.extra_trees_, seven.lambda_l2_) == (AUTO_MODELS, True, AUTO_LAMBDA_L2)
+    seven = LambdaMART("MAP", num_leaves=7, **params).fit(data)  # from 5,000 documents, whatever the leaves
+    assert (seven.n_models_, seven.extra_trees_, seven.lambda_l2_) == (AUTO_MODELS, True, AVERAGED_LAMBDA_L2)
+
+
+def test_the_size_rules_seven_averaged_leaves_take_the_smaller_cap_from_five_thousand_documents():
+    """Four averaged models of 7 randomised leaves: 10 below AVERAGED_PENALTY_MIN_DOCS training documents, 1 from
+    there (LambdaMART's and GBRanker's fits alike); one model keeps 10."""
+    data = make_ltr(100, docs_per_query=AVERAGED_PENALTY_MIN_DOCS // 100, n_features=5, random_state=0)
+    below = data.subset_queries(np.arange(99))
+    assert (below.n_docs, data.n_docs) == (AVERAGED_PENALTY_MIN_DOCS - 50, AVERAGED_PENALTY_MIN_DOCS)
+    params = dict(n_estimators=2, n_jobs=1, random_state=0)
+    for make in (lambda: LambdaMART("MAP", **params), lambda: GBRanker("YetiRank", **params)):
+        small, large = make().fit(below), make().fit(data)
+        assert (small.num_leaves_, small.extra_trees_, small.n_models_) == (7, True, AUTO_MODELS)
+        assert (large.num_leaves_, large.extra_trees_, large.n_models_) == (7, True, AUTO_MODELS)
+        assert small.lambda_l2_ == AUTO_LAMBDA_L2 == small.booster_.params["lambda_l2"]
+        assert large.lambda_l2_ == AVERAGED_LAMBDA_L2 == large.booster_.params["lambda_l2"]
+    assert LambdaMART("MAP", n_models=1, **params).fit(data).lambda_l2_ == AUTO_LAMBDA_L2
 
 
 @pytest.mark.parametrize("mean, expected", [

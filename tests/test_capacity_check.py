@@ -230,6 +230,17 @@ def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):
                                                                           check.lambda_l2) == (7, True, 10.0)
 
 
+def test_the_check_starts_from_the_averaged_models_penalty_from_five_thousand_documents(low_threshold, monkeypatch):
+    # the real AVERAGED_PENALTY_MIN_DOCS: the rule's 7 averaged randomised leaves start (and here keep) 1
+    ds = clean_data(seed=1)
+    ds = type(ds)(ds.X, np.random.default_rng(1).permutation(ds.y), group_ptr=ds.group_ptr)
+    monkeypatch.setattr(_gbdt, "AVERAGED_PENALTY_MIN_DOCS", 5_000)
+    assert ds.n_docs >= 5_000
+    model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=40, random_state=1).fit(ds)
+    assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, _gbdt.AVERAGED_LAMBDA_L2))
+    assert (model.num_leaves_, model.lambda_l2_) == (7, _gbdt.AVERAGED_LAMBDA_L2)
+
+
 def test_a_close_step_looks_at_more_folds(low_threshold, monkeypatch):
     # noisier labels: the first fold does not decide the first step, a later look does; the second step
     # looks at every fold without reaching the level, the bigger trees ahead (p < 0.5) at every look

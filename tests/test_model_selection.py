@@ -18,7 +18,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, HalvingRandomSearc
 
 from metricrank import GBRanker, LambdaMART, RankingDataset, evaluate, make_ltr, save_letor
 from metricrank.data import OneQueryWarning
-from metricrank.learners._gbdt import EXTRA_TREES_MAX_DOCS, auto_num_leaves
+from metricrank.learners._gbdt import AVERAGED_PENALTY_MIN_DOCS, EXTRA_TREES_MAX_DOCS, auto_num_leaves
 from metricrank.model_selection import default_param_space, improvement_pvalue, make_scorer, tune
 from metricrank.model_selection._space import _values_in_space
 
@@ -633,8 +633,9 @@ def test_tune_starts_from_the_estimators_own_values(data):
     for docs, expected in ((EXTRA_TREES_MAX_DOCS - 1, True), (EXTRA_TREES_MAX_DOCS, False)):
         assert _values_in_space(LambdaMART(METRIC), default_param_space(docs), docs)["extra_trees"] is expected
     # and lambda_l2="auto" from the size rule's penalty (the capacity check, which may lower it, does not run):
-    # 10 for the four averaged models of 7 leaves below 30,000 documents
-    assert _values_in_space(LambdaMART(METRIC), default_param_space(1000), 1000)["lambda_l2"] == 10.0
+    # 10 for the four averaged models of 7 leaves below 5,000 documents, 1 from there
+    for docs, expected in ((1000, 10.0), (AVERAGED_PENALTY_MIN_DOCS - 1, 10.0), (AVERAGED_PENALTY_MIN_DOCS, 1.0)):
+        assert _values_in_space(LambdaMART(METRIC), default_param_space(docs), docs)["lambda_l2"] == expected
     # 1 where four models average randomised trees of 15 leaves (30,000-61,999 documents, a YetiRank target), as
     # the fit's rule
     for est, docs, expected in ((LambdaMART(METRIC), 40_000, 1.0), (LambdaMART(METRIC, n_models=1), 40_000, 10.0),

@@ -337,7 +337,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
         return np.asarray(result.per_query, dtype=np.float64), summary
 
     kept = start
-    added_l2 = estimator._lambda_l2_for(True, mean_hessian)
+    added_l2 = estimator._lambda_l2_for(True, ds.n_docs, mean_hessian)
     for _ in range(CHECK_MAX_STEPS):
         candidate = (*next_capacity(*kept[:2]), added_l2)
         report.looks.append([])

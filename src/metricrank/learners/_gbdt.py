@@ -13,7 +13,8 @@ from .._checks import check_lightgbm_seed, is_integer, is_real
 from ._boosting import BoostResult, thread_count, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
-           "AUTO_MODELS", "AVERAGED_LAMBDA_L2", "AVERAGED_PENALTY_MIN_LEAVES", "EXTRA_TREES_MAX_DOCS",
+           "AUTO_MODELS", "AVERAGED_LAMBDA_L2", "AVERAGED_PENALTY_MIN_DOCS", "AVERAGED_PENALTY_MIN_LEAVES",
+           "EXTRA_TREES_MAX_DOCS",
            "GBDTBase", "GROW_POLICIES", "HESSIAN_ROWS", "MIXED_KINDS", "SYMMETRIC_LAMBDA_L2", "SYMMETRIC_POLICIES",
            "TreeKind",
            "auto_extra_trees", "auto_lambda_l2", "auto_n_models", "auto_num_leaves", "auto_or_int", "first_hessian_mass",
@@ -75,10 +76,10 @@ AUTO_LAMBDA_L2 = 10.0
 ADDED_LEVEL_LAMBDA_L2 = 1.0
 
 
-#: ``lambda_l2="auto"`` for the size rule's randomised trees of :data:`AVERAGED_PENALTY_MIN_LEAVES` (15) leaves or
-#: more where several models are averaged (``n_models_`` > 1; by default at 30,000 to 61,999 training documents, where
-#: the size rule gives 15 randomised leaves): averaging four models already steadies the fit that 10 steadies for
-#: one. On the scaled MQ2007-shaped draws with the per-query effect, 15 randomised leaves with 1 against the defaults
+#: ``lambda_l2="auto"`` for the size rule's randomised trees averaged over several models (``n_models_`` > 1) from
+#: :data:`AVERAGED_PENALTY_MIN_DOCS` (5,000) training documents or of :data:`AVERAGED_PENALTY_MIN_LEAVES` (15) leaves
+#: or more (by default at 5,000 to 61,999 training documents; from 30,000 the size rule gives 15 randomised leaves):
+#: averaging four models already steadies the fit that 10 steadies for one. On the scaled MQ2007-shaped draws with the per-query effect, 15 randomised leaves with 1 against the defaults
 #: with 10 (four models each, six draws, 2,034 test queries): NDCG@10, MAP, MAUC +0.0085, +0.0069, +0.0039 at noise
 #: 1 (p < 1e-10), +0.0012, +0.0037, +0.0028 at noise 3, +0.0004, +0.0038, +0.0007 at noise 5; 3 scored below 1 at
 #: noise 1 and 5 (BENCHMARKS.md, "Stop 46: the penalty of averaged randomised trees"). At other rates it held or
@@ -86,30 +87,38 @@ ADDED_LEVEL_LAMBDA_L2 = 1.0
 #: budget rule of the capacity check brought the defaults within the goal. 0.1 gained at most 0.0026 on clean draws
 #: (p >= 0.02) and cost MAP 0.0033 on noisy ones at 100 and 300 trees ("Stop 49").
 AVERAGED_LAMBDA_L2 = 1.0
-#: :data:`AVERAGED_LAMBDA_L2` from this many leaves, the fewest it was measured to gain at (stop 46). Four averaged
-#: models of the size rule's 7 randomised leaves keep 10: with 1 they lost NDCG@10 and MAP on LightGBM's example
-#: (-0.0030 and -0.0079, p < 0.01, 3 splits x 5 states; BENCHMARKS.md, "Stop 113"), and at 0.05 with 1,000 trees
-#: too (NDCG@10 -0.0071, MAUC -0.0132, p <= 0.047; "Stop 114"). On MQ2008, level with either penalty on up to half its
-#: training queries (5,169 documents), 1 gains MAP at 0.05 with 1,000 trees from 0.7 of them (+0.0038, p 0.038): a
-#: size threshold is the lead, not built. Leaves between, or above 15 below 30,000 documents, set by hand, are not
-#: measured.
+#: :data:`AVERAGED_LAMBDA_L2` from this many leaves, the fewest it was measured to gain at (stop 46), at any size.
 AVERAGED_PENALTY_MIN_LEAVES = 15
+#: :data:`AVERAGED_LAMBDA_L2` from this many training documents, whatever the leaves: four averaged models of the
+#: size rule's 7 randomised leaves take 1 from here, 10 below. On MQ2008's whole training folds (8,500-9,600
+#: documents, 5 folds x 5 states) 1 gained MAP at 0.1 with 300 trees and at 0.05 with 1,000 (+0.0012 and +0.0039,
+#: p 0.035 and 0.0083), and from 0.7 of their queries (5,776 documents or more) at the slow rate (+0.0038, p 0.038);
+#: on a half (4,059-5,169 documents) and a quarter it was level (p >= 0.15). On LightGBM's example (about 2,400
+#: documents) 1 lost NDCG@10 and MAP at 0.1 with 300 trees (-0.0030 and -0.0079, p < 0.01; BENCHMARKS.md, "Stop
+#: 113") and NDCG@10 and MAUC at 0.05 with 1,000 (-0.0071 and -0.0132, p <= 0.047; "Stop 114"). The drawn
+#: OHSUMED and MQ2008 shapes favour 1 at every size measured (2,240 documents and more), so the threshold is placed by
+#: the real sets: inside the level range, twice LightGBM's example's size ("Stop 115").
+AVERAGED_PENALTY_MIN_DOCS = 5_000
 
 
-def rule_lambda_l2_cap(n_models: int, extra_trees: bool, num_leaves: int) -> float:
-    """The cap of ``lambda_l2="auto"`` on the size rule's trees (and on any capacity set by hand):
-    :data:`AVERAGED_LAMBDA_L2` (1) for randomised trees of :data:`AVERAGED_PENALTY_MIN_LEAVES` (15) leaves or more
-    averaged over several models, :data:`AUTO_LAMBDA_L2` (10) otherwise. The capacity check's added levels take
+def rule_lambda_l2_cap(n_models: int, extra_trees: bool, num_leaves: int, n_docs: int) -> float:
+    """The cap of ``lambda_l2="auto"`` on the size rule's trees (and on any capacity set by hand) for ``n_docs``
+    training documents: :data:`AVERAGED_LAMBDA_L2` (1) for randomised trees averaged over several models, from
+    :data:`AVERAGED_PENALTY_MIN_DOCS` (5,000) documents or with :data:`AVERAGED_PENALTY_MIN_LEAVES` (15) leaves or
+    more; :data:`AUTO_LAMBDA_L2` (10) otherwise. The capacity check's added levels take
     :data:`ADDED_LEVEL_LAMBDA_L2` instead.
 
     Examples
     --------
-    >>> rule_lambda_l2_cap(4, True, 15), rule_lambda_l2_cap(4, True, 7), rule_lambda_l2_cap(1, True, 15)
-    (1.0, 10.0, 10.0)
-    >>> rule_lambda_l2_cap(4, False, 15)
-    10.0
+    >>> [rule_lambda_l2_cap(4, True, 7, docs) for docs in (2_400, 4_999, 5_000, 9_000)]
+    [10.0, 10.0, 1.0, 1.0]
+    >>> rule_lambda_l2_cap(4, True, 15, 2_400)
+    1.0
+    >>> rule_lambda_l2_cap(1, True, 7, 9_000), rule_lambda_l2_cap(4, False, 15, 70_000)
+    (10.0, 10.0)
     """
-    averaged = int(n_models) > 1 and bool(extra_trees) and int(num_leaves) >= AVERAGED_PENALTY_MIN_LEAVES
+    averaged = int(n_models) > 1 and bool(extra_trees) and (
+        int(n_docs) >= AVERAGED_PENALTY_MIN_DOCS or int(num_leaves) >= AVERAGED_PENALTY_MIN_LEAVES)
     return AVERAGED_LAMBDA_L2 if averaged else AUTO_LAMBDA_L2
 
 
@@ -564,16 +573,16 @@ class GBDTBase(BaseEstimator):
         self.extra_trees_ = auto_extra_trees(n_docs) if isinstance(value, str) else bool(value)
         return self.extra_trees_
 
-    def _lambda_l2_for(self, added_level: bool, mean_hessian: float | None = None) -> float:
-        """``lambda_l2`` with "auto" resolved (:func:`auto_lambda_l2`): at most :data:`ADDED_LEVEL_LAMBDA_L2`
-        at a level the capacity check adds above the size rule, at most :func:`rule_lambda_l2_cap` otherwise
-        (read after ``n_models_``, ``num_leaves_`` and ``extra_trees_`` are resolved);
-        :func:`symmetric_lambda_l2` on symmetric trees."""
+    def _lambda_l2_for(self, added_level: bool, n_docs: int, mean_hessian: float | None = None) -> float:
+        """``lambda_l2`` with "auto" resolved (:func:`auto_lambda_l2`) for ``n_docs`` training documents: at most
+        :data:`ADDED_LEVEL_LAMBDA_L2` at a level the capacity check adds above the size rule, at most
+        :func:`rule_lambda_l2_cap` otherwise (read after ``n_models_``, ``num_leaves_`` and ``extra_trees_`` are
+        resolved); :func:`symmetric_lambda_l2` on symmetric trees."""
         if isinstance(self.lambda_l2, str) and self._symmetric():
             return symmetric_lambda_l2(mean_hessian)
         if isinstance(self.lambda_l2, str):
             return auto_lambda_l2(mean_hessian, ADDED_LEVEL_LAMBDA_L2 if added_level else rule_lambda_l2_cap(
-                getattr(self, "n_models_", 1), getattr(self, "extra_trees_", False), self.num_leaves_))
+                getattr(self, "n_models_", 1), getattr(self, "extra_trees_", False), self.num_leaves_, n_docs))
         return float(self.lambda_l2)
 
     def _penalty_reads_hessian(self, objective) -> bool:
@@ -595,7 +604,7 @@ class GBDTBase(BaseEstimator):
         ``lambda_l2="auto"`` (:func:`auto_lambda_l2`). Sets ``num_leaves_``, ``extra_trees_`` and ``lambda_l2_``."""
         if capacity is None:
             leaves, extra = self._resolve_num_leaves(n_docs), self._resolve_extra_trees(n_docs)
-            self.lambda_l2_ = self._lambda_l2_for(False, mean_hessian)
+            self.lambda_l2_ = self._lambda_l2_for(False, n_docs, mean_hessian)
         else:
             leaves, extra = int(capacity[0]), bool(capacity[1])
             self.num_leaves_, self.extra_trees_, self.lambda_l2_ = leaves, extra, float(capacity[2])

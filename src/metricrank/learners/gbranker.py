@@ -493,7 +493,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
             # raw init_score has no counterpart for the held-out queries' evaluation: the rule then
             if init_score is None and _capacity.applies(self, ds, eval_metrics[0]):
                 start = (self._resolve_num_leaves(ds.n_docs), self._resolve_extra_trees(ds.n_docs),
-                         self._lambda_l2_for(False, mean_hessian))
+                         self._lambda_l2_for(False, ds.n_docs, mean_hessian))
                 self.capacity_check_ = _capacity.check_capacity(
                     self, ds, eval_metrics[0], start, init_model=init_model,
                     early_stopping_rounds=early_stopping_rounds, categorical_feature=schema.categorical or None,

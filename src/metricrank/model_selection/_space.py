@@ -168,7 +168,8 @@ def _values_in_space(estimator, space, n_train_docs: int, grow_policy: str | Non
         n_models = params.get("n_models", 1)
         if n_models == "auto":
             n_models = auto_n_models(estimator._make_objective())
-        params["lambda_l2"] = rule_lambda_l2_cap(n_models, params.get("extra_trees", False), params["num_leaves"])
+        params["lambda_l2"] = rule_lambda_l2_cap(n_models, params.get("extra_trees", False), params["num_leaves"],
+                                                 n_train_docs)
     out = {}
     for name, dist in space.items():
         value = params[name]
