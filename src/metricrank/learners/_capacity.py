@@ -9,7 +9,7 @@ data are asked instead, one step at a time: the rule's trees against one level
 more (twice the leaves plus one, without randomised splits; with ``lambda_l2="auto"``, a
 penalty of :data:`~metricrank.learners._gbdt.ADDED_LEVEL_LAMBDA_L2` instead of the rule's
 :func:`~metricrank.learners._gbdt.rule_lambda_l2_cap`: 10, or 1 where the final model averages
-randomised trees of 15 leaves or more).
+randomised trees from 5,000 training documents or of 15 leaves or more).
 
 A step is a sequential test on held-out training queries. The queries are split
 into :data:`CHECK_FOLDS` random folds; at look ``k`` each capacity has one model

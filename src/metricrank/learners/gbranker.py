@@ -92,8 +92,9 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
     lambda_l2 : float or "auto", default "auto"
         L2 penalty on leaf values (the Newton denominator, and the ridge of the
         pairwise system). ``"auto"``: 10, and 1 at the levels the capacity check
-        adds above the size rule and for randomised trees of 15 leaves or more
-        averaged over several models (``n_models_`` > 1), each at most 750
+        adds above the size rule and for randomised trees averaged over
+        several models (``n_models_`` > 1) from 5,000 training documents or of
+        15 leaves or more, each at most 750
         times the objective's mean hessian per row at the first tree and at
         least 0.1 (fitted ``lambda_l2_``; QuerySoftMax keeps 10 and 1); on
         symmetric trees 0 unless that bound is below 10, and the bound there; as
