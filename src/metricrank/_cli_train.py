@@ -445,9 +445,9 @@ def add_parsers(sub, preset_choices) -> None:
                          "(n_models; K times the trees); 'auto': 4 for YetiRank, else 1 (with --dask always 1)")
     tr.add_argument("--l2", type=_auto_or(float, "a number >= 0"), default="auto",
                     help="L2 penalty on leaf values, or 'auto' (10, and 1 at the levels the capacity check adds "
-                         "and for randomised trees averaged over several models from 5,000 training documents or of 15 "
-                         "leaves or more, each at most "
-                         "750 times the mean hessian per row and at least 0.1; see the estimators' lambda_l2)")
+                         "and for randomised trees averaged over several models from 5,000 training documents or of "
+                         "15 leaves or more, each at most 750 times the mean hessian per row and at least 0.1; see "
+                         "the estimators' lambda_l2)")
     tr.add_argument("--sigma", type=float, default=None, help="σ of the λ objectives (default 1)")
     tr.add_argument("--truncation", type=int, default=None,
                     help="λ objectives: only pairs with a document in the top T (default: all pairs)")

@@ -79,15 +79,17 @@ ADDED_LEVEL_LAMBDA_L2 = 1.0
 #: ``lambda_l2="auto"`` for the size rule's randomised trees averaged over several models (``n_models_`` > 1) from
 #: :data:`AVERAGED_PENALTY_MIN_DOCS` (5,000) training documents or of :data:`AVERAGED_PENALTY_MIN_LEAVES` (15) leaves
 #: or more (by default at 5,000 to 61,999 training documents; from 30,000 the size rule gives 15 randomised leaves):
-#: averaging four models already steadies the fit that 10 steadies for one. On the scaled MQ2007-shaped draws with the per-query effect, 15 randomised leaves with 1 against the defaults
-#: with 10 (four models each, six draws, 2,034 test queries): NDCG@10, MAP, MAUC +0.0085, +0.0069, +0.0039 at noise
+#: averaging four models already steadies the fit that 10 steadies for one. On the scaled MQ2007-shaped draws with
+#: the per-query effect, 15 randomised leaves with 1 against the defaults with 10 (four models each, six draws, 2,034
+#: test queries): NDCG@10, MAP, MAUC +0.0085, +0.0069, +0.0039 at noise
 #: 1 (p < 1e-10), +0.0012, +0.0037, +0.0028 at noise 3, +0.0004, +0.0038, +0.0007 at noise 5; 3 scored below 1 at
 #: noise 1 and 5 (BENCHMARKS.md, "Stop 46: the penalty of averaged randomised trees"). At other rates it held or
 #: gained, but with 100 trees at 0.1 on the cleanest draws it cost MAP and MAUC 0.002 ("Stop 47"); there stop 48's
 #: budget rule of the capacity check brought the defaults within the goal. 0.1 gained at most 0.0026 on clean draws
 #: (p >= 0.02) and cost MAP 0.0033 on noisy ones at 100 and 300 trees ("Stop 49").
 AVERAGED_LAMBDA_L2 = 1.0
-#: :data:`AVERAGED_LAMBDA_L2` from this many leaves, the fewest it was measured to gain at (stop 46), at any size.
+#: :data:`AVERAGED_LAMBDA_L2` from this many leaves, the fewest it was measured to gain at (stop 46, from 30,000
+#: documents), at any size (15 leaves or more set by hand below 5,000 documents: not measured).
 AVERAGED_PENALTY_MIN_LEAVES = 15
 #: :data:`AVERAGED_LAMBDA_L2` from this many training documents, whatever the leaves: four averaged models of the
 #: size rule's 7 randomised leaves take 1 from here, 10 below. On MQ2008's whole training folds (8,500-9,600
