@@ -53,7 +53,9 @@ Since stop 27 default ``LambdaMART`` averages several YetiRank models from 30,00
 ``mq2007`` and ``gov`` draws. Runs of those shapes before stop 27 are what ``--set n_models=1`` gives now,
 those of stops 27-30 ``--set n_models=2``. Since stop 113 it averages four below 30,000 documents too (seven
 randomised leaves with the single model's penalty): runs of the smaller shapes and sets (``ohsumed``,
-``mq2008-like``, ``mq2008``, ``lgb-example``) before it are ``--set n_models=1``.
+``mq2008-like``, ``mq2008``, ``lgb-example``) before it are ``--set n_models=1``. Since stop 115 those four
+averaged models take the penalty 1 from 5,000 training documents (10 below): runs before it on sets of 5,000
+documents or more (``mq2008``, the ``ohsumed`` draws, larger ``mq2008-like`` cuts) are ``--set lambda_l2=10``.
 
 Each seed draws a new set (``random_state = 500 + seed`` for gov, ``900 + seed`` for mq2007, ``700 + seed``
 for ohsumed, ``1100 + seed`` for td2004, ``1300 + seed`` for np2003, ``1500 + seed`` for np2004, ``1700 + seed``

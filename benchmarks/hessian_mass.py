@@ -7,7 +7,8 @@ scores 0 (in thousandths), its hessian mass per leaf of the size rule (the sum o
 gives to the rule's trees and to the capacity check's added levels (``-`` where the check does not run: below
 30,000 training documents or 100 queries; QuerySoftMax keeps 10 and 1 whatever its mean, since stop 41).
 ``<-`` marks a split where either differs from 10 and 1 (the hessian bound, or since stop 113 the rule's
-cap of 1 for four averaged models of 15 randomised leaves, which the script read as 10 before). Each line also
+cap of 1 for four averaged models of 15 randomised leaves, which the script read as 10 before, and since stop 115
+for four averaged randomised models from 5,000 training documents, MQ2008's folds among them). Each line also
 gives the share of rows whose YetiRank hessian is above 0 at the first tree: the documents its pairs reach.
 
     .venv/bin/python benchmarks/hessian_mass.py                       # the suite and every data_shapes.py shape

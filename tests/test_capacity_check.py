@@ -3,7 +3,8 @@
 The oracle is the check done by hand: the same query folds held out one at a time, the same
 estimators fitted on the other folds, the metric over every held-out query evaluated from scratch at
 every tree count, and scipy's one-sided Wilcoxon. A capacity is ``(num_leaves, extra_trees, lambda_l2)``:
-with ``lambda_l2="auto"`` the size rule's trees take an L2 penalty of 10 and the levels the check adds 1.
+with ``lambda_l2="auto"`` the size rule's trees take an L2 penalty of 10 (under the ``low_threshold`` fixture, which
+keeps the averaged models' penalty away) and the levels the check adds 1.
 """
 
 import contextlib
@@ -230,12 +231,12 @@ def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):
                                                                           check.lambda_l2) == (7, True, 10.0)
 
 
-def test_the_check_starts_from_the_averaged_models_penalty_from_five_thousand_documents(low_threshold, monkeypatch):
-    # the real AVERAGED_PENALTY_MIN_DOCS: the rule's 7 averaged randomised leaves start (and here keep) 1
+def test_the_check_starts_from_the_averaged_models_penalty_read_from_all_the_training_documents(low_threshold, monkeypatch):
+    # the rule's 7 averaged randomised leaves start (and here keep) 1 from AVERAGED_PENALTY_MIN_DOCS training
+    # documents, read from all of them: set at exactly this set's size, which the check's folds (80 %) are below
     ds = clean_data(seed=1)
     ds = type(ds)(ds.X, np.random.default_rng(1).permutation(ds.y), group_ptr=ds.group_ptr)
-    monkeypatch.setattr(_gbdt, "AVERAGED_PENALTY_MIN_DOCS", 5_000)
-    assert ds.n_docs >= 5_000
+    monkeypatch.setattr(_gbdt, "AVERAGED_PENALTY_MIN_DOCS", ds.n_docs)
     model = LambdaMART(NDCG, grow_policy="leafwise", n_estimators=40, random_state=1).fit(ds)
     assert_as_by_hand(model.capacity_check_, ByHand(ds, model), (7, True, _gbdt.AVERAGED_LAMBDA_L2))
     assert (model.num_leaves_, model.lambda_l2_) == (7, _gbdt.AVERAGED_LAMBDA_L2)

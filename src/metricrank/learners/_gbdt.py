@@ -89,17 +89,19 @@ ADDED_LEVEL_LAMBDA_L2 = 1.0
 #: (p >= 0.02) and cost MAP 0.0033 on noisy ones at 100 and 300 trees ("Stop 49").
 AVERAGED_LAMBDA_L2 = 1.0
 #: :data:`AVERAGED_LAMBDA_L2` from this many leaves, the fewest it was measured to gain at (stop 46, from 30,000
-#: documents), at any size (15 leaves or more set by hand below 5,000 documents: not measured).
+#: documents). It applies at any size; below 5,000 documents only leaves set by hand reach it, not measured there.
 AVERAGED_PENALTY_MIN_LEAVES = 15
 #: :data:`AVERAGED_LAMBDA_L2` from this many training documents, whatever the leaves: four averaged models of the
 #: size rule's 7 randomised leaves take 1 from here, 10 below. On MQ2008's whole training folds (8,500-9,600
 #: documents, 5 folds x 5 states) 1 gained MAP at 0.1 with 300 trees and at 0.05 with 1,000 (+0.0012 and +0.0039,
 #: p 0.035 and 0.0083), and from 0.7 of their queries (5,776 documents or more) at the slow rate (+0.0038, p 0.038);
 #: on a half (4,059-5,169 documents) and a quarter it was level (p >= 0.15). On LightGBM's example (about 2,400
-#: documents) 1 lost NDCG@10 and MAP at 0.1 with 300 trees (-0.0030 and -0.0079, p < 0.01; BENCHMARKS.md, "Stop
-#: 113") and NDCG@10 and MAUC at 0.05 with 1,000 (-0.0071 and -0.0132, p <= 0.047; "Stop 114"). The drawn
-#: OHSUMED and MQ2008 shapes favour 1 at every size measured (2,240 documents and more), so the threshold is placed by
-#: the real sets: inside the level range, twice LightGBM's example's size ("Stop 115").
+#: documents) 1 lost NDCG@10 and MAP at 0.1 with 300 trees (-0.0030 and -0.0079, p < 0.01, states 5000-9000;
+#: BENCHMARKS.md, "Stop 113"; NDCG@10 -0.0039, p 0.026, states 0-4000, "Stop 114") and NDCG@10 and MAUC at 0.05
+#: with 1,000 (-0.0071 and -0.0132, p <= 0.047; "Stop 114"). The drawn OHSUMED and MQ2008 shapes favour 1 at every
+#: size measured (2,240 documents and more), so the threshold is placed by the real sets: inside the level range,
+#: twice LightGBM's example's size ("Stop 115"). Sizes set by hand take it too: four averaged models of
+#: ``num_leaves=7`` (from 62,000 documents with ``extra_trees=True``) take 1, not measured above 30,000.
 AVERAGED_PENALTY_MIN_DOCS = 5_000
 
 
@@ -176,7 +178,8 @@ def first_hessian_mass(objective, data, base_scores, random_state) -> float:
 #: ``n_models="auto"`` averages :data:`AUTO_MODELS` YetiRank models at every size. From 30,000 training documents
 #: since stop 27 (BENCHMARKS.md, "Two models side by side": from 40,000 to 67,000 documents two models gained on
 #: every judged metric of three collection shapes). Below since stop 113 ("Stop 113: four averaged models at every
-#: size"), with the single model's penalty (:func:`rule_lambda_l2_cap`): on the drawn OHSUMED shape NDCG@10, MAP
+#: size"), with the single model's penalty (:func:`rule_lambda_l2_cap`; below 5,000 documents since stop 115, from
+#: there the averaged models' penalty, 1): on the drawn OHSUMED shape NDCG@10, MAP
 #: and MAUC +0.0204, +0.0048, +0.0028 (p <= 0.02; ERR@10 -0.0054, p 0.13), on the two real sets level (MQ2008,
 #: 5 folds x 5 states: NDCG@10, MAP, MAUC, ERR@10 -0.0011 to +0.0017, p >= 0.08; LightGBM's example, 3 splits x 5
 #: states: -0.0013 to +0.0046, p >= 0.06).
