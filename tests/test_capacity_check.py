@@ -231,7 +231,7 @@ def test_the_rule_is_kept_when_bigger_trees_do_not_win(low_threshold):
                                                                           check.lambda_l2) == (7, True, 10.0)
 
 
-def test_the_check_starts_from_the_averaged_models_penalty_read_from_all_the_training_documents(low_threshold, monkeypatch):
+def test_the_checks_start_reads_the_averaged_penalty_from_all_the_training_documents(low_threshold, monkeypatch):
     # the rule's 7 averaged randomised leaves start (and here keep) 1 from AVERAGED_PENALTY_MIN_DOCS training
     # documents, read from all of them: set at exactly this set's size, which the check's folds (80 %) are below
     ds = clean_data(seed=1)
