@@ -93,11 +93,11 @@ def _check_options(args):
         raise ValueError(str(err)) from None
     if args.storage is not None:
         check_storage(args.storage, "--storage")
-    for path, option in ((args.train, "--train"), (args.train_query_file, "--train-query-file"),
-                         (args.valid, "--valid"), (args.valid_query_file, "--valid-query-file")):
+    data_files = ((args.train, "--train"), (args.train_query_file, "--train-query-file"),
+                  (args.valid, "--valid"), (args.valid_query_file, "--valid-query-file"))
+    for path, option in data_files:
         check_readable(path, option)  # last: the checks above need no data
-    refuse_overwriting_inputs(args, [("--train", args.train), ("--train-query-file", args.train_query_file),
-                                     ("--valid", args.valid), ("--valid-query-file", args.valid_query_file)])
+    refuse_overwriting_inputs(args, [(option, path) for path, option in data_files])
     return model, objective
 
 
