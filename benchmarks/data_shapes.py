@@ -192,6 +192,19 @@ def with_train_fraction(s: q.Split, fraction: float, seed) -> q.Split:
     return q.Split(s.dataset, s.fold, s.train.subset_queries(keep), s.vali, s.test)
 
 
+def with_binary_training_labels(s: q.Split, border: float = 0.5) -> q.Split:
+    """``s`` with each training label replaced by 1 where it is above ``border``, else 0 (MAP's and MRR's relevance at
+    their default border, 0.5), validation and test kept: MAP and MRR read only that relevance, so their validation
+    curves and test values read the labels as the training did."""
+    return q.Split(s.dataset, s.fold, s.train.replace(y=(s.train.y > border).astype(np.float64)), s.vali, s.test)
+
+
+def _relevance_at_half(metric: str) -> bool:
+    """Whether ``metric`` is MAP or MRR with relevance ``label > 0.5``, which binary training labels keep."""
+    judged = get_metric(metric)
+    return judged.definition.name in ("MAP", "MRR") and judged.params.get("border") == 0.5
+
+
 def systems(judged=JUDGED, cb_params=None, **params) -> dict:
     """``{name: (judged metrics, fit)}``: LambdaMART(M) for each M and GBRanker QuerySoftMax, PairLogit and
     YetiRank, with ``params`` (default: none, every default), then the anchors; CatBoost's with ``cb_params``
@@ -363,6 +376,9 @@ def main(argv: list[str] | None = None) -> None:
                              "--drop-one-label; 0 < F <= 1), drawn from the split's seed and --random-state: runs "
                              "with the same ones keep the same queries (another F draws afresh, not a subset); "
                              "validation and test kept, to tell a data set's size from the set itself")
+    parser.add_argument("--binary-training-labels", action="store_true",
+                        help="train on labels above 0.5 as 1 and the others as 0 (MAP's and MRR's relevance), "
+                             "validation and test labels kept: judge by MAP or MRR only")
     parser.add_argument("--hessian-rows", type=float, default=None, metavar="R",
                         help="lambda_l2=\"auto\" at most R times the mean hessian per row instead of 750 "
                              "(metricrank.learners._gbdt.HESSIAN_ROWS, for this run)")
@@ -390,10 +406,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if (args.replace or args.against) and not args.tables:
         parser.error("--replace and --against go with --tables")
-    if (args.drop_one_label or args.query_norm or args.query_effect or args.train_fraction is not None) and (
-            args.compare or args.tables):
-        parser.error("--drop-one-label, --query-norm, --query-effect and --train-fraction go with fits, not with "
-                     "--compare or --tables")
+    if (args.drop_one_label or args.query_norm or args.query_effect or args.train_fraction is not None
+            or args.binary_training_labels) and (args.compare or args.tables):
+        parser.error("--drop-one-label, --query-norm, --query-effect, --train-fraction and --binary-training-labels "
+                     "go with fits, not with --compare or --tables")
     if args.random_state < 0:
         parser.error(f"--random-state must be >= 0; got {args.random_state}")
     if args.train_fraction is not None and not 0 < args.train_fraction <= 1:
@@ -447,6 +463,9 @@ def main(argv: list[str] | None = None) -> None:
             get_metric(m)
         except ValueError as error:
             parser.error(f"--judged: {error}")
+    if args.binary_training_labels and not all(_relevance_at_half(m) for m in args.judged):
+        parser.error(f"--binary-training-labels: judge by MAP or MRR at their default border 0.5 only (--judged), "
+                     f"whose relevance the binary labels keep; got {args.judged}")
     known = systems(args.judged, **params)  # chosen once: every system runs on every seed, so the lists pair up
     unknown = sorted(set(args.systems or ()) - set(known))
     if unknown:
@@ -459,6 +478,7 @@ def main(argv: list[str] | None = None) -> None:
           + (", training queries of one label dropped" if args.drop_one_label else "")
           + (f", {args.train_fraction:g} of the training queries" if args.train_fraction is not None else "")
           + (", features scaled to 0..1 within each query" if args.query_norm else "")
+          + (", training labels binary (above 0.5)" if args.binary_training_labels else "")
           + (f", query effect {args.query_effect:g}" if args.query_effect else ""), flush=True)
     for seed in range(*args.seeds):
         data = split(args.shape, args.noise, seed, args.query_effect)
@@ -467,6 +487,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.drop_one_label:
             data = without_one_label_queries(data)
             print(f"{seed}: {data.train.n_queries} training queries of more than one label kept", flush=True)
+        if args.binary_training_labels:
+            data = with_binary_training_labels(data)
         if args.train_fraction is not None:
             data = with_train_fraction(data, args.train_fraction, (seed, args.random_state))
             print(f"{seed}: {data.train.n_queries} training queries ({data.train.n_docs} documents) kept", flush=True)

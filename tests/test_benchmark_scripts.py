@@ -54,11 +54,33 @@ def test_data_shapes_train_fraction_keeps_a_seeded_share_of_the_training_queries
     assert shapes["with_train_fraction"](split, 1.0, (1, 0)).train.n_queries == 40
 
 
+def test_data_shapes_binary_training_labels_keep_what_map_and_mrr_read(monkeypatch):
+    from metricrank import evaluate, make_ltr
+    from metricrank.experiments import quality as q
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    data = make_ltr(30, docs_per_query=(3, 9), n_features=6, n_labels=4, random_state=0)
+    split = q.Split("drawn", 1, data, data.subset_queries([0, 1]), data.subset_queries([2]))
+    binary = shapes["with_binary_training_labels"](split)
+    assert np.array_equal(binary.train.y, (data.y > 0.5).astype(float)) and set(np.unique(data.y)) == {0, 1, 2, 3}
+    assert np.array_equal(binary.train.group_ptr, data.group_ptr) and binary.train.X is data.X
+    assert binary.vali is split.vali and binary.test is split.test
+    # the premise: MAP and MRR score any ranking the same on the binary labels, query by query
+    scores = np.random.default_rng(0).normal(size=data.n_docs)
+    for metric in ("MAP", "MRR"):
+        np.testing.assert_array_equal(evaluate(binary.train, scores, metric=metric, per_query=True),
+                                      evaluate(data, scores, metric=metric, per_query=True))
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["--binary-training-labels", "--judged", "MAP", "NDCG:top=10"], "judge by MAP or MRR at their default border"),
+    (["--binary-training-labels", "--judged", "MAP:border=1"], "judge by MAP or MRR at their default border"),
+    (["--binary-training-labels", "--compare", "a.json", "b.json"], "--binary-training-labels go with fits"),
     (["--train-fraction", "0"], "--train-fraction must be > 0 and <= 1; got 0.0"),
     (["--train-fraction", "1.5"], "--train-fraction must be > 0 and <= 1; got 1.5"),
     (["--train-fraction", "nan"], "--train-fraction must be > 0 and <= 1; got nan"),
-    (["--train-fraction", "0.5", "--compare", "a.json", "b.json"], "--train-fraction go with fits"),
+    (["--train-fraction", "0.5", "--compare", "a.json", "b.json"], "--binary-training-labels go with fits, not"),
     (["--random-state", "-1"], "--random-state must be >= 0; got -1"),
 ])
 def test_data_shapes_refuses_a_bad_fraction_before_fitting(monkeypatch, capsys, argv, message):
