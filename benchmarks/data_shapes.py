@@ -89,7 +89,9 @@ than chance, and some hold none, as in LETOR (on the ``mq2007`` shape at noise 5
 queries without a relevant document and a per-query relevant fraction of standard deviation 0.27; MQ2008's
 training folds: 28 % and 0.22, where chance alone gives 0.12).
 ``--drop-one-label`` trains every system without the training queries whose documents all share one label
-(validation and test keep theirs). ``--compare`` fits nothing: it pairs two ``--out`` files of the same shape,
+(validation and test keep theirs). ``--binary-training-labels`` trains every system on 1 where a training label is
+above 0.5, else 0 (validation and test keep theirs), with ``--judged`` MAP or MRR only, which read no more of the
+labels (BENCHMARKS.md, "Stop 117"). ``--compare`` fits nothing: it pairs two ``--out`` files of the same shape,
 noise and seeds system by system. ``--tables`` fits nothing either: it joins ``--out`` files of runs over
 different seeds (every system in each run) and prints the tables; ``a.json+m2.json`` reads one run from two
 files, the second's systems replacing the first's, and ``--replace`` does the same for the whole join (systems
