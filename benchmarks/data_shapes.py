@@ -201,6 +201,23 @@ def with_binary_training_labels(s: q.Split, border: float = 0.5) -> q.Split:
     return q.Split(s.dataset, s.fold, s.train.replace(y=(s.train.y > border).astype(np.float64)), s.vali, s.test)
 
 
+def prepared(data: q.Split, args, seed: int) -> q.Split:
+    """``data`` as the options ``args`` ask, in this order: features scaled within queries, training labels made
+    binary (before ``--drop-one-label`` reads them: a query of labels 1 and 2 then holds one), queries of one
+    label dropped, a fraction of the training queries kept."""
+    if args.query_norm:
+        data = q.Split(data.dataset, data.fold, *(query_minmax(d) for d in (data.train, data.vali, data.test)))
+    if args.binary_training_labels:
+        data = with_binary_training_labels(data)
+    if args.drop_one_label:
+        data = without_one_label_queries(data)
+        print(f"{seed}: {data.train.n_queries} training queries of more than one label kept", flush=True)
+    if args.train_fraction is not None:
+        data = with_train_fraction(data, args.train_fraction, (seed, args.random_state))
+        print(f"{seed}: {data.train.n_queries} training queries ({data.train.n_docs} documents) kept", flush=True)
+    return data
+
+
 def _relevance_at_half(metric: str) -> bool:
     """Whether ``metric`` is MAP or MRR with relevance ``label > 0.5``, which binary training labels keep."""
     judged = get_metric(metric)
@@ -483,17 +500,7 @@ def main(argv: list[str] | None = None) -> None:
           + (", training labels binary (above 0.5)" if args.binary_training_labels else "")
           + (f", query effect {args.query_effect:g}" if args.query_effect else ""), flush=True)
     for seed in range(*args.seeds):
-        data = split(args.shape, args.noise, seed, args.query_effect)
-        if args.query_norm:
-            data = q.Split(data.dataset, data.fold, *(query_minmax(d) for d in (data.train, data.vali, data.test)))
-        if args.drop_one_label:
-            data = without_one_label_queries(data)
-            print(f"{seed}: {data.train.n_queries} training queries of more than one label kept", flush=True)
-        if args.binary_training_labels:
-            data = with_binary_training_labels(data)
-        if args.train_fraction is not None:
-            data = with_train_fraction(data, args.train_fraction, (seed, args.random_state))
-            print(f"{seed}: {data.train.n_queries} training queries ({data.train.n_docs} documents) kept", flush=True)
+        data = prepared(split(args.shape, args.noise, seed, args.query_effect), args, seed)
         for name, (metrics, fit) in chosen.items():
             result = q.run_system(fit, data, metrics, lr=args.learning_rate, trees=args.trees, threads=1,
                                   seed=args.random_state)

@@ -73,6 +73,24 @@ def test_data_shapes_binary_training_labels_keep_what_map_and_mrr_read(monkeypat
                                       evaluate(data, scores, metric=metric, per_query=True))
 
 
+def test_data_shapes_makes_training_labels_binary_before_dropping_queries_of_one_label(monkeypatch):
+    from types import SimpleNamespace
+
+    from metricrank import RankingDataset
+    from metricrank.experiments import quality as q
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    # three queries: labels {1, 2} (one relevance), {0, 2} and {0, 0}
+    train = RankingDataset(np.zeros((6, 1)), [1, 2, 0, 2, 0, 0], qid=[1, 1, 2, 2, 3, 3])
+    split = q.Split("drawn", 1, train, train, train)
+    args = SimpleNamespace(query_norm=False, binary_training_labels=True, drop_one_label=True, train_fraction=None)
+    kept = shapes["prepared"](split, args, 1)
+    assert kept.train.y.tolist() == [0.0, 1.0] and kept.vali is train
+    args.binary_training_labels = False
+    assert shapes["prepared"](split, args, 1).train.y.tolist() == [1, 2, 0, 2]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--binary-training-labels", "--judged", "MAP", "NDCG:top=10"], "judge by MAP or MRR at their default border"),
     (["--binary-training-labels", "--judged", "MAP:border=1"], "judge by MAP or MRR at their default border"),
