@@ -194,11 +194,16 @@ def with_train_fraction(s: q.Split, fraction: float, seed) -> q.Split:
     return q.Split(s.dataset, s.fold, s.train.subset_queries(keep), s.vali, s.test)
 
 
-def with_binary_training_labels(s: q.Split, border: float = 0.5) -> q.Split:
-    """``s`` with each training label replaced by 1 where it is above ``border``, else 0 (MAP's and MRR's relevance at
-    their default border, 0.5), validation and test kept: MAP and MRR read only that relevance, so their validation
-    curves and test values read the labels as the training did."""
-    return q.Split(s.dataset, s.fold, s.train.replace(y=(s.train.y > border).astype(np.float64)), s.vali, s.test)
+#: MAP's and MRR's default border: a label above it is relevant. ``--binary-training-labels`` cuts there.
+RELEVANCE_BORDER = 0.5
+
+
+def with_binary_training_labels(s: q.Split) -> q.Split:
+    """``s`` with each training label replaced by 1 where it is above :data:`RELEVANCE_BORDER`, else 0, validation
+    and test kept: MAP and MRR at that border read only this relevance, so their validation curves and test values
+    read the labels as the training did."""
+    binary = (s.train.y > RELEVANCE_BORDER).astype(np.float64)
+    return q.Split(s.dataset, s.fold, s.train.replace(y=binary), s.vali, s.test)
 
 
 def prepared(data: q.Split, args, seed: int) -> q.Split:
@@ -218,10 +223,10 @@ def prepared(data: q.Split, args, seed: int) -> q.Split:
     return data
 
 
-def _relevance_at_half(metric: str) -> bool:
-    """Whether ``metric`` is MAP or MRR with relevance ``label > 0.5``, which binary training labels keep."""
+def _reads_binary_relevance(metric: str) -> bool:
+    """Whether ``metric`` is MAP or MRR at :data:`RELEVANCE_BORDER`, which binary training labels keep."""
     judged = get_metric(metric)
-    return judged.definition.name in ("MAP", "MRR") and judged.params.get("border") == 0.5
+    return judged.definition.name in ("MAP", "MRR") and judged.params.get("border") == RELEVANCE_BORDER
 
 
 def systems(judged=JUDGED, cb_params=None, **params) -> dict:
@@ -482,7 +487,7 @@ def main(argv: list[str] | None = None) -> None:
             get_metric(m)
         except ValueError as error:
             parser.error(f"--judged: {error}")
-    if args.binary_training_labels and not all(_relevance_at_half(m) for m in args.judged):
+    if args.binary_training_labels and not all(_reads_binary_relevance(m) for m in args.judged):
         parser.error(f"--binary-training-labels: judge by MAP or MRR at their default border 0.5 only (--judged), "
                      f"whose relevance the binary labels keep; got {args.judged}")
     known = systems(args.judged, **params)  # chosen once: every system runs on every seed, so the lists pair up
