@@ -98,7 +98,8 @@ files, the second's systems replacing the first's, and ``--replace`` does the sa
 run again on the same seeds, in runs that split the seeds differently). With ``--draws N``, both average each
 query's values over N runs of other ``--random-state`` values first, so that a system is judged beside the
 anchors, each over the same draws of its randomness. ``--tables ... --against SYSTEM`` pairs every system with
-that one instead of the best anchor (``--against "LambdaMART(MRR)"``: how far PairLogit or YetiRank leads it).
+that one instead of the best anchor (``--against "LambdaMART(MRR)"``: how far PairLogit or YetiRank leads it);
+``{M}`` in it stands for each table's metric (``--against "LambdaMART({M}) w=0.5"``, ``mixed_weights.py``'s systems).
 """
 
 from __future__ import annotations
@@ -375,7 +376,9 @@ def parse_set(parser, items) -> dict:
     return params
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, make_systems=systems) -> None:
+    """Run the command line ``argv``; ``make_systems(judged, **params)`` gives the systems to fit (default
+    :func:`systems`; ``mixed_weights.py`` passes its own)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shape", choices=sorted([*SHAPES, *REAL]))
     parser.add_argument("--noise", type=float, help="make_ltr's noise")
@@ -426,7 +429,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="with --tables: --out files over the same seeds, joined likewise, whose systems "
                              "replace the tables' (systems run again, e.g. after a change of defaults)")
     parser.add_argument("--against", metavar="SYSTEM",
-                        help="with --tables: every system against this one (paired per query), not the best anchor")
+                        help="with --tables: every system against this one (paired per query), not the best anchor; "
+                             "{M} in it stands for each table's metric, e.g. \"LambdaMART({M}) w=0.5\"")
     args = parser.parse_args(argv)
     if (args.replace or args.against) and not args.tables:
         parser.error("--replace and --against go with --tables")
@@ -456,7 +460,8 @@ def main(argv: list[str] | None = None) -> None:
                              "join runs that each ran every system")
         for m in metrics:
             try:
-                print("\n".join(["", *table(tables, m, args.against)]))
+                against = None if args.against is None else args.against.replace("{M}", m)
+                print("\n".join(["", *table(tables, m, against)]))
             except ValueError as error:
                 parser.error(str(error))
         return
@@ -490,7 +495,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.binary_training_labels and not all(_reads_binary_relevance(m) for m in args.judged):
         parser.error(f"--binary-training-labels: judge by MAP or MRR at their default border 0.5 only (--judged), "
                      f"whose relevance the binary labels keep; got {args.judged}")
-    known = systems(args.judged, **params)  # chosen once: every system runs on every seed, so the lists pair up
+    known = make_systems(args.judged, **params)  # chosen once: every system runs on every seed, so the lists pair up
     unknown = sorted(set(args.systems or ()) - set(known))
     if unknown:
         parser.error(f"unknown --systems {unknown}; choose from {sorted(known)}")

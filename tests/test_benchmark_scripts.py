@@ -107,3 +107,68 @@ def test_data_shapes_refuses_a_bad_fraction_before_fitting(monkeypatch, capsys, 
     with pytest.raises(SystemExit):
         shapes["main"](["--shape", "ohsumed", "--noise", "3", *argv])
     assert message in capsys.readouterr().err
+
+
+def _mixed_weights(monkeypatch) -> dict:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    return runpy.run_path(str(BENCHMARKS / "mixed_weights.py"), run_name="loaded_by_test")
+
+
+def test_mixed_weights_reads_each_kind_as_its_fit_alone_scores(monkeypatch):
+    from metricrank import LambdaMART, make_ltr
+
+    probe = _mixed_weights(monkeypatch)
+    data = make_ltr(40, docs_per_query=(10, 30), n_features=8, relevance="nonlinear", random_state=1)
+    kw = dict(n_estimators=6, n_models=2, random_state=3, n_jobs=1)
+    mixed = LambdaMART("MAP", grow_policy="mixed", **kw).fit(data)
+    paths = probe["kind_scores"](mixed, data.X)
+    assert paths.shape == (2, 6, data.n_docs)
+    # the oracle: each kind fitted alone (a mixed fit holds each kind as its fit alone, tests/test_grow_policy_mixed.py)
+    for kind, path in zip(("symmetric_then_leafwise", "leafwise"), paths):
+        alone = LambdaMART("MAP", grow_policy=kind, **kw).fit(data)
+        for k in (1, 3, 6):
+            np.testing.assert_allclose(path[k - 1], alone.predict(data.X, num_iteration=k), rtol=1e-12, atol=1e-12)
+    for k in (1, 6):  # half and half is the mixed model's own score; w weighs the symmetric kind
+        np.testing.assert_allclose(probe["weighed"](paths, 0.5)[k - 1], mixed.predict(data.X, num_iteration=k))
+    np.testing.assert_allclose(probe["weighed"](paths, 0.75), 0.75 * paths[0] + 0.25 * paths[1])
+
+
+def test_mixed_weights_refuses_a_split_where_the_default_grows_one_kind(monkeypatch):
+    from metricrank import make_ltr
+    from metricrank.experiments import quality as q
+
+    probe = _mixed_weights(monkeypatch)
+    data = make_ltr(20, docs_per_query=(5, 10), n_features=6, random_state=0)
+    split = q.Split("drawn", 1, data, data, data)
+    fit = probe["systems"](["MAP"], (0.5,))["LambdaMART(MAP) w=0.5"][1]
+    with pytest.raises(SystemExit, match="grew 'leafwise' trees, not both kinds side by side"):
+        fit(split, ["MAP"], 0.1, 3, 1, 0)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--weights", "0.5", "1.5"], "--weights must be distinct numbers in [0, 1]"),
+    (["--weights", "0.5", "0.5"], "--weights must be distinct numbers in [0, 1]"),
+    (["--scale", "1"], "--scale must be a finite number above 1; got 1.0"),
+    (["--tables", "a.json"], "compare or tabulate its --out files with data_shapes.py"),
+])
+def test_mixed_weights_refuses_bad_options_before_fitting(monkeypatch, capsys, argv, message):
+    probe = _mixed_weights(monkeypatch)
+    with pytest.raises(SystemExit):
+        probe["main"](["--shape", "ohsumed", "--noise", "3", *argv])
+    assert message in capsys.readouterr().err
+
+
+def test_data_shapes_against_names_each_tables_metric(monkeypatch, tmp_path, capsys):
+    import json
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    runs = {f"LambdaMART({m}) w={w}": {m: [base + w / 10, base, base + 0.3]}
+            for m, base in (("MAP", 0.4), ("MRR", 0.5)) for w in (0.5, 1)}
+    (tmp_path / "w.json").write_text(json.dumps(runs))
+    shapes["main"](["--tables", str(tmp_path / "w.json"), "--against", "LambdaMART({M}) w=0.5"])
+    out = capsys.readouterr().out
+    for m, base in (("MAP", 0.4), ("MRR", 0.5)):
+        assert f"{m}: against LambdaMART({m}) w=0.5" in out
+        # w=1's mean is base + (0.1 + 0.3) / 3; it leads w=0.5 on the first query only, by (1 - 0.5) / 10
+        assert f"| LambdaMART({m}) w=1 | {base + 0.4 / 3:.4f} | +{0.5 / 10 / 3:.4f} |" in out

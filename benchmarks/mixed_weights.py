@@ -1,0 +1,115 @@
+"""The mixed default's two kinds of tree weighed other than half and half, on ``data_shapes.py``'s splits.
+
+From 30,000 training documents ``LambdaMART``'s default grows completed symmetric trees and leaf-wise trees side
+by side and scores their mean (``grow_policy="mixed"``, BENCHMARKS.md "Stop 68"). Each kind is fitted as a fit of
+that kind alone would be, so a weight ``w`` on the symmetric kind's score and ``1 - w`` on the leaf-wise kind's
+needs no new fit: this probe fits the default ``LambdaMART(M)`` once per split and scores one system per weight,
+``"LambdaMART(M) w=W"``, each with its own tree count chosen on the validation queries by M (the suite's
+protocol). ``w=0.5`` is the default's own score (checked against ``predict`` on every split), ``w=1`` the
+completed trees alone and ``w=0`` the leaf-wise ones.
+
+Usage: ``mixed_weights.py [--weights W ...] [--scale K]`` followed by ``data_shapes.py``'s fitting arguments
+(``--scale`` as ``as_if_larger.py``'s: MQ2008's folds fitted as if K times their size, where the mixed trees
+grow); compare the weights with ``data_shapes.py --tables OUT.json --against "LambdaMART(M) w=0.5"`` for one
+judged metric at a time (BENCHMARKS.md, "Stop 118")::
+
+    .venv/bin/python benchmarks/mixed_weights.py --scale 4.4 --shape mq2008 --seeds 1 6 --judged MAP --out w.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import as_if_larger  # noqa: E402
+import data_shapes  # noqa: E402
+
+from metricrank import LambdaMART  # noqa: E402
+from metricrank.learners._gbdt import MIXED_KINDS  # noqa: E402
+
+#: The weights on the symmetric kind run unless ``--weights`` names others.
+WEIGHTS = (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0)
+
+
+def kind_scores(model, X) -> np.ndarray:
+    """Each kind's score after 1, 2, ... iterations: an array (kinds, iterations, rows), a kind's score the mean
+    of its ``n_models_`` models (the booster's score columns, the completed trees' first)."""
+    booster = model.booster_
+    steps = np.stack([np.asarray(booster.predict(X, start_iteration=i, num_iteration=1, raw_score=True))
+                      .reshape(X.shape[0], -1) for i in range(booster.current_iteration())])
+    kinds = steps.reshape(steps.shape[0], X.shape[0], len(model.kinds_), model.n_models_).mean(axis=3)
+    return np.cumsum(kinds, axis=0).transpose(2, 0, 1)
+
+
+def weighed(paths: np.ndarray, w: float) -> np.ndarray:
+    """``w`` times the symmetric kind's score path plus ``1 - w`` times the leaf-wise kind's."""
+    return w * paths[0] + (1 - w) * paths[1]
+
+
+class _LastFit:
+    """The paths of the last default fit, so that the weights of one split share it."""
+
+    def __init__(self):
+        self.key, self.paths = None, None
+
+    def paths_for(self, split, metric, lr, trees, threads, seed, params) -> tuple:
+        key = (id(split), metric, lr, trees, seed)
+        if key != self.key:
+            model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed,
+                               **params)
+            model.fit(split.train)
+            if tuple(k.grow_policy for k in getattr(model, "kinds_", [])) != MIXED_KINDS:
+                raise SystemExit(f"mixed_weights.py: split {split.fold}: LambdaMART({metric}) grew "
+                                 f"{model.grow_policy_!r} trees, not both kinds side by side ({split.train.n_docs} "
+                                 f"training documents); the weights need the mixed trees: from 30,000 training documents, or --scale")
+            vali, test = kind_scores(model, split.vali.X), kind_scores(model, split.test.X)
+            for k in sorted({1, len(test[0])}):  # w = 0.5 is the model's own score
+                if not np.allclose(weighed(test, 0.5)[k - 1], model.predict(split.test.X, num_iteration=k)):
+                    raise AssertionError(f"split {split.fold}: the kinds' mean after {k} trees is not predict's")
+            self.key, self.paths = key, (vali, test)
+            print(f"{split.fold}: LambdaMART({metric}) fitted; kinds {[str(k.capacity_check) for k in model.kinds_]}",
+                  flush=True)
+        return self.paths
+
+
+def systems(judged, weights=WEIGHTS, **params) -> dict:
+    """``{"LambdaMART(M) w=W": ((M,), fit)}`` for each judged M and weight W, as ``data_shapes.systems`` gives
+    systems; ``params`` are LambdaMART's (``--set``)."""
+    if params.pop("cb_params", None):
+        raise SystemExit("mixed_weights.py fits no CatBoost anchor: drop the cb. settings")
+    last = _LastFit()
+
+    def system(metric, w):
+        def fit(split, metrics, lr, trees, threads, seed):
+            vali, test = last.paths_for(split, metric, lr, trees, threads, seed, params)
+            staged = (weighed(vali, w)[k] for k in range(vali.shape[1]))
+            return data_shapes.q._curves(split, metrics, staged), lambda k: weighed(test, w)[k - 1]
+        return fit
+
+    return {f"LambdaMART({m}) w={w:g}": ((m,), system(m, w)) for m in judged for w in weights}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--weights", type=float, nargs="+", default=list(WEIGHTS), metavar="W",
+                        help="weights on the symmetric kind, each in [0, 1] (default: %(default)s)")
+    parser.add_argument("--scale", type=float, default=None, help="as as_if_larger.py's --scale (> 1)")
+    args, rest = parser.parse_known_args(argv)
+    if not all(0 <= w <= 1 for w in args.weights) or len(set(args.weights)) != len(args.weights):
+        parser.error(f"--weights must be distinct numbers in [0, 1]; got {args.weights}")
+    if args.scale is not None:
+        if not (math.isfinite(args.scale) and args.scale > 1):
+            parser.error(f"--scale must be a finite number above 1; got {args.scale}")
+        as_if_larger.scale_thresholds(args.scale)
+    if any(a in ("--compare", "--tables") for a in rest):
+        parser.error("mixed_weights.py fits; compare or tabulate its --out files with data_shapes.py")
+    data_shapes.main(rest, make_systems=lambda judged, **params: systems(judged, args.weights, **params))
+
+
+if __name__ == "__main__":
+    main()
