@@ -10,8 +10,8 @@ completed trees alone and ``w=0`` the leaf-wise ones.
 
 Usage: ``mixed_weights.py [--weights W ...] [--scale K]`` followed by ``data_shapes.py``'s fitting arguments
 (``--scale`` as ``as_if_larger.py``'s: MQ2008's folds fitted as if K times their size, where the mixed trees
-grow); compare the weights with ``data_shapes.py --tables OUT.json --against "LambdaMART(M) w=0.5"`` for one
-judged metric at a time (BENCHMARKS.md, "Stop 118")::
+grow); compare the weights with ``data_shapes.py --tables OUT.json --against "LambdaMART({M}) w=0.5"`` (each
+judged metric's table against its half and half; BENCHMARKS.md, "Stop 118")::
 
     .venv/bin/python benchmarks/mixed_weights.py --scale 4.4 --shape mq2008 --seeds 1 6 --judged MAP --out w.json
 """
@@ -30,6 +30,7 @@ import as_if_larger  # noqa: E402
 import data_shapes  # noqa: E402
 
 from metricrank import LambdaMART  # noqa: E402
+from metricrank.experiments import quality as q  # noqa: E402
 from metricrank.learners._gbdt import MIXED_KINDS  # noqa: E402
 
 #: The weights on the symmetric kind run unless ``--weights`` names others.
@@ -55,23 +56,24 @@ class _LastFit:
     """The paths of the last default fit, so that the weights of one split share it."""
 
     def __init__(self):
-        self.key, self.paths = None, None
+        self.split, self.key, self.paths = None, None, None
 
     def paths_for(self, split, metric, lr, trees, threads, seed, params) -> tuple:
-        key = (id(split), metric, lr, trees, seed)
-        if key != self.key:
+        key = (metric, lr, trees, seed)
+        if split is not self.split or key != self.key:  # the split itself, held: a freed one's id may come back
             model = LambdaMART(metric, n_estimators=trees, learning_rate=lr, n_jobs=threads, random_state=seed,
                                **params)
             model.fit(split.train)
             if tuple(k.grow_policy for k in getattr(model, "kinds_", [])) != MIXED_KINDS:
                 raise SystemExit(f"mixed_weights.py: split {split.fold}: LambdaMART({metric}) grew "
                                  f"{model.grow_policy_!r} trees, not both kinds side by side ({split.train.n_docs} "
-                                 f"training documents); the weights need the mixed trees: from 30,000 training documents, or --scale")
+                                 f"training documents); the weights need the mixed trees: from 30,000 training "
+                                 f"documents, or --scale")
             vali, test = kind_scores(model, split.vali.X), kind_scores(model, split.test.X)
             for k in sorted({1, len(test[0])}):  # w = 0.5 is the model's own score
                 if not np.allclose(weighed(test, 0.5)[k - 1], model.predict(split.test.X, num_iteration=k)):
                     raise AssertionError(f"split {split.fold}: the kinds' mean after {k} trees is not predict's")
-            self.key, self.paths = key, (vali, test)
+            self.split, self.key, self.paths = split, key, (vali, test)
             print(f"{split.fold}: LambdaMART({metric}) fitted; kinds {[str(k.capacity_check) for k in model.kinds_]}",
                   flush=True)
         return self.paths
@@ -88,7 +90,7 @@ def systems(judged, weights=WEIGHTS, **params) -> dict:
         def fit(split, metrics, lr, trees, threads, seed):
             vali, test = last.paths_for(split, metric, lr, trees, threads, seed, params)
             staged = (weighed(vali, w)[k] for k in range(vali.shape[1]))
-            return data_shapes.q._curves(split, metrics, staged), lambda k: weighed(test, w)[k - 1]
+            return q._curves(split, metrics, staged), lambda k: weighed(test, w)[k - 1]
         return fit
 
     return {f"LambdaMART({m}) w={w:g}": ((m,), system(m, w)) for m in judged for w in weights}

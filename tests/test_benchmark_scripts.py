@@ -145,6 +145,33 @@ def test_mixed_weights_refuses_a_split_where_the_default_grows_one_kind(monkeypa
         fit(split, ["MAP"], 0.1, 3, 1, 0)
 
 
+def test_mixed_weights_fits_each_split_once_and_scores_its_own_fit(monkeypatch):
+    from metricrank import LambdaMART, make_ltr
+    from metricrank.experiments import quality as q
+
+    probe = _mixed_weights(monkeypatch)
+    splits = []
+    for seed in (1, 2):
+        data = make_ltr(30, docs_per_query=(10, 20), n_features=8, relevance="nonlinear", random_state=seed)
+        splits.append(q.Split("drawn", seed, *(data.subset_queries(r) for r in (range(20), range(20, 25),
+                                                                                   range(25, 30)))))
+    made = probe["systems"](["MAP"], (0.5, 1.0), grow_policy="mixed")
+    fits, fit = [], LambdaMART.fit
+
+    def counted(self, *args, **kwargs):
+        fits.append(self.metric)
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(LambdaMART, "fit", counted)
+    for split in splits:  # the same judged metric on both: the second split must not reuse the first one's fit
+        for name in ("LambdaMART(MAP) w=0.5", "LambdaMART(MAP) w=1"):
+            curves, predict_test = made[name][1](split, ["MAP"], 0.1, 4, 1, 0)
+        own = LambdaMART("MAP", grow_policy="mixed", n_estimators=4, n_jobs=1, random_state=0).fit(split.train)
+        np.testing.assert_allclose(predict_test(4), probe["kind_scores"](own, split.test.X)[0][3])
+        assert len(curves["MAP"]) == 4
+    assert len(fits) == 2 + 2  # one fit per split (and the two oracles)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--weights", "0.5", "1.5"], "--weights must be distinct numbers in [0, 1]"),
     (["--weights", "0.5", "0.5"], "--weights must be distinct numbers in [0, 1]"),
