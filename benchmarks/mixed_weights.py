@@ -32,6 +32,7 @@ import data_shapes  # noqa: E402
 from metricrank import LambdaMART  # noqa: E402
 from metricrank.experiments import quality as q  # noqa: E402
 from metricrank.learners._gbdt import MIXED_KINDS  # noqa: E402
+from metricrank.learners._staged import staged_raw_scores  # noqa: E402
 
 #: The weights on the symmetric kind run unless ``--weights`` names others.
 WEIGHTS = (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0)
@@ -41,10 +42,9 @@ def kind_scores(model, X) -> np.ndarray:
     """Each kind's score after 1, 2, ... iterations: an array (kinds, iterations, rows), a kind's score the mean
     of its ``n_models_`` models (the booster's score columns, the completed trees' first)."""
     booster = model.booster_
-    steps = np.stack([np.asarray(booster.predict(X, start_iteration=i, num_iteration=1, raw_score=True))
-                      .reshape(X.shape[0], -1) for i in range(booster.current_iteration())])
-    kinds = steps.reshape(steps.shape[0], X.shape[0], len(model.kinds_), model.n_models_).mean(axis=3)
-    return np.cumsum(kinds, axis=0).transpose(2, 0, 1)
+    staged = np.stack(list(staged_raw_scores(booster, X, booster.current_iteration())))  # (iterations, rows, columns)
+    kinds = staged.reshape(*staged.shape[:2], len(model.kinds_), model.n_models_).mean(axis=3)
+    return kinds.transpose(2, 0, 1)
 
 
 def weighed(paths: np.ndarray, w: float) -> np.ndarray:
@@ -88,9 +88,9 @@ def systems(judged, weights=WEIGHTS, **params) -> dict:
 
     def system(metric, w):
         def fit(split, metrics, lr, trees, threads, seed):
-            vali, test = last.paths_for(split, metric, lr, trees, threads, seed, params)
-            staged = (weighed(vali, w)[k] for k in range(vali.shape[1]))
-            return q._curves(split, metrics, staged), lambda k: weighed(test, w)[k - 1]
+            vali, test = (weighed(paths, w) for paths in last.paths_for(split, metric, lr, trees, threads, seed,
+                                                                         params))
+            return q._curves(split, metrics, vali), lambda k: test[k - 1]
         return fit
 
     return {f"LambdaMART({m}) w={w:g}": ((m,), system(m, w)) for m in judged for w in weights}
