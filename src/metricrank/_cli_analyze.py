@@ -9,46 +9,8 @@ LambdaMART model file; ``metricrank analyze combine --data F --scores-a A --scor
 
 from __future__ import annotations
 
+from ._cli_types import integer_from, positive, probability
 from ._io import check_figure_path, check_readable, json_line, refuse_overwriting
-
-
-def _probability(name):
-    def parse(text):
-        import argparse
-
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not 0.0 < value < 1.0:
-            raise argparse.ArgumentTypeError(f"{name} must be strictly between 0 and 1, got {text}")
-        return value
-
-    return parse
-
-
-def _expected(convert, accept, what: str):
-    """An argparse type: ``convert(text)`` where ``accept`` takes it, else "expected <what>, got ..."."""
-
-    def parse(text):
-        import argparse
-
-        try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if not accept(value):
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
-        return value
-
-    return parse
-
-
-_positive = _expected(float, lambda v: 0 < v < float("inf"), "a positive number")
-
-
-def _integer_from(minimum):
-    return _expected(int, lambda v: v >= minimum, f"an integer >= {minimum}")
 
 
 def _check_common(args, files) -> None:
@@ -128,13 +90,13 @@ def add_parsers(sub, preset_choices) -> None:
     op.add_argument("--query-file", help="group sizes for a file without qid")
     op.add_argument("--metric", default="NDCG:top=10", metavar="SPEC")
     op.add_argument("--preset", choices=preset_choices)
-    op.add_argument("--delta", type=_probability("--delta"), default=0.01, help="1 - confidence")
-    op.add_argument("--p0", type=_probability("--p0"), default=0.01, help="bound on the fraction of ascent directions")
-    op.add_argument("--step", type=_positive, default=None, help="move length (default 0.01 × ||θ||)")
-    op.add_argument("--directions", type=_integer_from(1), default=None, help="override ceil(log δ / log(1 - p0))")
-    op.add_argument("--seed", type=_integer_from(0), default=0)
+    op.add_argument("--delta", type=probability("--delta"), default=0.01, help="1 - confidence")
+    op.add_argument("--p0", type=probability("--p0"), default=0.01, help="bound on the fraction of ascent directions")
+    op.add_argument("--step", type=positive, default=None, help="move length (default 0.01 × ||θ||)")
+    op.add_argument("--directions", type=integer_from(1), default=None, help="override ceil(log δ / log(1 - p0))")
+    op.add_argument("--seed", type=integer_from(0), default=0)
     op.add_argument("--plot", metavar="PNG", help="plot the metric along the best direction")
-    op.add_argument("--threads", type=_integer_from(1), default=1, help="threads for the metric kernels")
+    op.add_argument("--threads", type=integer_from(1), default=1, help="threads for the metric kernels")
     op.add_argument("--format", choices=("table", "json"), default="table")
     op.set_defaults(func=cmd_optimality)
 
@@ -146,6 +108,6 @@ def add_parsers(sub, preset_choices) -> None:
     co.add_argument("--metric", default="NDCG:top=10", metavar="SPEC")
     co.add_argument("--preset", choices=preset_choices)
     co.add_argument("--plot", metavar="PNG", help="plot the metric against α")
-    co.add_argument("--threads", type=_integer_from(1), default=1, help="threads for the metric kernels")
+    co.add_argument("--threads", type=integer_from(1), default=1, help="threads for the metric kernels")
     co.add_argument("--format", choices=("table", "json"), default="table")
     co.set_defaults(func=cmd_combine)

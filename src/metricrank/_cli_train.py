@@ -9,7 +9,6 @@ score per line, in the file's row order; ``metricrank objectives`` lists every o
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import sys
 
@@ -18,6 +17,7 @@ import numpy as np
 from ._checks import check_lightgbm_seed
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
+from ._cli_types import auto_or
 from ._io import atomic_write, check_readable, check_writable, refuse_overwriting
 
 
@@ -190,18 +190,6 @@ def only_for_lambda(objective, args, options):
         if getattr(args, option) is not None:
             raise ValueError(f"--{option} applies to λ objectives (lambda:<metric>, ranknet) only, "
                              f"not to --objective {objective.spec}")
-
-
-def _auto_or(convert, allowed: str):
-    """An argparse type: ``auto`` or ``convert(text)`` (the range is checked with the other options)."""
-    def parse(text: str):
-        if text == "auto":
-            return text
-        try:
-            return convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be 'auto' or {allowed}; got {text!r}") from None
-    return parse
 
 
 #: learners._gbdt.GROW_POLICIES and learners._symmetric.MAX_DEPTH, here without importing the learners at
@@ -421,7 +409,7 @@ def add_parsers(sub, preset_choices) -> None:
                     help="evaluation metric (repeatable; the first drives early stopping; default: the objective's)")
     tr.add_argument("--trees", type=int, default=300, help="number of trees (the cap under --early-stopping)")
     tr.add_argument("--learning-rate", type=float, default=0.1, help="shrinkage of every tree")
-    tr.add_argument("--leaves", type=_auto_or(int, "an integer >= 2"), default="auto",
+    tr.add_argument("--leaves", type=auto_or(int, "an integer >= 2"), default="auto",
                     help="leaves per tree, or 'auto' (7 to 31 by training size, and from 30,000 documents a "
                          "capacity check on held-out training queries may add one or two levels; see the estimators' "
                          "num_leaves)")
@@ -440,10 +428,10 @@ def add_parsers(sub, preset_choices) -> None:
                     help="levels of every tree (max_depth; no limit by default). With a symmetric --grow-policy "
                          f"1-{MAX_DEPTH}, by default the full tree of --leaves: 3, 4 or 5 levels by training size "
                          "(symmetric_then_leafwise: the capacity check may add up to two)")
-    tr.add_argument("--models", type=_auto_or(int, "an integer >= 1"), default="auto", metavar="K|auto",
+    tr.add_argument("--models", type=auto_or(int, "an integer >= 1"), default="auto", metavar="K|auto",
                     help="boosted models trained side by side, each with its own random draws, and averaged "
                          "(n_models; K times the trees); 'auto': 4 for YetiRank, else 1 (with --dask always 1)")
-    tr.add_argument("--l2", type=_auto_or(float, "a number >= 0"), default="auto",
+    tr.add_argument("--l2", type=auto_or(float, "a number >= 0"), default="auto",
                     help="L2 penalty on leaf values, or 'auto' (10, and 1 at the levels the capacity check adds "
                          "and for randomised trees averaged over several models from 5,000 training documents or of "
                          "15 leaves or more, each at most 750 times the mean hessian per row and at least 0.1; see "

@@ -23,10 +23,10 @@ import sys
 
 import numpy as np
 
-from ._cli_analyze import _integer_from
 from ._cli_analyze import add_parsers as add_analyze_parsers
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
+from ._cli_types import integer_from
 from ._cli_train import add_parsers as add_train_parsers
 from ._cli_tune import add_parsers as add_tune_parsers
 from ._io import (DATA_FILE_OPTIONS, atomic_write, input_file_problem, is_stdout, json_line, open_read,
@@ -413,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("metrics", help="list every metric with its parameters",
                         formatter_class=HelpFormatter)
-    ls.add_argument("--width", type=_integer_from(20), default=None,
+    ls.add_argument("--width", type=integer_from(20), default=None,
                     help="wrap at this many columns (default: terminal width, at most 100)")
     ls.set_defaults(func=_cmd_metrics)
 
