@@ -67,6 +67,6 @@ def catboost_one_tree(y, qid, spec, raw, **params):
     X = ((np.arange(n)[:, None] >> np.arange(depth)) & 1).astype(float)
     model = catboost.CatBoostRanker(loss_function=spec, iterations=1, learning_rate=1.0, depth=depth,
                                     l2_leaf_reg=0.0, random_strength=0, bootstrap_type="No", thread_count=1,
-                                    verbose=0, **params)
+                                    verbose=0, allow_writing_files=False, **params)  # no catboost_info/ in the cwd
     model.fit(catboost.Pool(X, y, group_id=qid, baseline=np.array(raw, dtype=float)))
     return model, X
