@@ -199,3 +199,56 @@ def test_data_shapes_against_names_each_tables_metric(monkeypatch, tmp_path, cap
         assert f"{m}: against LambdaMART({m}) w=0.5" in out
         # w=1's mean is base + (0.1 + 0.3) / 3; it leads w=0.5 on the first query only, by (1 - 0.5) / 10
         assert f"| LambdaMART({m}) w=1 | {base + 0.4 / 3:.4f} | +{0.5 / 10 / 3:.4f} |" in out
+
+
+def _query_bootstrap(monkeypatch) -> dict:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    return runpy.run_path(str(BENCHMARKS / "query_bootstrap.py"), run_name="loaded_by_test")
+
+
+def test_query_bootstrap_weighs_each_querys_gradient_and_hessian_by_one_draw(monkeypatch):
+    from metricrank.objectives import get_objective
+    from metricrank.objectives._base import as_training_data
+
+    probe = _query_bootstrap(monkeypatch)
+    rng = np.random.default_rng(0)
+    ptr = np.array([0, 5, 9, 16, 20])
+    y, raw = rng.integers(0, 3, 20).astype(float), rng.normal(size=20)
+
+    def bound():
+        return get_objective("YetiRank").bind(as_training_data(y, ptr), random_state=7)
+
+    # the oracle: the plain objective's call, then the weights drawn from its generator after the permutations
+    plain = bound()
+    grad, hess = (a.copy() for a in plain(raw))
+    weights = (-np.log(plain.rng.random(4))) ** 0.5
+    per_row = np.repeat(weights, np.diff(ptr))
+    with probe["bootstrapped_queries"](0.5):
+        got_grad, got_hess = bound()(raw)
+    np.testing.assert_allclose(got_grad, grad * per_row, rtol=1e-12)
+    np.testing.assert_allclose(got_hess, hess * per_row, rtol=1e-12)
+    assert len(set(np.round(weights, 12))) == 4  # one weight a query, not one for all
+    again_grad, _ = bound()(raw)  # the plain objective again once the block is left
+    np.testing.assert_allclose(again_grad, grad, rtol=1e-12)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--temperature", "0"], "--temperature must be a finite number above 0; got 0.0"),
+    (["--temperature", "nan"], "--temperature must be a finite number above 0; got nan"),
+    (["--scale", "0.5"], "--scale must be a finite number above 1; got 0.5"),
+    (["--compare", "a.json", "b.json"], "compare or tabulate its --out files with data_shapes.py"),
+])
+def test_query_bootstrap_refuses_bad_options_before_fitting(monkeypatch, capsys, argv, message):
+    probe = _query_bootstrap(monkeypatch)
+    with pytest.raises(SystemExit):
+        probe["main"](["--shape", "ohsumed", "--noise", "3", *argv])
+    assert message in capsys.readouterr().err
+
+
+def test_query_bootstrap_names_its_systems_and_fits_no_anchor(monkeypatch):
+    probe = _query_bootstrap(monkeypatch)
+    made = probe["systems"](["MAP", "MAUC"], 1.0)
+    assert list(made) == ["LambdaMART(MAP) qb=1", "LambdaMART(MAUC) qb=1"]
+    assert made["LambdaMART(MAP) qb=1"][0] == ("MAP",)
+    with pytest.raises(SystemExit, match="fits no CatBoost anchor"):
+        probe["systems"](["MAP"], 1.0, cb_params={"depth": 8})

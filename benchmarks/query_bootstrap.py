@@ -1,0 +1,90 @@
+"""YetiRank with the training queries reweighted at every tree by a Bayesian bootstrap, on ``data_shapes.py``'s splits.
+
+A candidate for the defaults (BENCHMARKS.md, "Stop 119"; not adopted): CatBoost varies its examples' weights from
+tree to tree (``bootstrap_type``), and ``LambdaMART``'s default averages four models whose only differences are
+random. Here every call of a bound YetiRank objective (one per tree of each model, the capacity check's fits
+included) draws a weight ``(-log U)^T`` per training query from the objective's own generator, after its
+permutations (``U`` uniform; ``T`` = ``--temperature``, CatBoost's ``bagging_temperature``; 1 is Rubin's Bayesian
+bootstrap), and multiplies the query's gradients and hessians by it. Nothing else changes. The systems are
+``"LambdaMART(M) qb=T"``, the default ``LambdaMART(M)`` fitted so; compare them with the default's runs by
+``data_shapes.py --tables DEFAULT.json+OUT.json --against "LambdaMART({M})"``.
+
+Usage: ``query_bootstrap.py [--temperature T] [--scale K]`` followed by ``data_shapes.py``'s fitting arguments
+(``--scale`` as ``as_if_larger.py``'s)::
+
+    .venv/bin/python benchmarks/query_bootstrap.py --scale 4.4 --shape mq2008 --seeds 1 6 --judged MAP --out qb.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import as_if_larger  # noqa: E402
+import data_shapes  # noqa: E402
+
+from metricrank.objectives.yetirank import BoundYetiRank  # noqa: E402
+
+
+def query_weights(rng: np.random.Generator, n_queries: int, temperature: float) -> np.ndarray:
+    """One weight ``(-log U)^temperature`` per query (U uniform on [0, 1): 0, and so an infinite weight, has
+    probability 2^-53 a draw)."""
+    return (-np.log(rng.random(n_queries))) ** temperature
+
+
+@contextlib.contextmanager
+def bootstrapped_queries(temperature: float):
+    """Within the block each bound YetiRank's call multiplies every query's gradients and hessians by a weight of
+    :func:`query_weights`, drawn anew at every call."""
+    plain = BoundYetiRank.__call__
+
+    def weighted(self, raw):
+        grad, hess = plain(self, raw)
+        sizes = np.diff(self.group_ptr)
+        w = np.repeat(query_weights(self.rng, sizes.size, temperature), sizes)
+        grad *= w  # the objective's own buffers, rewritten by its next call
+        hess *= w
+        return grad, hess
+
+    BoundYetiRank.__call__ = weighted
+    try:
+        yield
+    finally:
+        BoundYetiRank.__call__ = plain
+
+
+def systems(judged, temperature: float, **params) -> dict:
+    """``{"LambdaMART(M) qb=T": ((M,), fit)}``: ``data_shapes.systems``' LambdaMART(M), renamed (the reweighting is
+    :func:`bootstrapped_queries`', around the whole run); ``params`` are LambdaMART's (``--set``)."""
+    if params.pop("cb_params", None):
+        raise SystemExit("query_bootstrap.py fits no CatBoost anchor: drop the cb. settings")
+    made = data_shapes.systems(judged, **params)
+    return {f"LambdaMART({m}) qb={temperature:g}": made[f"LambdaMART({m})"] for m in judged}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--temperature", type=float, default=1.0,
+                        help="T of the weights (-log U)^T, > 0 (default: %(default)s, Rubin's Bayesian bootstrap)")
+    parser.add_argument("--scale", type=float, default=None, help="as as_if_larger.py's --scale (> 1)")
+    args, rest = parser.parse_known_args(argv)
+    if not (math.isfinite(args.temperature) and args.temperature > 0):
+        parser.error(f"--temperature must be a finite number above 0; got {args.temperature}")
+    if args.scale is not None:
+        if not (math.isfinite(args.scale) and args.scale > 1):
+            parser.error(f"--scale must be a finite number above 1; got {args.scale}")
+        as_if_larger.scale_thresholds(args.scale)
+    if any(a in ("--compare", "--tables") for a in rest):
+        parser.error("query_bootstrap.py fits; compare or tabulate its --out files with data_shapes.py")
+    with bootstrapped_queries(args.temperature):
+        data_shapes.main(rest, make_systems=lambda judged, **params: systems(judged, args.temperature, **params))
+
+
+if __name__ == "__main__":
+    main()
