@@ -33,14 +33,22 @@ def scale_thresholds(scale: float) -> None:
         setattr(module, name, getattr(module, name) / scale)
 
 
+def apply_scale(parser: argparse.ArgumentParser, scale: float | None) -> None:
+    """:func:`scale_thresholds` by a ``--scale`` option's value (None: none given), refused through ``parser``
+    unless a finite number above 1 (the wrappers that take ``--scale`` too share this)."""
+    if scale is None:
+        return
+    if not (math.isfinite(scale) and scale > 1):
+        parser.error(f"--scale must be a finite number above 1; got {scale}")
+    scale_thresholds(scale)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, required=True, help="treat each training set as this many times "
                         "its size (> 1)")
     args, rest = parser.parse_known_args()
-    if not (math.isfinite(args.scale) and args.scale > 1):
-        parser.error(f"--scale must be a finite number above 1; got {args.scale}")
-    scale_thresholds(args.scale)
+    apply_scale(parser, args.scale)
     sys.argv = ["data_shapes.py", *rest]
     runpy.run_path(str(Path(__file__).with_name("data_shapes.py")), run_name="__main__")
 

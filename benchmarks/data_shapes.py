@@ -376,6 +376,13 @@ def parse_set(parser, items) -> dict:
     return params
 
 
+def refuse_tabulating(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """Refuse, through the fitting wrapper's ``parser`` (``mixed_weights.py``, ``query_bootstrap.py``), ``--tables``
+    and ``--compare`` in the ``argv`` it passes on to :func:`main`: those read ``--out`` files and fit nothing."""
+    if any(a in ("--compare", "--tables") for a in argv):
+        parser.error(f"{parser.prog} fits; compare or tabulate its --out files with data_shapes.py")
+
+
 def main(argv: list[str] | None = None, make_systems=systems) -> None:
     """Run the command line ``argv``; ``make_systems(judged, **params)`` gives the systems to fit (default
     :func:`systems`; ``mixed_weights.py`` passes its own)."""

@@ -19,7 +19,6 @@ judged metric's table against its half and half; BENCHMARKS.md, "Stop 118")::
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -97,19 +96,15 @@ def systems(judged, weights=WEIGHTS, **params) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--weights", type=float, nargs="+", default=list(WEIGHTS), metavar="W",
                         help="weights on the symmetric kind, each in [0, 1] (default: %(default)s)")
     parser.add_argument("--scale", type=float, default=None, help="as as_if_larger.py's --scale (> 1)")
     args, rest = parser.parse_known_args(argv)
     if not all(0 <= w <= 1 for w in args.weights) or len(set(args.weights)) != len(args.weights):
         parser.error(f"--weights must be distinct numbers in [0, 1]; got {args.weights}")
-    if args.scale is not None:
-        if not (math.isfinite(args.scale) and args.scale > 1):
-            parser.error(f"--scale must be a finite number above 1; got {args.scale}")
-        as_if_larger.scale_thresholds(args.scale)
-    if any(a in ("--compare", "--tables") for a in rest):
-        parser.error("mixed_weights.py fits; compare or tabulate its --out files with data_shapes.py")
+    as_if_larger.apply_scale(parser, args.scale)
+    data_shapes.refuse_tabulating(parser, rest)
     data_shapes.main(rest, make_systems=lambda judged, **params: systems(judged, args.weights, **params))
 
 

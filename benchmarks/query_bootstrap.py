@@ -69,19 +69,15 @@ def systems(judged, temperature: float, **params) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--temperature", type=float, default=1.0,
                         help="T of the weights (-log U)^T, > 0 (default: %(default)s, Rubin's Bayesian bootstrap)")
     parser.add_argument("--scale", type=float, default=None, help="as as_if_larger.py's --scale (> 1)")
     args, rest = parser.parse_known_args(argv)
     if not (math.isfinite(args.temperature) and args.temperature > 0):
         parser.error(f"--temperature must be a finite number above 0; got {args.temperature}")
-    if args.scale is not None:
-        if not (math.isfinite(args.scale) and args.scale > 1):
-            parser.error(f"--scale must be a finite number above 1; got {args.scale}")
-        as_if_larger.scale_thresholds(args.scale)
-    if any(a in ("--compare", "--tables") for a in rest):
-        parser.error("query_bootstrap.py fits; compare or tabulate its --out files with data_shapes.py")
+    as_if_larger.apply_scale(parser, args.scale)
+    data_shapes.refuse_tabulating(parser, rest)
     with bootstrapped_queries(args.temperature):
         data_shapes.main(rest, make_systems=lambda judged, **params: systems(judged, args.temperature, **params))
 
