@@ -385,7 +385,7 @@ def refuse_tabulating(parser: argparse.ArgumentParser, argv: list[str]) -> None:
 
 def main(argv: list[str] | None = None, make_systems=systems) -> None:
     """Run the command line ``argv``; ``make_systems(judged, **params)`` gives the systems to fit (default
-    :func:`systems`; ``mixed_weights.py`` passes its own)."""
+    :func:`systems`; ``mixed_weights.py`` and ``query_bootstrap.py`` pass their own)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shape", choices=sorted([*SHAPES, *REAL]))
     parser.add_argument("--noise", type=float, help="make_ltr's noise")

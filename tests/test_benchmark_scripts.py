@@ -227,7 +227,7 @@ def test_query_bootstrap_weighs_each_querys_gradient_and_hessian_by_one_draw(mon
         got_grad, got_hess = bound()(raw)
     np.testing.assert_allclose(got_grad, grad * per_row, rtol=1e-12)
     np.testing.assert_allclose(got_hess, hess * per_row, rtol=1e-12)
-    assert len(set(np.round(weights, 12))) == 4  # one weight a query, not one for all
+    assert len(set(np.round(weights, 12))) == 4  # the draws differ: one weight for all rows fails the checks above
     again_grad, _ = bound()(raw)  # the plain objective again once the block is left
     np.testing.assert_allclose(again_grad, grad, rtol=1e-12)
 

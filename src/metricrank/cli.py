@@ -26,9 +26,9 @@ import numpy as np
 from ._cli_analyze import add_parsers as add_analyze_parsers
 from ._cli_data import add_weights_options
 from ._cli_help import HelpFormatter
-from ._cli_types import integer_from
 from ._cli_train import add_parsers as add_train_parsers
 from ._cli_tune import add_parsers as add_tune_parsers
+from ._cli_types import integer_from
 from ._io import (DATA_FILE_OPTIONS, atomic_write, input_file_problem, is_stdout, json_line, open_read,
                   refuse_lone_carriage_return, refuse_overwriting)
 
