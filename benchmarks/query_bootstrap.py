@@ -7,10 +7,12 @@ included) draws a weight ``(-log U)^T`` per training query from the objective's 
 permutations (``U`` uniform; ``T`` = ``--temperature``, CatBoost's ``bagging_temperature``; 1 is Rubin's Bayesian
 bootstrap), and multiplies the query's gradients and hessians by it. Nothing else changes. The systems are
 ``"LambdaMART(M) qb=T"``, the default ``LambdaMART(M)`` fitted so; compare them with the default's runs by
-``data_shapes.py --tables DEFAULT.json+OUT.json --against "LambdaMART({M})"``.
+``data_shapes.py --tables DEFAULT.json+OUT.json --against "LambdaMART({M})"``. With ``--per-model`` each of the
+models trained side by side keeps one weight per query for its whole fit instead (bagging of boosted models;
+systems ``"LambdaMART(M) qbm=T"``).
 
-Usage: ``query_bootstrap.py [--temperature T] [--scale K]`` followed by ``data_shapes.py``'s fitting arguments
-(``--scale`` as ``as_if_larger.py``'s)::
+Usage: ``query_bootstrap.py [--temperature T] [--per-model] [--scale K]`` followed by ``data_shapes.py``'s fitting
+arguments (``--scale`` as ``as_if_larger.py``'s)::
 
     .venv/bin/python benchmarks/query_bootstrap.py --scale 4.4 --shape mq2008 --seeds 1 6 --judged MAP --out qb.json
 """
@@ -29,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import as_if_larger  # noqa: E402
 import data_shapes  # noqa: E402
 
+from metricrank.learners.gbranker import _ModelGradients  # noqa: E402
 from metricrank.objectives.yetirank import BoundYetiRank  # noqa: E402
 
 
@@ -59,13 +62,40 @@ def bootstrapped_queries(temperature: float):
         BoundYetiRank.__call__ = plain
 
 
-def systems(judged, temperature: float, **params) -> dict:
-    """``{"LambdaMART(M) qb=T": ((M,), fit)}``: ``data_shapes.systems``' LambdaMART(M), renamed (the reweighting is
-    :func:`bootstrapped_queries`', around the whole run); ``params`` are LambdaMART's (``--set``)."""
+@contextlib.contextmanager
+def bootstrapped_models(temperature: float):
+    """Within the block each of the models trained side by side (``n_models`` > 1, the default's four a kind) keeps
+    one weight of :func:`query_weights` per query for its whole fit, drawn at its first tree from the bound
+    objective's generator after that call's permutations: each model trains on its own Bayesian bootstrap of the
+    queries (bagging of boosted models), where :func:`bootstrapped_queries` draws anew at every tree."""
+    plain = _ModelGradients.__call__
+
+    def weighted(self, raw):
+        grad, hess = plain(self, raw)  # fresh arrays, one column per model
+        if getattr(self, "query_weights", None) is None:
+            sizes = np.diff(self.bound.group_ptr)
+            drawn = query_weights(self.bound.rng, sizes.size * raw.shape[1], temperature)
+            self.query_weights = np.repeat(drawn.reshape(sizes.size, raw.shape[1]), sizes, axis=0)
+        grad *= self.query_weights
+        hess *= self.query_weights
+        return grad, hess
+
+    _ModelGradients.__call__ = weighted
+    try:
+        yield
+    finally:
+        _ModelGradients.__call__ = plain
+
+
+def systems(judged, temperature: float, per_model: bool = False, **params) -> dict:
+    """``{"LambdaMART(M) qb=T": ((M,), fit)}`` (``qbm=T`` with ``per_model``): ``data_shapes.systems``' LambdaMART(M),
+    renamed (the reweighting is :func:`bootstrapped_queries`' or :func:`bootstrapped_models`', around the whole run);
+    ``params`` are LambdaMART's (``--set``)."""
     if params.pop("cb_params", None):
         raise SystemExit("query_bootstrap.py fits no CatBoost anchor: drop the cb. settings")
     made = data_shapes.systems(judged, **params)
-    return {f"LambdaMART({m}) qb={temperature:g}": made[f"LambdaMART({m})"] for m in judged}
+    tag = "qbm" if per_model else "qb"
+    return {f"LambdaMART({m}) {tag}={temperature:g}": made[f"LambdaMART({m})"] for m in judged}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -73,13 +103,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--temperature", type=float, default=1.0,
                         help="T of the weights (-log U)^T, > 0 (default: %(default)s, Rubin's Bayesian bootstrap)")
     parser.add_argument("--scale", type=float, default=None, help="as as_if_larger.py's --scale (> 1)")
+    parser.add_argument("--per-model", action="store_true",
+                        help="one weight per query and model for the model's whole fit (systems 'qbm=T'), not anew at "
+                             "every tree")
     args, rest = parser.parse_known_args(argv)
     if not (math.isfinite(args.temperature) and args.temperature > 0):
         parser.error(f"--temperature must be a finite number above 0; got {args.temperature}")
     as_if_larger.apply_scale(parser, args.scale)
     data_shapes.refuse_tabulating(parser, rest)
-    with bootstrapped_queries(args.temperature):
-        data_shapes.main(rest, make_systems=lambda judged, **params: systems(judged, args.temperature, **params))
+    reweighting = bootstrapped_models if args.per_model else bootstrapped_queries
+    with reweighting(args.temperature):
+        data_shapes.main(rest, make_systems=lambda judged, **params: systems(judged, args.temperature, args.per_model,
+                                                                             **params))
 
 
 if __name__ == "__main__":

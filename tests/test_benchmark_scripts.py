@@ -232,6 +232,33 @@ def test_query_bootstrap_weighs_each_querys_gradient_and_hessian_by_one_draw(mon
     np.testing.assert_allclose(again_grad, grad, rtol=1e-12)
 
 
+def test_query_bootstrap_per_model_keeps_each_models_draw_for_its_whole_fit(monkeypatch):
+    from metricrank.learners.gbranker import _ModelGradients
+    from metricrank.objectives import get_objective
+    from metricrank.objectives._base import as_training_data
+
+    probe = _query_bootstrap(monkeypatch)
+    rng = np.random.default_rng(1)
+    ptr = np.array([0, 5, 9, 16, 20])
+    y, raw = rng.integers(0, 3, 20).astype(float), rng.normal(size=(20, 2))  # two models side by side
+
+    def models():
+        return _ModelGradients(get_objective("YetiRank").bind(as_training_data(y, ptr), random_state=7))
+
+    # the oracle: the plain models' first call, then one weight per query and model from the generator, kept
+    plain = models()
+    first = [a.copy() for a in plain(raw)]
+    weights = (-np.log(plain.bound.rng.random(8))).reshape(4, 2)
+    per_row = np.repeat(weights, np.diff(ptr), axis=0)
+    second = [a.copy() for a in plain(raw + 0.1)]  # the generator's next state: as after the weighted first call
+    with probe["bootstrapped_models"](1.0):
+        bagged = models()
+        for expected, got in zip((first, second), (bagged(raw), bagged(raw + 0.1))):
+            np.testing.assert_allclose(got[0], expected[0] * per_row, rtol=1e-12)  # the same weights at every tree
+            np.testing.assert_allclose(got[1], expected[1] * per_row, rtol=1e-12)
+    assert not np.allclose(weights[:, 0], weights[:, 1])  # each model its own draw
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--temperature", "0"], "--temperature must be a finite number above 0; got 0.0"),
     (["--temperature", "nan"], "--temperature must be a finite number above 0; got nan"),
@@ -249,6 +276,7 @@ def test_query_bootstrap_names_its_systems_and_fits_no_anchor(monkeypatch):
     probe = _query_bootstrap(monkeypatch)
     made = probe["systems"](["MAP", "MAUC"], 1.0)
     assert list(made) == ["LambdaMART(MAP) qb=1", "LambdaMART(MAUC) qb=1"]
+    assert list(probe["systems"](["MAP"], 0.5, per_model=True)) == ["LambdaMART(MAP) qbm=0.5"]
     assert made["LambdaMART(MAP) qb=1"][0] == ("MAP",)
     with pytest.raises(SystemExit, match="fits no CatBoost anchor"):
         probe["systems"](["MAP"], 1.0, cb_params={"depth": 8})
