@@ -30,12 +30,17 @@ def test_benchmark_script_loads(path, monkeypatch):
     runpy.run_path(str(path), run_name="loaded_by_test")  # the bench extra's packages are imported inside functions
 
 
+def _loaded(monkeypatch, name: str) -> dict:
+    """The names of benchmarks/``name``, loaded as when run (the scripts import each other), without running it."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    return runpy.run_path(str(BENCHMARKS / name), run_name="loaded_by_test")
+
+
 def test_data_shapes_train_fraction_keeps_a_seeded_share_of_the_training_queries(monkeypatch):
     from metricrank import make_ltr
     from metricrank.experiments import quality as q
 
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    shapes = _loaded(monkeypatch, "data_shapes.py")
     data = make_ltr(40, docs_per_query=(3, 9), n_features=6, random_state=0)
     split = q.Split("drawn", 1, data, data.subset_queries([0, 1]), data.subset_queries([2]))
     kept = shapes["with_train_fraction"](split, 0.25, (1, 0))
@@ -58,8 +63,7 @@ def test_data_shapes_binary_training_labels_keep_what_map_and_mrr_read(monkeypat
     from metricrank import evaluate, make_ltr
     from metricrank.experiments import quality as q
 
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    shapes = _loaded(monkeypatch, "data_shapes.py")
     data = make_ltr(30, docs_per_query=(3, 9), n_features=6, n_labels=4, random_state=0)
     split = q.Split("drawn", 1, data, data.subset_queries([0, 1]), data.subset_queries([2]))
     binary = shapes["with_binary_training_labels"](split)
@@ -79,8 +83,7 @@ def test_data_shapes_makes_training_labels_binary_before_dropping_queries_of_one
     from metricrank import RankingDataset
     from metricrank.experiments import quality as q
 
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    shapes = _loaded(monkeypatch, "data_shapes.py")
     # three queries: labels {1, 2} (one relevance), {0, 2} and {0, 0}
     train = RankingDataset(np.zeros((6, 1)), [1, 2, 0, 2, 0, 0], qid=[1, 1, 2, 2, 3, 3])
     split = q.Split("drawn", 1, train, train, train)
@@ -102,22 +105,16 @@ def test_data_shapes_makes_training_labels_binary_before_dropping_queries_of_one
     (["--random-state", "-1"], "--random-state must be >= 0; got -1"),
 ])
 def test_data_shapes_refuses_a_bad_fraction_before_fitting(monkeypatch, capsys, argv, message):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    shapes = _loaded(monkeypatch, "data_shapes.py")
     with pytest.raises(SystemExit):
         shapes["main"](["--shape", "ohsumed", "--noise", "3", *argv])
     assert message in capsys.readouterr().err
 
 
-def _mixed_weights(monkeypatch) -> dict:
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    return runpy.run_path(str(BENCHMARKS / "mixed_weights.py"), run_name="loaded_by_test")
-
-
 def test_mixed_weights_reads_each_kind_as_its_fit_alone_scores(monkeypatch):
     from metricrank import LambdaMART, make_ltr
 
-    probe = _mixed_weights(monkeypatch)
+    probe = _loaded(monkeypatch, "mixed_weights.py")
     data = make_ltr(40, docs_per_query=(10, 30), n_features=8, relevance="nonlinear", random_state=1)
     kw = dict(n_estimators=6, n_models=2, random_state=3, n_jobs=1)
     mixed = LambdaMART("MAP", grow_policy="mixed", **kw).fit(data)
@@ -137,7 +134,7 @@ def test_mixed_weights_refuses_a_split_where_the_default_grows_one_kind(monkeypa
     from metricrank import make_ltr
     from metricrank.experiments import quality as q
 
-    probe = _mixed_weights(monkeypatch)
+    probe = _loaded(monkeypatch, "mixed_weights.py")
     data = make_ltr(20, docs_per_query=(5, 10), n_features=6, random_state=0)
     split = q.Split("drawn", 1, data, data, data)
     fit = probe["systems"](["MAP"], (0.5,))["LambdaMART(MAP) w=0.5"][1]
@@ -149,7 +146,7 @@ def test_mixed_weights_fits_each_split_once_and_scores_its_own_fit(monkeypatch):
     from metricrank import LambdaMART, make_ltr
     from metricrank.experiments import quality as q
 
-    probe = _mixed_weights(monkeypatch)
+    probe = _loaded(monkeypatch, "mixed_weights.py")
     splits = []
     for seed in (1, 2):
         data = make_ltr(30, docs_per_query=(10, 20), n_features=8, relevance="nonlinear", random_state=seed)
@@ -172,24 +169,10 @@ def test_mixed_weights_fits_each_split_once_and_scores_its_own_fit(monkeypatch):
     assert len(fits) == 2 + 2  # one fit per split (and the two oracles)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--weights", "0.5", "1.5"], "--weights must be distinct numbers in [0, 1]"),
-    (["--weights", "0.5", "0.5"], "--weights must be distinct numbers in [0, 1]"),
-    (["--scale", "1"], "--scale must be a finite number above 1; got 1.0"),
-    (["--tables", "a.json"], "compare or tabulate its --out files with data_shapes.py"),
-])
-def test_mixed_weights_refuses_bad_options_before_fitting(monkeypatch, capsys, argv, message):
-    probe = _mixed_weights(monkeypatch)
-    with pytest.raises(SystemExit):
-        probe["main"](["--shape", "ohsumed", "--noise", "3", *argv])
-    assert message in capsys.readouterr().err
-
-
 def test_data_shapes_against_names_each_tables_metric(monkeypatch, tmp_path, capsys):
     import json
 
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    shapes = runpy.run_path(str(BENCHMARKS / "data_shapes.py"), run_name="loaded_by_test")
+    shapes = _loaded(monkeypatch, "data_shapes.py")
     runs = {f"LambdaMART({m}) w={w}": {m: [base + w / 10, base, base + 0.3]}
             for m, base in (("MAP", 0.4), ("MRR", 0.5)) for w in (0.5, 1)}
     (tmp_path / "w.json").write_text(json.dumps(runs))
@@ -201,16 +184,11 @@ def test_data_shapes_against_names_each_tables_metric(monkeypatch, tmp_path, cap
         assert f"| LambdaMART({m}) w=1 | {base + 0.4 / 3:.4f} | +{0.5 / 10 / 3:.4f} |" in out
 
 
-def _query_bootstrap(monkeypatch) -> dict:
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    return runpy.run_path(str(BENCHMARKS / "query_bootstrap.py"), run_name="loaded_by_test")
-
-
 def test_query_bootstrap_weighs_each_querys_gradient_and_hessian_by_one_draw(monkeypatch):
     from metricrank.objectives import get_objective
     from metricrank.objectives._base import as_training_data
 
-    probe = _query_bootstrap(monkeypatch)
+    probe = _loaded(monkeypatch, "query_bootstrap.py")
     rng = np.random.default_rng(0)
     ptr = np.array([0, 5, 9, 16, 20])
     y, raw = rng.integers(0, 3, 20).astype(float), rng.normal(size=20)
@@ -237,7 +215,7 @@ def test_query_bootstrap_per_model_keeps_each_models_draw_for_its_whole_fit(monk
     from metricrank.objectives import get_objective
     from metricrank.objectives._base import as_training_data
 
-    probe = _query_bootstrap(monkeypatch)
+    probe = _loaded(monkeypatch, "query_bootstrap.py")
     rng = np.random.default_rng(1)
     ptr = np.array([0, 5, 9, 16, 20])
     y, raw = rng.integers(0, 3, 20).astype(float), rng.normal(size=(20, 2))  # two models side by side
@@ -259,21 +237,25 @@ def test_query_bootstrap_per_model_keeps_each_models_draw_for_its_whole_fit(monk
     assert not np.allclose(weights[:, 0], weights[:, 1])  # each model its own draw
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--temperature", "0"], "--temperature must be a finite number above 0; got 0.0"),
-    (["--temperature", "nan"], "--temperature must be a finite number above 0; got nan"),
-    (["--scale", "0.5"], "--scale must be a finite number above 1; got 0.5"),
-    (["--compare", "a.json", "b.json"], "compare or tabulate its --out files with data_shapes.py"),
+@pytest.mark.parametrize("script, argv, message", [
+    ("mixed_weights.py", ["--weights", "0.5", "1.5"], "--weights must be distinct numbers in [0, 1]"),
+    ("mixed_weights.py", ["--weights", "0.5", "0.5"], "--weights must be distinct numbers in [0, 1]"),
+    ("mixed_weights.py", ["--scale", "1"], "--scale must be a finite number above 1; got 1.0"),
+    ("mixed_weights.py", ["--tables", "a.json"], "mixed_weights.py fits; compare or tabulate its --out files"),
+    ("query_bootstrap.py", ["--temperature", "0"], "--temperature must be a finite number above 0; got 0.0"),
+    ("query_bootstrap.py", ["--temperature", "nan"], "--temperature must be a finite number above 0; got nan"),
+    ("query_bootstrap.py", ["--scale", "0.5"], "--scale must be a finite number above 1; got 0.5"),
+    ("query_bootstrap.py", ["--compare", "a.json", "b.json"], "query_bootstrap.py fits; compare or tabulate"),
 ])
-def test_query_bootstrap_refuses_bad_options_before_fitting(monkeypatch, capsys, argv, message):
-    probe = _query_bootstrap(monkeypatch)
+def test_fitting_wrappers_refuse_bad_options_before_fitting(monkeypatch, capsys, script, argv, message):
+    probe = _loaded(monkeypatch, script)
     with pytest.raises(SystemExit):
         probe["main"](["--shape", "ohsumed", "--noise", "3", *argv])
     assert message in capsys.readouterr().err
 
 
 def test_query_bootstrap_names_its_systems_and_fits_no_anchor(monkeypatch):
-    probe = _query_bootstrap(monkeypatch)
+    probe = _loaded(monkeypatch, "query_bootstrap.py")
     made = probe["systems"](["MAP", "MAUC"], 1.0)
     assert list(made) == ["LambdaMART(MAP) qb=1", "LambdaMART(MAUC) qb=1"]
     assert list(probe["systems"](["MAP"], 0.5, per_model=True)) == ["LambdaMART(MAP) qbm=0.5"]
