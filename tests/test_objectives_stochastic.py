@@ -20,12 +20,12 @@ from __future__ import annotations
 import itertools
 import math
 
-import numba
 import numpy as np
 import pytest
 from scipy import integrate
 
 from metricrank import evaluate
+from metricrank.learners._boosting import numba_threads
 from metricrank.objectives._base import as_training_data
 from metricrank.objectives.registry import get_objective
 from metricrank.objectives.stochastic_filter import StochasticFilter
@@ -118,13 +118,10 @@ def test_filter_weights_and_determinism():
     factor = w * np.repeat(gw, 4)
     np.testing.assert_allclose(g4, g1 * factor)
     np.testing.assert_allclose(h4, factor)
-    old = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        g5, _ = sfilter().gradient_hessian(y, a, ptr, random_state=4)
-    finally:
-        numba.set_num_threads(old)
-    np.testing.assert_array_equal(g5, g1)
+    for threads in (1, -1):  # one thread and every core, whatever the caller's default (one in a test worker)
+        with numba_threads(threads):
+            g5, _ = sfilter().gradient_hessian(y, a, ptr, random_state=4)
+        np.testing.assert_array_equal(g5, g1)
 
 
 # --- StochasticRank ---------------------------------------------------------------------------
@@ -233,13 +230,10 @@ def test_rank_degenerate_queries_and_determinism():
     np.testing.assert_array_equal(g, g2)
     g3, _ = obj.gradient_hessian(y, a, ptr, random_state=10)
     assert not np.array_equal(g, g3)
-    old = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        g4, _ = obj.gradient_hessian(y, a, ptr, random_state=9)
-    finally:
-        numba.set_num_threads(old)
-    np.testing.assert_array_equal(g, g4)
+    for threads in (1, -1):  # one thread and every core, whatever the caller's default (one in a test worker)
+        with numba_threads(threads):
+            g4, _ = obj.gradient_hessian(y, a, ptr, random_state=9)
+        np.testing.assert_array_equal(g, g4)
 
 
 def test_rank_unsupported_metric_names_valid_ones():

@@ -14,11 +14,11 @@ from __future__ import annotations
 import itertools
 import math
 
-import numba
 import numpy as np
 import pytest
 from scipy import integrate
 
+from metricrank.learners._boosting import numba_threads
 from metricrank.objectives._base import as_training_data
 from metricrank.objectives.registry import get_objective
 from metricrank.objectives.yetirank import YETIRANK_PAIR_SCALE, YetiRank, YetiRankPairwise
@@ -200,14 +200,11 @@ def test_deterministic_given_seed_and_independent_of_threads():
     assert not np.array_equal(g1, g3)
     g4, _, _ = run(42, calls=2)  # the second call (tree) draws new permutations
     assert not np.array_equal(g1, g4)
-    old = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        g5, h5, _ = run(42)
-    finally:
-        numba.set_num_threads(old)
-    np.testing.assert_array_equal(g1, g5)
-    np.testing.assert_array_equal(h1, h5)
+    for threads in (1, -1):  # one thread and every core, whatever the caller's default (one in a test worker)
+        with numba_threads(threads):
+            g5, h5, _ = run(42)
+        np.testing.assert_array_equal(g1, g5)
+        np.testing.assert_array_equal(h1, h5)
 
 
 def test_degenerate_queries():
