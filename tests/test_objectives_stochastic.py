@@ -118,7 +118,7 @@ def test_filter_weights_and_determinism():
     factor = w * np.repeat(gw, 4)
     np.testing.assert_allclose(g4, g1 * factor)
     np.testing.assert_allclose(h4, factor)
-    for threads in (1, -1):  # one thread and every core, whatever the caller's default (one in a test worker)
+    for threads in (1, -1):  # one thread and every core, whatever the caller's default
         with numba_threads(threads):
             g5, _ = sfilter().gradient_hessian(y, a, ptr, random_state=4)
         np.testing.assert_array_equal(g5, g1)
@@ -230,7 +230,7 @@ def test_rank_degenerate_queries_and_determinism():
     np.testing.assert_array_equal(g, g2)
     g3, _ = obj.gradient_hessian(y, a, ptr, random_state=10)
     assert not np.array_equal(g, g3)
-    for threads in (1, -1):  # one thread and every core, whatever the caller's default (one in a test worker)
+    for threads in (1, -1):  # one thread and every core, whatever the caller's default
         with numba_threads(threads):
             g4, _ = obj.gradient_hessian(y, a, ptr, random_state=9)
         np.testing.assert_array_equal(g, g4)

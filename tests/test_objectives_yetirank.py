@@ -200,7 +200,7 @@ def test_deterministic_given_seed_and_independent_of_threads():
     assert not np.array_equal(g1, g3)
     g4, _, _ = run(42, calls=2)  # the second call (tree) draws new permutations
     assert not np.array_equal(g1, g4)
-    for threads in (1, -1):  # one thread and every core, whatever the caller's default (one in a test worker)
+    for threads in (1, -1):  # one thread and every core, whatever the caller's default
         with numba_threads(threads):
             g5, h5, _ = run(42)
         np.testing.assert_array_equal(g1, g5)
