@@ -17,7 +17,8 @@ alternately, and taking medians:
 
 ``--data`` names the training sets (default: ``mq2008 mq2007``; ``synthetic-50k`` is the quality suite's first
 50k split, 52,202 documents in queries of 20-180, whose default fit takes minutes; ``gov`` the first draw of the
-``gov`` shape, queries of 500-1,000). ``--calls-only`` times the gradient calls and skips the fits.
+``gov`` shape, queries of 500-1,000). ``--calls-only`` times the gradient calls and skips the fits. ``--parts``
+also times a call's three parts alike: the uniforms drawn, the pair generator and the PairLogit pass.
 
 ``--permutations K`` times ``YetiRank:permutations=K`` and trains ``LambdaMART(target=...)`` on it instead of
 CatBoost's default 10. ``--models K`` fits ``n_models=K`` instead of the default ``"auto"`` (on the draw two
@@ -73,6 +74,28 @@ def seconds(f) -> float:
     return time.perf_counter() - start
 
 
+def per_call(f) -> float:
+    """Seconds per call of ``f``: the median of 7 batches of 50 calls (one call lasts a few ms, which a shared
+    machine's jitter would drown)."""
+    return float(np.median([seconds(lambda: [f() for _ in range(50)]) for _ in range(7)])) / 50
+
+
+def call_parts(bound, raw) -> str:
+    """The time of each part of a call of the bound classic YetiRank on ``raw``, as ``part ms, ...``."""
+    from metricrank.objectives import yetirank as kernels
+
+    b = bound
+    parts = {
+        "uniforms": lambda: b.rng.random(out=b._uniforms),
+        "pair generator": lambda: kernels._generate(raw, b.y, b.group_ptr, b._uniforms, b.decay,
+                                                    kernels.YETIRANK_PAIR_SCALE, b.slot_ptr, b._keys, b._weights,
+                                                    b._counts, numba.get_num_threads()),
+        "PairLogit pass": lambda: kernels._pairlogit(raw, b.group_ptr, b.slot_ptr, b._keys, b._weights, b._counts,
+                                                     b.group_factor, b._grad, b._hess),
+    }
+    return ", ".join(f"{name} {per_call(f) * 1e3:.2f} ms" for name, f in parts.items())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--permutations", type=int, default=10, help="YetiRank's permutations (default: 10)")
@@ -81,6 +104,7 @@ def main() -> None:
     parser.add_argument("--data", nargs="+", choices=sorted(DATA), default=["mq2008", "mq2007"],
                         help="training sets (default: mq2008 mq2007)")
     parser.add_argument("--calls-only", action="store_true", help="time the gradient calls only, not the fits")
+    parser.add_argument("--parts", action="store_true", help="also time each part of a gradient call")
     args = parser.parse_args()
     if args.permutations < 1:
         parser.error(f"--permutations must be >= 1; got {args.permutations}")
@@ -119,10 +143,10 @@ def main() -> None:
         bound = get_objective(spec).bind(as_training_data(data.y, data.group_ptr), 0)
         raw = np.random.default_rng(0).normal(size=data.n_docs)
         bound(raw)  # compile
-        # batches of 50 calls: one call lasts a few ms, which a shared machine's jitter would drown
-        call = np.median([seconds(lambda: [bound(raw) for _ in range(50)]) for _ in range(7)]) / 50
+        call = per_call(lambda: bound(raw))
+        parts = f" ({call_parts(bound, raw)})" if args.parts else ""
         if args.calls_only:
-            print(f"{label} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms", flush=True)
+            print(f"{label} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms{parts}", flush=True)
             continue
         fitted_model = model()
         ours = seconds(lambda: fitted_model.fit(data))
@@ -130,7 +154,7 @@ def main() -> None:
                          .fit(data.X, data.y, group=np.diff(data.group_ptr)))
         fitted = f"LambdaMART(target={spec})" if target else "default LambdaMART"
         fitted += f", {fitted_model.n_models_} model(s)"
-        print(f"{label} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms; {fitted} fit "
+        print(f"{label} ({data.n_docs} documents): {spec} call {call * 1e3:.2f} ms{parts}; {fitted} fit "
               f"{ours:.1f} s, LightGBM lambdarank {anchor:.1f} s, ratio {ours / anchor:.2f}", flush=True)
 
 
