@@ -162,10 +162,10 @@ def command_files(given, tmp_path_factory):
 def run_apart(argv: list[str], cwd: Path) -> tuple[int, str]:
     """Run ``metricrank *argv`` in a fresh process with numba at one thread: ``(exit code, stderr)``.
 
-    A test worker's passive OpenMP policy (conftest.py) makes a search's many small parallel regions
-    wake numba's sleeping pool thread each time; a search on the README's small files took three to
-    four times as long in a worker as from a shell (BENCHMARKS.md, "Stop 120"). Only a new process
-    reads ``NUMBA_NUM_THREADS``.
+    Under a test worker's passive OpenMP policy (conftest.py) a search on the README's small files took
+    three to four times as long in a worker as from a shell, likely from waking numba's sleeping pool
+    thread at each of its many small parallel regions; ``NUMBA_NUM_THREADS=1`` took that away, where
+    ``numba.set_num_threads(1)`` did not (BENCHMARKS.md, "Stop 120"). Only a new process reads it.
     """
     env = dict(os.environ, NUMBA_NUM_THREADS="1")
     done = subprocess.run([sys.executable, "-m", "metricrank", *argv], cwd=cwd, env=env, capture_output=True, text=True)
