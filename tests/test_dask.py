@@ -228,7 +228,7 @@ def test_label_and_weight_errors_name_the_row_of_their_partition_and_zero_weight
     bad = cut + 7  # row 7 of partition 1
     labels = train.y.copy()
     labels[bad] = -2
-    with pytest.raises(ValueError, match=r"needs graded labels >= 0; got -2 \(first at row 7 of partition 1\)"):
+    with pytest.raises(ValueError, match=r"needs graded labels >= 0; row 7 of partition 1 has label -2"):
         DaskLambdaMART("NDCG:top=5", n_estimators=2).fit(X, labels, qid=train.qid)
     weight = np.ones(train.n_docs)
     weight[bad] = -1

@@ -63,6 +63,25 @@ def test_swap_delta_equals_brute_force_graded(spec):
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12, err_msg=f"{spec} labels {lab}")
 
 
+@pytest.mark.parametrize("spec", ["DCG:top=4", "DCG:type=Exp", "DCG:type=Exp;denominator=Position"])
+def test_dcg_takes_negative_labels_as_evaluate_does(spec):
+    # DCG is unnormalised, so a negative gain (l, or 2^l - 1) is as good a gain as any: the swap delta is
+    # evaluate's difference, and the λ-gradients are the reference's, labels -2..1
+    rng = np.random.default_rng(zlib.crc32(spec.encode()) + 2)
+    for lab in random_lists(rng, np.array([-2.0, -1.0, -1.0, 0.0, 0.5, 1.0]), 12):
+        np.testing.assert_allclose(swap_delta_matrix(spec, lab), brute_force_deltas(spec, lab),
+                                   rtol=1e-10, atol=1e-12, err_msg=f"{spec} labels {lab}")
+    y, s, ptr, _ = random_queries(7, tie_scores=False)
+    y = y - 2.0
+    grad, hess = LambdaObjective(spec, norm=False).gradient_hessian(y, s, ptr)
+    ref_g, ref_h = reference_lambdas(spec, y, s, ptr, sigma=1.0, truncation=10**9, norm=False,
+                                     weights=np.ones_like(y), group_weights=np.ones(len(ptr) - 1),
+                                     ties="stable")
+    assert np.any(grad != 0)
+    np.testing.assert_allclose(grad, ref_g, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(hess, ref_h, rtol=1e-10, atol=1e-13)
+
+
 @pytest.mark.parametrize("spec", BINARY)
 def test_swap_delta_equals_brute_force_binary(spec):
     rng = np.random.default_rng(zlib.crc32(spec.encode()) + 1)
@@ -264,8 +283,8 @@ def test_every_listed_target_resolves():
 
 def test_label_domain_errors_name_the_target():
     obj = LambdaObjective("NDCG")
-    with pytest.raises(ValueError, match="NDCG needs graded labels >= 0"):
-        obj.gradient_hessian(np.array([1.0, -1.0]), np.zeros(2), np.array([0, 2]))
+    with pytest.raises(ValueError, match="NDCG needs graded labels >= 0; row 2 has label -0.5$"):
+        obj.gradient_hessian(np.array([1.0, 0.0, -0.5, -3.0]), np.zeros(4), np.array([0, 4]))
     with pytest.raises(ValueError, match="MAUC needs integer relevance classes"):
         LambdaObjective("MAUC").gradient_hessian(np.array([1.5, 0.0]), np.zeros(2), np.array([0, 2]))
     with pytest.raises(ValueError, match=r"ERR:type=Probability needs labels \(probabilities\) in \[0, 1\]"):

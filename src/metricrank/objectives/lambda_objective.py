@@ -114,11 +114,12 @@ class LambdaTarget:
         """Raise ValueError (naming the target, as ``role``) if ``y`` is outside its label domain."""
         if not np.all(np.isfinite(y)):
             raise ValueError(f"{role} {self.spec}: labels must be finite")
-        if self.code in (sd.DCG, sd.MAUC) and np.any(y < 0):
-            raise ValueError(
-                f"{role} {self.spec} needs graded labels >= 0; got {float(y.min()):g} "
-                f"(first at row {int(np.argmax(y < 0))})"
-            )
+        # NDCG's ideal DCG bounds it only for gains >= 0 (DCG itself, as evaluate, takes any label);
+        # MAUC's labels are classes
+        normalised = self.code == sd.DCG and self.params[3] > 0.5
+        if (normalised or self.code == sd.MAUC) and np.any(y < 0):
+            bad = int(np.argmax(y < 0))
+            raise ValueError(f"{role} {self.spec} needs graded labels >= 0; row {bad} has label {y[bad]:g}")
         if self.metric is not None and self.metric.name == "QueryAUC" and np.any((y != 0) & (y != 1)):
             bad = int(np.argmax((y != 0) & (y != 1)))
             raise ValueError(f"{role} {self.spec} needs binary labels 0/1; row {bad} has label {y[bad]:g} "
