@@ -195,6 +195,10 @@ def test_label_and_query_columns_named_in_fit_eval_set_and_score(data):
     expected = evaluate(valid.label.to_numpy(), plain.predict(valid[features]), qid=valid.qid.to_numpy(),
                         metric="NDCG:top=5")
     assert named.score(valid[["label", "qid", *features]], "label", qid="qid") == pytest.approx(expected, rel=1e-12)
+    # the whole frame at predict: its label and query columns are named, and how to drop them
+    with pytest.raises(ValueError, match=r"missing none, unexpected \['label', 'qid'\]; drop them "
+                                         r"\(X\[model.feature_names_in_\] keeps the training columns\)"):
+        named.predict(train)
     with pytest.raises(ValueError, match=r"qid='query' is not a column of X; its columns are .*label, qid"):
         model().fit(train, "label", qid="query")
     with pytest.raises(ValueError, match="y='label' names a column, but X is a ndarray, not a DataFrame"):

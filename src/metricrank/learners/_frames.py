@@ -231,8 +231,9 @@ def apply_schema(X, schema: FeatureSchema, what: str = "X"):
             raise ValueError(f"{what} has the training columns in another order; reorder them as in training: "
                              f"{', '.join(expected)}")
         source = "training" if schema.names is not None else "fit's feature_name"
+        hint = "" if missing else "; drop them (X[model.feature_names_in_] keeps the training columns)"
         raise ValueError(f"{what} columns differ from {source}: missing {missing or 'none'}, "
-                         f"unexpected {extra or 'none'}")
+                         f"unexpected {extra or 'none'}{hint}")
     return _encode(frame, FeatureSchema(expected, schema.categorical, schema.categories), what)
 
 
