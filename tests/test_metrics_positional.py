@@ -349,6 +349,11 @@ def test_bad_pairs_are_rejected_by_evaluate():
         evaluate(y, s, qid=qid, metric="PairAccuracy", pairs=[[0, 2]])
     with pytest.raises(ValueError, match=r"joins rows of different queries \(queries at positions 0 and 1\)"):
         evaluate(y, s, group=[2, 2], metric="PairAccuracy", pairs=[[0, 2]])  # no ids: positions
+    from metricrank import RankingDataset
+
+    ds = RankingDataset(np.zeros((4, 1)), y, qid=[7, 7, 9, 9])
+    with pytest.raises(ValueError, match=r"pair 0 = \[1, 3\] joins rows of different queries \(query ids 7 and 9\)"):
+        evaluate(ds, s, metric="PairAccuracy", pairs=[[1, 3]])  # a data set's ids name its queries
     with pytest.raises(ValueError, match=r"pair 1 = \[2, 9\] has a row index outside 0..3"):
         evaluate(y, s, qid=qid, metric="PairAccuracy", pairs=[[0, 1], [2, 9]])
     with pytest.raises(ValueError, match="pair_weights must be >= 0"):

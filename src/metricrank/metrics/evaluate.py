@@ -135,10 +135,12 @@ def make_input(y_true, y_score, *, qid=None, group_ptr=None, group=None, weights
     >>> inp.group_ptr.tolist(), inp.y.tolist()
     ([0, 3, 5], [2.0, 0.0, 1.0, 1.0, 0.0])
     """
+    ids = qid  # each row's query id, to name a pair's two queries by
     if hasattr(y_true, "group_ptr") and hasattr(y_true, "y"):
         ds = y_true
         if qid is None and group_ptr is None and group is None:
             group_ptr = ds.group_ptr
+            ids = getattr(ds, "qid", None)
         weights = ds.weight if weights is None else weights
         group_weights = ds.group_weight if group_weights is None else group_weights
         if pairs is None and ds.pairs is not None:
@@ -154,7 +156,7 @@ def make_input(y_true, y_score, *, qid=None, group_ptr=None, group=None, weights
     nq = ptr.shape[0] - 1
     w = np.ones(n) if weights is None else _non_negative(_as_float_vector(weights, "weights", n), "weights")
     gw = np.ones(nq) if group_weights is None else _group_weights(group_weights, ptr)
-    pr, pw = (None, None) if pairs is None else _pairs(pairs, pair_weights, ptr, qid)
+    pr, pw = (None, None) if pairs is None else _pairs(pairs, pair_weights, ptr, ids)
     key = None if doc_ids is None else _tie_key(doc_ids, n)
     return MetricInput(y, score, ptr, w, gw, pr, pw, key, weights is not None, group_weights is not None)
 
