@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import as_if_larger  # noqa: E402
 import data_shapes  # noqa: E402
 
-from metricrank.learners.gbranker import _ModelGradients  # noqa: E402
+from metricrank.learners._boosting import ModelGradients  # noqa: E402
 from metricrank.objectives.yetirank import BoundYetiRank  # noqa: E402
 
 
@@ -68,7 +68,7 @@ def bootstrapped_models(temperature: float):
     one weight of :func:`query_weights` per query for its whole fit, drawn at its first tree from the bound
     objective's generator after that call's permutations: each model trains on its own Bayesian bootstrap of the
     queries (bagging of boosted models), where :func:`bootstrapped_queries` draws anew at every tree."""
-    plain = _ModelGradients.__call__
+    plain = ModelGradients.__call__
 
     def weighted(self, raw):
         grad, hess = plain(self, raw)  # fresh arrays, one column per model
@@ -80,11 +80,11 @@ def bootstrapped_models(temperature: float):
         hess *= self.query_weights
         return grad, hess
 
-    _ModelGradients.__call__ = weighted
+    ModelGradients.__call__ = weighted
     try:
         yield
     finally:
-        _ModelGradients.__call__ = plain
+        ModelGradients.__call__ = plain
 
 
 def systems(judged, temperature: float, per_model: bool = False, **params) -> dict:

@@ -211,7 +211,7 @@ def test_query_bootstrap_weighs_each_querys_gradient_and_hessian_by_one_draw(mon
 
 
 def test_query_bootstrap_per_model_keeps_each_models_draw_for_its_whole_fit(monkeypatch):
-    from metricrank.learners.gbranker import _ModelGradients
+    from metricrank.learners._boosting import ModelGradients
     from metricrank.objectives import get_objective
     from metricrank.objectives._base import as_training_data
 
@@ -221,7 +221,7 @@ def test_query_bootstrap_per_model_keeps_each_models_draw_for_its_whole_fit(monk
     y, raw = rng.integers(0, 3, 20).astype(float), rng.normal(size=(20, 2))  # two models side by side
 
     def models():
-        return _ModelGradients(get_objective("YetiRank").bind(as_training_data(y, ptr), random_state=7))
+        return ModelGradients(get_objective("YetiRank").bind(as_training_data(y, ptr), random_state=7))
 
     # the oracle: the plain models' first call, then one weight per query and model from the generator, kept
     plain = models()

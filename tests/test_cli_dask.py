@@ -38,6 +38,20 @@ def test_dask_local_one_worker_writes_the_model_normal_training_writes(files, ca
     np.testing.assert_array_equal(dask.predict(X), plain.predict(X))
 
 
+def test_dask_trains_models_side_by_side_as_one_machine_does(files, capsys):
+    # --models 2 on one worker: the two score columns of the normal fit, tree for tree (randomised thresholds
+    # make the two models differ)
+    assert _train(files, files / "m2_plain.json", "--models", "2") == 0
+    assert _train(files, files / "m2_dask.json", "--models", "2", "--dask", "local:1") == 0
+    capsys.readouterr()
+    plain, dask = LambdaMART.load(files / "m2_plain.json"), LambdaMART.load(files / "m2_dask.json")
+    assert dask.n_models_ == plain.n_models_ == 2 and dask.evals_result_ == plain.evals_result_
+    X = make_ltr(20, docs_per_query=(5, 20), n_features=6, random_state=4).X
+    raw = dask.booster_.predict(X, raw_score=True)
+    assert raw.shape == (len(X), 2) and not np.allclose(raw[:, 0], raw[:, 1])
+    np.testing.assert_array_equal(dask.predict(X), plain.predict(X))
+
+
 def test_dask_local_two_workers_then_predict(files, capsys):
     assert _train(files, files / "two.json", "--dask", "local:2") == 0
     err = capsys.readouterr().err

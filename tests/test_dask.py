@@ -91,8 +91,45 @@ def test_dask_lambdamart_defaults_and_model_are_lambdamarts(client, data):
     local = LambdaMART(metric="MAP", target="MAP", n_estimators=8, n_jobs=1).fit(train.X, train.y, qid=train.qid)
     fitted = model.to_local()
     assert type(fitted) is LambdaMART and fitted.objective_.spec == local.objective_.spec == "lambda:MAP"
-    assert fitted.n_models == fitted.n_models_ == 1  # a distributed fit trains one model, and says so
+    assert fitted.n_models == "auto" and fitted.n_models_ == 1  # one model for an exact λ, as in memory
     np.testing.assert_array_equal(fitted.predict(valid.X), local.predict(valid.X))
+
+
+def test_models_side_by_side_on_one_partition_are_the_single_machine_ones(client, data):
+    # n_models=2 of an exact λ with randomised thresholds (so the two differ), from starting scores, stopped
+    # early: the booster's two score columns, the curves of their mean and the stopping tree are GBRanker's
+    train, valid = data
+    params = dict(metric="MAP", target="MAP", n_models=2, extra_trees=True, n_estimators=40, learning_rate=0.8,
+                  random_state=5)
+    start, vstart = train.X[:, 0] - train.X[:, 1], valid.X[:, 0] - valid.X[:, 1]
+    fit = dict(eval_set=[(valid.X, valid.y, valid.qid)], eval_init_score=[vstart], eval_metrics=["NDCG:top=3"],
+               early_stopping_rounds=3)
+    model = DaskLambdaMART(**params).fit(one_partition(train), train.y, qid=train.qid,
+                                         init_score=da.from_array(start, chunks=train.n_docs), **fit)
+    local = LambdaMART(**params, n_jobs=1).fit(train.X, train.y, qid=train.qid, init_score=start, **fit)
+    assert model.n_models_ == model.to_local().n_models_ == local.n_models_ == 2
+    assert model.booster_.model_to_string().split("parameters:")[0] == \
+        local.booster_.model_to_string().split("parameters:")[0]
+    assert model.evals_result_ == local.evals_result_ and model.best_iteration_ == local.best_iteration_ < 40
+    raw = model.booster_.predict(valid.X, raw_score=True)
+    assert raw.shape == (valid.n_docs, 2) and not np.allclose(raw[:, 0], raw[:, 1])
+
+
+def test_yetirank_averages_four_models_on_the_cluster_as_in_memory(client, data):
+    # n_models="auto" is 4 for YetiRank, on two partitions too: four score columns that differ (each its own
+    # draws), predict is their mean, and the curve after tree t is the metric of the mean of the columns' raw
+    # scores after t trees, computed here from the booster alone
+    train, valid = data
+    X, y, qid = partition_by_query(da.from_array(train.X), train.y, train.qid, npartitions=2)
+    model = DaskLambdaMART(metric="NDCG:top=10", n_estimators=6, random_state=0).fit(
+        X, y, qid=qid, eval_set=[(valid.X, valid.y, valid.qid)])
+    assert model.target_ == "YetiRank" and model.n_models_ == model.to_local().n_models_ == 4
+    raw = model.booster_.predict(valid.X, raw_score=True)
+    assert raw.shape == (valid.n_docs, 4) and len({round(float(v), 9) for v in raw[0]}) == 4
+    np.testing.assert_allclose(model.predict(valid.X), raw.mean(axis=1), rtol=1e-12)
+    curve = [evaluate(valid, model.booster_.predict(valid.X, raw_score=True, num_iteration=t).mean(axis=1),
+                      metric="NDCG:top=10") for t in range(1, 7)]
+    np.testing.assert_allclose(model.evals_result_["valid_0"]["NDCG:top=10"], curve, rtol=1e-12)
 
 
 def test_dask_lambdamart_resolves_the_auto_target_from_dask_labels(client, data):
@@ -474,15 +511,16 @@ def test_best_iteration_agrees_with_an_independent_computation(client, data):
     model = DaskGBRanker("YetiRank", n_estimators=40, learning_rate=0.3, random_state=1).fit(
         X, y, qid=qid, eval_set=[(vX, vy, vq)], eval_metrics="ROCArea", early_stopping_rounds=5)
     booster = model.booster_
-    # independently: LightGBM's own truncated predictions, the catalogue metric, first maximum
-    curve = [evaluate(valid, booster.predict(valid.X, num_iteration=k, raw_score=True), metric="ROCArea")
+    # independently: LightGBM's own truncated predictions (four YetiRank models: their mean), the catalogue metric,
+    # first maximum
+    curve = [evaluate(valid, booster.predict(valid.X, num_iteration=k, raw_score=True).mean(axis=1), metric="ROCArea")
              for k in range(1, booster.current_iteration() + 1)]
     recorded = model.evals_result_["valid_0"]["ROCArea"]  # up to the stop; the booster up to the best
     np.testing.assert_allclose(recorded[:len(curve)], curve, rtol=0, atol=1e-12)
     best = int(np.argmax(recorded)) + 1
     assert model.best_iteration_ == best == model.n_estimators_ == len(curve)
     assert len(recorded) == 40 or len(recorded) - best == 5
-    np.testing.assert_array_equal(model.predict(valid.X), booster.predict(valid.X, num_iteration=best))
+    np.testing.assert_array_equal(model.predict(valid.X), booster.predict(valid.X, num_iteration=best).mean(axis=1))
 
 
 def test_lightgbms_eval_x_and_eval_y_are_an_eval_set(client, data):
@@ -532,8 +570,8 @@ def test_the_curve_reads_an_eval_datasets_weights_pairs_and_doc_ids(client, data
         one_partition(train), train.y, qid=train.qid, eval_set=[rich, valid], eval_names=["rich", "plain"],
         eval_metrics=specs)
     for spec in specs:
-        curve = [evaluate(rich, model.booster_.predict(valid.X, num_iteration=k, raw_score=True), metric=spec)
-                 for k in range(1, 5)]
+        curve = [evaluate(rich, model.booster_.predict(valid.X, num_iteration=k, raw_score=True).mean(axis=1),
+                          metric=spec) for k in range(1, 5)]
         np.testing.assert_allclose(model.evals_result_["rich"][spec], curve, rtol=0, atol=1e-12, err_msg=spec)
         assert model.evals_result_["rich"][spec] != model.evals_result_["plain"][spec], spec
 
@@ -548,8 +586,8 @@ def test_eval_weights_may_be_dask_arrays(client, data):
         one_partition(train), train.y, qid=train.qid, eval_set=[(valid.X, valid.y, valid.qid)],
         eval_sample_weight=[da.from_array(w, chunks=500)], eval_group_weight=[gw], eval_metrics=specs)
     for spec in specs:
-        curve = [evaluate(valid.y, model.booster_.predict(valid.X, num_iteration=k, raw_score=True), qid=valid.qid,
-                          metric=spec, weights=w, group_weights=gw) for k in range(1, 4)]
+        curve = [evaluate(valid.y, model.booster_.predict(valid.X, num_iteration=k, raw_score=True).mean(axis=1),
+                          qid=valid.qid, metric=spec, weights=w, group_weights=gw) for k in range(1, 4)]
         np.testing.assert_allclose(model.evals_result_["valid_0"][spec], curve, rtol=0, atol=1e-12, err_msg=spec)
 
 

@@ -237,9 +237,6 @@ def _check_options(args) -> None:
     if args.dask is not None:
         from ._cli_dask import parse_address
 
-        if args.models not in ("auto", 1):
-            raise ValueError(f"--models {args.models} trains models side by side on one machine; a --dask fit "
-                             "trains one model: drop --models or --dask")
         if symmetric:  # "auto" grows leaf-wise where the capacity check does not run, as on a cluster
             raise ValueError(f"--grow-policy {args.grow_policy} chooses each tree's splits from all rows on one "
                              "machine; a --dask fit grows leaf-wise trees: drop --grow-policy or --dask")
@@ -430,7 +427,7 @@ def add_parsers(sub, preset_choices) -> None:
                          "(symmetric_then_leafwise: the capacity check may add up to two)")
     tr.add_argument("--models", type=auto_or(int, "an integer >= 1"), default="auto", metavar="K|auto",
                     help="boosted models trained side by side, each with its own random draws, and averaged "
-                         "(n_models; K times the trees); 'auto': 4 for YetiRank, else 1 (with --dask always 1)")
+                         "(n_models; K times the trees); 'auto': 4 for YetiRank, else 1")
     tr.add_argument("--l2", type=auto_or(float, "a number >= 0"), default="auto",
                     help="L2 penalty on leaf values, or 'auto' (10, and 1 at the levels the capacity check adds "
                          "and for randomised trees averaged over several models from 5,000 training documents or of "

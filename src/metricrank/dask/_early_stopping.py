@@ -20,7 +20,7 @@ import lightgbm as lgb
 import numpy as np
 
 from ..data import RankingDataset
-from ..learners._boosting import BoostResult, StoppingRule, last_values
+from ..learners._boosting import BoostResult, StoppingRule, last_values, model_mean
 from ..learners._inputs import eval_datasets
 from ..metrics.evaluate import dataset_evaluator
 
@@ -78,15 +78,18 @@ def per_tree_curves(booster: lgb.Booster, evals, specs, preset, bases: list) -> 
     """``({set: {spec: [value after tree 1..T]}}, {(set, spec): higher_is_better})``, each set's scores starting
     from its entry of ``bases`` (its ``eval_init_score``; None: zeros)."""
     n_trees = booster.current_iteration()
+    n_models = booster.num_model_per_iteration()  # side-by-side models: one score column each, judged by their mean
     curves: dict = {}
     directions: dict = {}
     for (name, ds), base in zip(evals, bases, strict=True):
         scores = np.zeros(ds.n_docs) if base is None else np.array(base, dtype=np.float64)
+        if n_models > 1:
+            scores = np.repeat(scores[:, None], n_models, axis=1)
         per_set = curves.setdefault(name, {spec: [] for spec in specs})
         judge = dataset_evaluator(ds, specs, preset=preset)
         for tree in range(n_trees):
             scores += booster.predict(ds.X, start_iteration=tree, num_iteration=1, raw_score=True)
-            for spec, r in zip(specs, judge(scores)):
+            for spec, r in zip(specs, judge(model_mean(scores))):
                 per_set[spec].append(r.value)
                 directions[name, spec] = r.higher_is_better
     return curves, directions

@@ -39,15 +39,19 @@ from ._partitions import (_is_dask, _is_dask_frame, as_dask_inputs, check_query_
 __all__ = ["DaskGBRanker", "DaskLambdaMART"]
 
 #: Single-machine parameters with no distributed meaning: LightGBM's Dask
-#: interface sets each worker's threads to the worker's own thread count, and
-#: trees are grown inside one distributed call, so there is no per-tree printout.
-#: ``n_models`` is not distributed either: the workers' objective scores one
-#: column, so a distributed fit trains one model (the twin, and so the fitted
-#: single-machine model, has ``n_models=1``).
-NOT_DISTRIBUTED = ("n_jobs", "verbose", "n_models", "grow_policy")
+#: interface sets each worker's threads to the worker's own thread count,
+#: trees are grown inside one distributed call, so there is no per-tree printout,
+#: and they grow leaf-wise (the symmetric kinds need the capacity check's fits).
+#: ``n_models`` is distributed: the side-by-side models are LightGBM's score
+#: columns, and the workers' objective draws each column's gradient in turn.
+NOT_DISTRIBUTED = ("n_jobs", "verbose", "grow_policy")
 
 _GB = GBRanker().get_params()
 _LM = LambdaMART().get_params()
+
+
+def _per_model_block(block, n_models: int):
+    return np.repeat(block[:, None], n_models, axis=1)
 
 
 def _predict_block(block, model, iterations):
@@ -105,9 +109,10 @@ class DaskGBRanker(RankerScoreMixin, BaseEstimator):
     Parameters
     ----------
     objective, n_estimators, learning_rate, num_leaves, min_data_in_leaf, min_sum_hessian_in_leaf, lambda_l2, \
-path_smooth, extra_trees, max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, preset, \
+path_smooth, extra_trees, max_depth, max_bin, feature_fraction, bagging_fraction, bagging_freq, n_models, preset, \
 max_query_size, random_state, importance_type, lgb_params
-        As :class:`~metricrank.GBRanker`, with its defaults. ``lgb_params`` may
+        As :class:`~metricrank.GBRanker`, with its defaults (``n_models="auto"``:
+        four YetiRank models side by side, LightGBM's score columns, averaged). ``lgb_params`` may
         also set LightGBM's distributed options (``tree_learner``: ``data``
         (default), ``voting`` or ``feature``; ``time_out``; ``machines``...).
         Objectives with pairwise leaves (``PairLogitPairwise``,
@@ -135,6 +140,8 @@ max_query_size, random_state, importance_type, lgb_params
         trees are grown; the per-tree metrics are then computed on the client
         and early stopping keeps the trees up to where GBRanker would have
         stopped (see :mod:`metricrank.dask._early_stopping`).
+    num_leaves_, extra_trees_, lambda_l2_, n_models_
+        The tree settings used, "auto" resolved (the size rule's, as GBRanker's without its capacity check).
     feature_names_in_ : ndarray of str
         Feature columns, when fitted on a dask DataFrame.
     n_partitions_ : int
@@ -168,8 +175,9 @@ max_query_size, random_state, importance_type, lgb_params
                  extra_trees=_GB["extra_trees"], max_depth=_GB["max_depth"],
                  max_bin=_GB["max_bin"],
                  feature_fraction=_GB["feature_fraction"], bagging_fraction=_GB["bagging_fraction"],
-                 bagging_freq=_GB["bagging_freq"], preset=_GB["preset"], max_query_size=_GB["max_query_size"],
-                 random_state=_GB["random_state"], importance_type=_GB["importance_type"],
+                 bagging_freq=_GB["bagging_freq"], n_models=_GB["n_models"], preset=_GB["preset"],
+                 max_query_size=_GB["max_query_size"], random_state=_GB["random_state"],
+                 importance_type=_GB["importance_type"],
                  lgb_params=_GB["lgb_params"], repartition_by_query=False, client=None):
         self.objective = objective
         self.n_estimators = n_estimators
@@ -185,6 +193,7 @@ max_query_size, random_state, importance_type, lgb_params
         self.feature_fraction = feature_fraction
         self.bagging_fraction = bagging_fraction
         self.bagging_freq = bagging_freq
+        self.n_models = n_models
         self.preset = preset
         self.max_query_size = max_query_size
         self.random_state = random_state
@@ -206,9 +215,8 @@ max_query_size, random_state, importance_type, lgb_params
         return [name for name in cls._local_class().get_params() if name not in NOT_DISTRIBUTED]
 
     def _twin(self):
-        """An unfitted single-machine estimator with these parameters (validation and objective are its), and
-        ``n_models=1``: what a distributed fit trains."""
-        return self._local_class(**{name: getattr(self, name) for name in self._shared_params()}, n_models=1)
+        """An unfitted single-machine estimator with these parameters (validation and objective are its)."""
+        return self._local_class(**{name: getattr(self, name) for name in self._shared_params()})
 
     def _client(self):
         if self.client is not None:
@@ -333,7 +341,7 @@ max_query_size, random_state, importance_type, lgb_params
         group = da.from_array(sizes, chunks=(layout.queries_per_partition,))
         # the single-machine twin's parameters ("auto" resolved for the whole training set; it has no
         # n_jobs, so LightGBM's threads are the workers' own)
-        twin._resolve_n_models(objective)  # 1: the twin's n_models
+        n_models = twin._resolve_n_models(objective)
         mean_hessian = None
         if twin._penalty_reads_hessian(objective):
             mean_hessian = hessian_mass_of_partitions(
@@ -341,9 +349,13 @@ max_query_size, random_state, importance_type, lgb_params
                 init_score=init_score) / int(sizes.sum())
         params = twin._tree_params(int(sizes.sum()), mean_hessian=mean_hessian)
         self.num_leaves_, self.extra_trees_, self.lambda_l2_ = twin.num_leaves_, twin.extra_trees_, twin.lambda_l2_
+        self.n_models_ = n_models
         del params["objective"]  # ours, below
         engine = DaskLGBMRanker(objective=WorkerObjective(objective, self.random_state),
                                 n_estimators=int(self.n_estimators), client=client, **params)
+        if init_score is not None and n_models > 1:  # one starting column per model, as in memory
+            init_score = init_score.map_blocks(_per_model_block, n_models, new_axis=1,
+                                               chunks=(init_score.chunks[0], (n_models,)), dtype=np.float64)
         arrays = [X, y, group, sample_weight, init_score]
         persisted = iter(client.persist([a for a in arrays if a is not None]))
         X, y, group, sample_weight, init_score = (None if a is None else next(persisted) for a in arrays)
@@ -516,7 +528,8 @@ class DaskLambdaMART(DaskGBRanker):
                  extra_trees=_LM["extra_trees"], max_depth=_LM["max_depth"],
                  max_bin=_LM["max_bin"],
                  feature_fraction=_LM["feature_fraction"], bagging_fraction=_LM["bagging_fraction"],
-                 bagging_freq=_LM["bagging_freq"], sigma=_LM["sigma"], truncation=_LM["truncation"],
+                 bagging_freq=_LM["bagging_freq"], n_models=_LM["n_models"], sigma=_LM["sigma"],
+                 truncation=_LM["truncation"],
                  norm=_LM["norm"], exact=_LM["exact"], preset=_LM["preset"], max_query_size=_LM["max_query_size"],
                  random_state=_LM["random_state"], importance_type=_LM["importance_type"],
                  lgb_params=_LM["lgb_params"], repartition_by_query=False, client=None):
@@ -535,6 +548,7 @@ class DaskLambdaMART(DaskGBRanker):
         self.feature_fraction = feature_fraction
         self.bagging_fraction = bagging_fraction
         self.bagging_freq = bagging_freq
+        self.n_models = n_models
         self.sigma = sigma
         self.truncation = truncation
         self.norm = norm

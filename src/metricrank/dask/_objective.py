@@ -19,7 +19,7 @@ import zlib
 import numpy as np
 
 from .._groups import group_ptr_from_sizes
-from ..learners._boosting import numba_threads
+from ..learners._boosting import ModelGradients, numba_threads
 from ..learners._gbdt import first_hessian_mass
 from ..objectives._base import Objective, as_training_data
 
@@ -148,4 +148,7 @@ class WorkerObjective:
             with self._lock:
                 self._bound[key] = bound
         with numba_threads(_worker_threads()):
-            return bound(np.ascontiguousarray(y_pred, dtype=np.float64))
+            y_pred = np.asarray(y_pred, dtype=np.float64)
+            if y_pred.ndim == 2:  # n_models > 1: LightGBM's score columns, one model each
+                return ModelGradients(bound)(y_pred)
+            return bound(np.ascontiguousarray(y_pred))

@@ -23,8 +23,8 @@ import scipy.sparse
 
 from .._checks import is_integer
 
-__all__ = ["BoostResult", "EvalSet", "IterationInfo", "Lane", "ScoreTracker", "StoppingRule", "boost", "boost_lanes",
-           "model_mean", "numba_threads", "thread_count", "tree_params"]
+__all__ = ["BoostResult", "EvalSet", "IterationInfo", "Lane", "ModelGradients", "ScoreTracker", "StoppingRule", "boost",
+           "boost_lanes", "model_mean", "numba_threads", "thread_count", "tree_params"]
 
 
 def thread_count(n_jobs, name: str = "n_jobs") -> int | None:
@@ -389,3 +389,18 @@ def last_values(evals_result: dict) -> dict:
     """``{eval set: {metric: value after the last tree}}`` of an ``evals_result``."""
     return {name: {spec: values[-1] for spec, values in metrics.items() if values}
             for name, metrics in evals_result.items()}
+
+
+class ModelGradients:
+    """The gradient of each of ``n_models`` side-by-side models at its own score column, in turn: stochastic
+    objectives draw afresh for every column, so the models differ."""
+
+    def __init__(self, bound):
+        self.bound = bound
+
+    def __call__(self, raw):
+        grad, hess = np.empty_like(raw), np.empty_like(raw)
+        for j in range(raw.shape[1]):
+            # the bound objective returns its own buffers, overwritten by the next call: copy them out
+            grad[:, j], hess[:, j] = self.bound(np.ascontiguousarray(raw[:, j]))
+        return grad, hess

@@ -19,7 +19,8 @@ from ..model_selection import RankerScoreMixin
 from ..metrics.conventions import check_preset
 from ..metrics.evaluate import dataset_evaluator
 from ..objectives._base import Objective, as_training_data
-from ._boosting import EvalSet, IterationInfo, Lane, boost_lanes, contributions_mean, model_mean, numba_threads
+from ._boosting import (EvalSet, IterationInfo, Lane, ModelGradients, boost_lanes, contributions_mean, model_mean,
+                        numba_threads)
 from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_set, fit_schema,
@@ -543,7 +544,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
                 # every kind draws as a fit of it alone would: its own binding, from the same seed
                 kind_bound = bound if i == 0 else objective.bind(data, 0 if self.random_state is None
                                                                  else self.random_state)
-                lanes.append(Lane(params, train, kind_bound if n_models == 1 else _ModelGradients(kind_bound), lds,
+                lanes.append(Lane(params, train, kind_bound if n_models == 1 else ModelGradients(kind_bound), lds,
                                   None if grower is None else grower.before_tree,
                                   [] if grower is None else [grower.check_tree]))
                 growers.append(grower)
@@ -918,21 +919,6 @@ def _per_model(base, n_docs: int, n_models: int):
     if n_models == 1:
         return base
     return np.tile((np.zeros(n_docs) if base is None else base)[:, None], (1, n_models))
-
-
-class _ModelGradients:
-    """The gradient of each of ``n_models`` side-by-side models at its own score column, in turn: stochastic
-    objectives draw afresh for every column, so the models differ."""
-
-    def __init__(self, bound):
-        self.bound = bound
-
-    def __call__(self, raw):
-        grad, hess = np.empty_like(raw), np.empty_like(raw)
-        for j in range(raw.shape[1]):
-            # the bound objective returns its own buffers, overwritten by the next call: copy them out
-            grad[:, j], hess[:, j] = self.bound(np.ascontiguousarray(raw[:, j]))
-        return grad, hess
 
 
 def _evaluator(ds: RankingDataset, specs: list[str], preset):
