@@ -132,6 +132,18 @@ def test_yetirank_averages_four_models_on_the_cluster_as_in_memory(client, data)
     np.testing.assert_allclose(model.evals_result_["valid_0"]["NDCG:top=10"], curve, rtol=1e-12)
 
 
+def test_the_auto_penalty_reads_the_models_averaged(client):
+    # from 5,000 training documents four averaged randomised YetiRank models take penalty 1 (one model: 10), on
+    # the cluster as in memory
+    train = make_ltr(300, n_features=6, docs_per_query=(10, 30), random_state=2)
+    X, y, qid = partition_by_query(da.from_array(train.X), train.y, train.qid, npartitions=2)
+    for n_models, penalty in (("auto", 1.0), (1, 10.0)):
+        model = DaskLambdaMART(n_estimators=2, n_models=n_models, random_state=0).fit(X, y, qid=qid)
+        local = LambdaMART(n_estimators=2, n_models=n_models, random_state=0).fit(train)
+        assert train.n_docs > 5000 and model.extra_trees_ and local.extra_trees_
+        assert model.lambda_l2_ == local.lambda_l2_ == penalty, n_models
+
+
 def test_dask_lambdamart_resolves_the_auto_target_from_dask_labels(client, data):
     # judged MRR trains on PairLogit below 30,000 labels (target="auto"), decided from the dask labels as in memory
     train, valid = data
