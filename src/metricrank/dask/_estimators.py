@@ -120,8 +120,10 @@ max_query_size, random_state, importance_type, lgb_params
         Stochastic*) seeds each worker from ``random_state`` and the worker's
         own rows (see :func:`metricrank.dask._objective.worker_seed`).
         ``num_leaves="auto"`` and ``extra_trees="auto"`` follow the size rule
-        only (so ``lambda_l2="auto"`` is the rule's 10, at most 750 times the
-        mean hessian per row over the partitions and at least 0.1): GBRanker's
+        only (so ``lambda_l2="auto"`` is the rule's: 10, or 1 for randomised
+        trees averaged over several models from 5,000 training documents or of
+        15 leaves or more; at most 750 times the mean hessian per row over the
+        partitions and at least 0.1): GBRanker's
         capacity check (extra fits on held-out training queries,
         :mod:`metricrank.learners._capacity`) does not run on a cluster, and the
         trees grow leaf-wise (``LambdaMART``'s ``grow_policy="auto"`` chooses
