@@ -66,7 +66,7 @@ def test_swap_delta_equals_brute_force_graded(spec):
 @pytest.mark.parametrize("spec", ["DCG:top=4", "DCG:type=Exp", "DCG:type=Exp;denominator=Position"])
 def test_dcg_takes_negative_labels_as_evaluate_does(spec):
     # DCG is unnormalised, so a negative gain (l, or 2^l - 1) is as good a gain as any: the swap delta is
-    # evaluate's difference, and the λ-gradients are the reference's, labels -2..1
+    # evaluate's difference, and the λ-gradients are the reference's, labels -2 to 1
     rng = np.random.default_rng(zlib.crc32(spec.encode()) + 2)
     for lab in random_lists(rng, np.array([-2.0, -1.0, -1.0, 0.0, 0.5, 1.0]), 12):
         np.testing.assert_allclose(swap_delta_matrix(spec, lab), brute_force_deltas(spec, lab),
