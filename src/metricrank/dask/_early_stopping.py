@@ -20,7 +20,7 @@ import lightgbm as lgb
 import numpy as np
 
 from ..data import RankingDataset
-from ..learners._boosting import BoostResult, StoppingRule, last_values, model_mean
+from ..learners._boosting import BoostResult, StoppingRule, last_values, model_mean, per_model
 from ..learners._inputs import eval_datasets
 from ..metrics.evaluate import dataset_evaluator
 
@@ -82,9 +82,7 @@ def per_tree_curves(booster: lgb.Booster, evals, specs, preset, bases: list) -> 
     curves: dict = {}
     directions: dict = {}
     for (name, ds), base in zip(evals, bases, strict=True):
-        scores = np.zeros(ds.n_docs) if base is None else np.array(base, dtype=np.float64)
-        if n_models > 1:
-            scores = np.repeat(scores[:, None], n_models, axis=1)
+        scores = per_model(np.zeros(ds.n_docs) if base is None else np.array(base, dtype=np.float64), n_models)
         per_set = curves.setdefault(name, {spec: [] for spec in specs})
         judge = dataset_evaluator(ds, specs, preset=preset)
         for tree in range(n_trees):

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
+from ..learners._boosting import per_model
 from ..learners._frames import column_schema, refuse_named_weights
 from ..learners._gbdt import check_stopping_with
 from ..learners._inputs import (check_eval_labels, check_num_iteration, check_start_iteration, eval_set_of,
@@ -48,10 +49,6 @@ NOT_DISTRIBUTED = ("n_jobs", "verbose", "grow_policy")
 
 _GB = GBRanker().get_params()
 _LM = LambdaMART().get_params()
-
-
-def _per_model_block(block, n_models: int):
-    return np.repeat(block[:, None], n_models, axis=1)
 
 
 def _predict_block(block, model, iterations):
@@ -356,7 +353,7 @@ max_query_size, random_state, importance_type, lgb_params
         engine = DaskLGBMRanker(objective=WorkerObjective(objective, self.random_state),
                                 n_estimators=int(self.n_estimators), client=client, **params)
         if init_score is not None and n_models > 1:  # one starting column per model, as in memory
-            init_score = init_score.map_blocks(_per_model_block, n_models, new_axis=1,
+            init_score = init_score.map_blocks(per_model, n_models, new_axis=1,
                                                chunks=(init_score.chunks[0], (n_models,)), dtype=np.float64)
         arrays = [X, y, group, sample_weight, init_score]
         persisted = iter(client.persist([a for a in arrays if a is not None]))

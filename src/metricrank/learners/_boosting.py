@@ -24,7 +24,7 @@ import scipy.sparse
 from .._checks import is_integer
 
 __all__ = ["BoostResult", "EvalSet", "IterationInfo", "Lane", "ModelGradients", "ScoreTracker", "StoppingRule", "boost",
-           "boost_lanes", "model_mean", "numba_threads", "thread_count", "tree_params"]
+           "boost_lanes", "model_mean", "numba_threads", "per_model", "thread_count", "tree_params"]
 
 
 def thread_count(n_jobs, name: str = "n_jobs") -> int | None:
@@ -171,6 +171,14 @@ def contributions_mean(out, n_blocks: int):
         return out
     out = np.asarray(out)
     return out.reshape(out.shape[0], n_blocks, -1).mean(axis=1) if n_blocks > 1 else out
+
+
+def per_model(base, n_models: int, n_docs: int | None = None):
+    """Starting scores for a booster of ``n_models`` side-by-side models: ``base`` (None: LightGBM's zeros, of
+    ``n_docs`` rows) as one column per model; ``base`` itself for one model."""
+    if n_models == 1:
+        return base
+    return np.tile((np.zeros(n_docs) if base is None else np.asarray(base))[:, None], (1, n_models))
 
 
 def model_mean(raw) -> np.ndarray:

@@ -20,7 +20,7 @@ from ..metrics.conventions import check_preset
 from ..metrics.evaluate import dataset_evaluator
 from ..objectives._base import Objective, as_training_data
 from ._boosting import (EvalSet, IterationInfo, Lane, ModelGradients, boost_lanes, contributions_mean, model_mean,
-                        numba_threads)
+                        numba_threads, per_model)
 from . import _capacity
 from ._dataset_cache import checkout_datasets
 from ._frames import (FeatureNamesMixin, FeatureSchema, apply_schema, encode_eval_set, fit_schema,
@@ -537,9 +537,9 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
                         max_bin=self.max_bin, complete=kind.grow_policy == "symmetric_then_leafwise"))
                     params = {**params, **grower.lightgbm_params()}
                 train, lds = stack.enter_context(checkout_datasets(
-                    ds.X, ds.y, _per_model(base_train, ds.n_docs, n_models), params,
+                    ds.X, ds.y, per_model(base_train, n_models, ds.n_docs), params,
                     feature_name=schema.lightgbm_names(), categorical_feature=schema.categorical or "auto",
-                    evals=[(eds.X, eds.y, _per_model(b, eds.n_docs, n_models))
+                    evals=[(eds.X, eds.y, per_model(b, n_models, eds.n_docs))
                            for (_, eds), b in zip(evals, eval_bases)]))
                 # every kind draws as a fit of it alone would: its own binding, from the same seed
                 kind_bound = bound if i == 0 else objective.bind(data, 0 if self.random_state is None
@@ -912,13 +912,6 @@ def load_ranker(path: str | os.PathLike):
     if name not in classes:
         raise ValueError(f"{path}: holds a {name} model; expected one of {', '.join(sorted(classes))}")
     return classes[name]._from_state(state)
-
-
-def _per_model(base, n_docs: int, n_models: int):
-    """Starting scores for the booster: ``base`` (None: LightGBM's zeros) as one column per model."""
-    if n_models == 1:
-        return base
-    return np.tile((np.zeros(n_docs) if base is None else base)[:, None], (1, n_models))
 
 
 def _evaluator(ds: RankingDataset, specs: list[str], preset):

@@ -116,7 +116,7 @@ class LambdaTarget:
             raise ValueError(f"{role} {self.spec}: labels must be finite")
         # NDCG's ideal DCG bounds it only for gains >= 0 (DCG itself, as evaluate, takes any label);
         # MAUC's labels are classes
-        normalised = self.code == sd.DCG and self.params[3] > 0.5
+        normalised = self.metric is not None and self.metric.name == "NDCG"
         if (normalised or self.code == sd.MAUC) and np.any(y < 0):
             bad = int(np.argmax(y < 0))
             raise ValueError(f"{role} {self.spec} needs graded labels >= 0; row {bad} has label {y[bad]:g}")
