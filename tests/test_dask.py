@@ -115,6 +115,20 @@ def test_models_side_by_side_on_one_partition_are_the_single_machine_ones(client
     assert raw.shape == (valid.n_docs, 2) and not np.allclose(raw[:, 0], raw[:, 1])
 
 
+def test_a_random_state_object_is_drawn_from_once_per_fit_as_in_memory(client, data):
+    # randomised thresholds read LightGBM's seed: the fit with RandomState(4) is the in-memory fit with its first draw
+    train, valid = data
+    params = dict(objective="lambda:NDCG:top=10", extra_trees=True, n_estimators=10)
+    rng = np.random.RandomState(4)
+    first, second = (int(d) for d in np.random.RandomState(4).randint(0, 2**31, size=2))
+    model = metricrank.dask.DaskGBRanker(**params, random_state=rng).fit(one_partition(train), train.y,
+                                                                        qid=train.qid)
+    local = GBRanker(**params, random_state=first, n_jobs=1).fit(train.X, train.y, qid=train.qid)
+    assert model.seed_ == model.to_local().seed_ == first
+    np.testing.assert_array_equal(model.predict(valid.X), local.predict(valid.X))
+    assert model.fit(one_partition(train), train.y, qid=train.qid).seed_ == second
+
+
 def test_yetirank_averages_four_models_on_the_cluster_as_in_memory(client, data):
     # n_models="auto" is 4 for YetiRank, on two partitions too: four score columns that differ (each its own
     # draws), predict is their mean, and the curve after tree t is the metric of the mean of the columns' raw

@@ -96,7 +96,9 @@ def test_the_same_matrix_twice_in_one_fit_gets_two_datasets(builds, data):
 
 def test_a_dataset_in_use_is_not_shared(builds, data):
     train, _ = data
-    params = LambdaMART("NDCG", **PARAMS)._tree_params(train.n_docs)
+    model = LambdaMART("NDCG", **PARAMS)
+    model.seed_ = model.random_state  # what fit takes from an integer seed
+    params = model._tree_params(train.n_docs)
     with cache.checkout_datasets(train.X, train.y, None, params) as (first, _):
         with cache.checkout_datasets(train.X, train.y, None, params) as (second, _):
             assert second is not first

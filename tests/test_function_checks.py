@@ -66,8 +66,8 @@ def test_an_unhashable_preset_is_an_unknown_preset(ranked):
     ({"noise": "x"}, "noise must be finite and >= 0, got 'x'"),
     ({"label_probs": "x"}, "label_probs must be 5 non-negative numbers with a positive sum"),
     ({"label_probs": ["a", "b", "c", "d", "e"]}, "label_probs must be 5 non-negative numbers"),
-    ({"random_state": -1}, "random_state must be None, an integer >= 0 or a numpy Generator; got -1"),
-    ({"random_state": "x"}, "random_state must be None, an integer >= 0 or a numpy Generator; got 'x'"),
+    ({"random_state": -1}, "random_state must be None, an integer >= 0, a numpy RandomState or a numpy Generator; got -1"),
+    ({"random_state": "x"}, "random_state must be None, an integer >= 0, a numpy RandomState or a numpy Generator; got 'x'"),
 ])
 def test_make_ltr_options_name_themselves(options, message):
     with pytest.raises(ValueError, match=message):

@@ -251,6 +251,18 @@ def test_tune_is_deterministic_given_random_state(result, data):
     assert again.best_score_ == result.best_score_
 
 
+def test_a_random_state_object_seeds_the_search_with_one_draw(data):
+    # the folds, TPE and the estimator all take that draw, so the search is the one seeded by it
+    first = int(np.random.RandomState(6).randint(0, 2**31))
+    by_object = tuned(data, n_trials=2, random_state=np.random.RandomState(6))
+    by_int = tuned(data, n_trials=2, random_state=first)
+    assert by_object.best_estimator_.random_state == by_object.best_estimator_.seed_ == first
+    assert [t.params for t in by_object.study_.trials] == [t.params for t in by_int.study_.trials]
+    assert by_object.best_score_ == by_int.best_score_
+    for (tr, te), (itr, ite) in zip(by_object.folds_, by_int.folds_):
+        np.testing.assert_array_equal(tr, itr)
+
+
 def test_best_value_equals_an_independent_reevaluation(result, data):
     X, y, qid = data
     # the folds: GroupKFold over qid, shuffled by query with the seed
@@ -781,8 +793,10 @@ def test_tune_keeps_the_estimators_parameters_unless_a_trial_is_significantly_be
     ({"refit": "yes"}, "refit must be True or False; got 'yes'"),
     # each below raised a TypeError or NumPy's, Optuna's or str.split's message, or ran
     ({"timeout": "x"}, "timeout must be None or a positive number of seconds; got 'x'"),
-    ({"random_state": -1}, r"random_state must be None or an integer in \[0, 2\*\*31\); got -1"),
-    ({"random_state": "x"}, r"random_state must be None or an integer in \[0, 2\*\*31\); got 'x'"),
+    ({"random_state": -1}, r"random_state must be None, an integer in \[0, 2\*\*31\), a numpy RandomState or a "
+                           r"numpy Generator; got -1"),
+    ({"random_state": "x"}, r"random_state must be None, an integer in \[0, 2\*\*31\), a numpy RandomState or a "
+                           r"numpy Generator; got 'x'"),
     ({"show_progress": "no"}, "show_progress must be True or False; got 'no'"),
     ({"start_from_estimator": "no"}, "start_from_estimator must be True or False; got 'no'"),
     ({"study_name": 5}, "study_name must be a string or None; got 5"),

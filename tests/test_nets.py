@@ -287,6 +287,21 @@ def test_cpu_determinism(cls, split):
     assert not np.allclose(a, c)
 
 
+def test_a_numpy_generator_seeds_a_fit_with_one_draw(split):
+    # as a RandomState does (scikit-learn's rule): one seed drawn per fit, so the generator advances
+    train, test = split
+    params = dict(hidden_layer_sizes=(8,), dropout=0.2, max_epochs=2, batch_queries=5)
+    rng = np.random.default_rng(4)
+    a = RankNet(random_state=rng, **params).fit(train).predict(test)
+    fresh = np.random.default_rng(4)
+    fresh.integers(0, 2**31 - 1)
+    assert rng.integers(0, 2**31 - 1) == fresh.integers(0, 2**31 - 1)  # exactly one seed was drawn
+    b = RankNet(random_state=np.random.default_rng(4), **params).fit(train).predict(test)
+    c = RankNet(random_state=np.random.default_rng(5), **params).fit(train).predict(test)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+
+
 def test_verbose_shows_progress(split, capsys):
     RankNet(max_epochs=2, verbose=True, random_state=0).fit(split[0], eval_set=[split[1]])
     assert "epoch 2" in capsys.readouterr().out
@@ -305,7 +320,8 @@ def test_fit_leaves_callers_torch_generator_alone(split):
     ("optimizer", "rmsprop", "adam, sgd"),
     ("device", "tpu", "cpu, cuda"),
     ("preset", "sklearn", "catboost, lightgbm, xgboost, trec_eval"),  # was taken, unread until scoring
-    ("random_state", -1, r"random_state must be None, an integer in \[0, 2\*\*32\) or a numpy RandomState"),
+    ("random_state", -1, r"random_state must be None, an integer in \[0, 2\*\*32\), a numpy RandomState or a numpy "
+                         "Generator"),
 ])
 def test_bad_names_list_allowed_values(param, value, allowed, split):
     with pytest.raises(ValueError, match=allowed):
@@ -318,7 +334,8 @@ def test_bad_names_list_allowed_values(param, value, allowed, split):
     ("dropout", False, r"dropout must be in \[0, 1\)"),
     ("max_epochs", True, "max_epochs must be an integer >= 1"),
     ("hidden_layer_sizes", (True, 4), "hidden_layer_sizes must be a tuple of positive integers"),
-    ("random_state", True, r"random_state must be None, an integer in \[0, 2\*\*32\) or a numpy RandomState"),
+    ("random_state", True, r"random_state must be None, an integer in \[0, 2\*\*32\), a numpy RandomState or a "
+                           "numpy Generator"),
     ("verbose", -1, r"verbose must be a bool or an integer >= 0 \(0 or False: silent, otherwise a progress bar\)"),
     ("verbose", None, "verbose must be a bool or an integer >= 0"),
     ("verbose", "yes", "verbose must be a bool or an integer >= 0"),

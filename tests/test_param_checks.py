@@ -17,15 +17,16 @@ def data():
     return ds.X, ds.y, ds.qid
 
 
+SEED = r"random_state must be None, an integer in \[0, 2\*\*31\), a numpy RandomState or a numpy Generator"
 BAD = [
     ("learning_rate", "a", "learning_rate must be a positive number"),
     ("learning_rate", True, "learning_rate must be a positive number"),
     ("min_sum_hessian_in_leaf", "a", "min_sum_hessian_in_leaf must be a number >= 0"),
     ("path_smooth", "a", "path_smooth must be a number >= 0"),
-    ("random_state", "x", r"random_state must be None or an integer in \[0, 2\*\*31\)"),
-    ("random_state", -1, r"random_state must be None or an integer in \[0, 2\*\*31\)"),
-    ("random_state", 2.5, r"random_state must be None or an integer in \[0, 2\*\*31\)"),
-    ("random_state", 2 ** 31, r"random_state must be None or an integer in \[0, 2\*\*31\)"),
+    ("random_state", "x", SEED),
+    ("random_state", -1, SEED),
+    ("random_state", 2.5, SEED),
+    ("random_state", 2 ** 31, SEED),
     ("lgb_params", "x", "lgb_params must be a dict of LightGBM parameters or None"),
     ("lgb_params", {"objective": "lambdarank"}, "lgb_params must not set objective"),
     ("lgb_params", {"application": "lambdarank"}, "lgb_params must not set application"),

@@ -62,23 +62,26 @@ def check_flag(value, name: str) -> None:
 
 
 def check_generator_seed(value, name: str = "random_state") -> None:
-    """A ValueError naming ``name`` unless ``numpy.random.default_rng`` takes ``value``: None, an integer >= 0,
-    or a numpy Generator, BitGenerator or SeedSequence.
+    """A ValueError naming ``name`` unless ``value`` seeds a numpy Generator: None, an integer >= 0, a numpy
+    Generator, BitGenerator or SeedSequence (what ``numpy.random.default_rng`` takes), or a numpy RandomState
+    (drawn from: :func:`metricrank._seeds.as_generator`).
 
     >>> check_generator_seed(np.random.default_rng(0))
     >>> check_generator_seed(-1)
     Traceback (most recent call last):
     ...
-    ValueError: random_state must be None, an integer >= 0 or a numpy Generator; got -1
+    ValueError: random_state must be None, an integer >= 0, a numpy RandomState or a numpy Generator; got -1
     """
-    seeds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    seeds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
     if not (value is None or isinstance(value, seeds) or (is_integer(value) and value >= 0)):
-        raise ValueError(f"{name} must be None, an integer >= 0 or a numpy Generator; got {value!r}")
+        raise ValueError(f"{name} must be None, an integer >= 0, a numpy RandomState or a numpy Generator; "
+                         f"got {value!r}")
 
 
-def check_lightgbm_seed(value, name: str, *, allow_none: bool = False) -> None:
-    """A ValueError naming ``name`` unless ``value`` is a seed LightGBM takes: an integer in [0, 2**31) (or None,
-    with ``allow_none``).
+def check_lightgbm_seed(value, name: str) -> None:
+    """A ValueError naming ``name`` unless ``value`` is a seed LightGBM takes: an integer in [0, 2**31) (the
+    command line's ``--seed``; the estimators' ``random_state`` also takes generators:
+    :func:`metricrank._seeds.check_lightgbm_random_state`).
 
     >>> check_lightgbm_seed(2**31 - 1, "seed")
     >>> check_lightgbm_seed(-1, "--seed")
@@ -86,11 +89,8 @@ def check_lightgbm_seed(value, name: str, *, allow_none: bool = False) -> None:
     ...
     ValueError: --seed must be an integer in [0, 2**31); got -1
     """
-    if allow_none and value is None:
-        return
     if not (is_integer(value) and 0 <= value < 2 ** 31):
-        allowed = "None or an integer" if allow_none else "an integer"
-        raise ValueError(f"{name} must be {allowed} in [0, 2**31); got {value!r}")
+        raise ValueError(f"{name} must be an integer in [0, 2**31); got {value!r}")
 
 
 def check_positive_finite(value, name: str) -> None:

@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._checks import check_generator_seed, check_positive_finite, is_integer, is_real
+from .._seeds import as_generator
 from .._io import save_figure
 from ..metrics import get_metric
 from ..metrics.evaluate import make_input, with_scores
@@ -157,7 +158,7 @@ def local_optimality(model, X, y=None, *, qid=None, group_ptr=None, metric="NDCG
     step : float, optional
         Length of the move along each unit direction. Default ``0.01 * ||θ||`` (each
         coordinate moves by about 1% of the parameters' RMS); ``0.01`` when θ is zero.
-    random_state : int or numpy Generator, optional
+    random_state : int, numpy Generator or RandomState, optional
     n_directions : int, optional
         Override ``⌈log δ / log(1 - p0)⌉``; the reported bound then uses the ``p0``
         that this many directions support.
@@ -240,7 +241,7 @@ def _run(adapter, theta0, m, X, y, qid, group_ptr, n, step, random_state, tol, d
         step = DEFAULT_RELATIVE_STEP * norm if norm > 0 else DEFAULT_RELATIVE_STEP
     sign = 1.0 if m.higher_is_better else -1.0
     base = value(theta0)
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     gains = np.empty(n)
     best_gain, best_dir = -np.inf, None
     for k in range(n):

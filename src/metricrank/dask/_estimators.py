@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._checks import check_early_stopping_rounds, check_flag
+from .._seeds import draw_seed
 from ..learners._boosting import per_model
 from ..learners._frames import column_schema, refuse_named_weights
 from ..learners._gbdt import check_stopping_with
@@ -278,6 +279,7 @@ max_query_size, random_state, importance_type, lgb_params
         """
         twin = self._twin()
         twin._check_params()  # GBRanker's own messages, before any data is read
+        twin.seed_ = draw_seed(self.random_state)  # once per fit, as in memory
         check_flag(self.repartition_by_query, "repartition_by_query")
         check_early_stopping_rounds(early_stopping_rounds)
         check_stopping_with(twin.lgb_params, early_stopping_rounds)
@@ -344,13 +346,13 @@ max_query_size, random_state, importance_type, lgb_params
         mean_hessian = None
         if twin._penalty_reads_hessian(objective):
             mean_hessian = hessian_mass_of_partitions(
-                client, y, layout.sizes, sample_weight, objective, self.random_state,
+                client, y, layout.sizes, sample_weight, objective, twin.seed_,
                 init_score=init_score) / int(sizes.sum())
         params = twin._tree_params(int(sizes.sum()), mean_hessian=mean_hessian)
         self.num_leaves_, self.extra_trees_, self.lambda_l2_ = twin.num_leaves_, twin.extra_trees_, twin.lambda_l2_
         self.n_models_ = n_models
         del params["objective"]  # ours, below
-        engine = DaskLGBMRanker(objective=WorkerObjective(objective, self.random_state),
+        engine = DaskLGBMRanker(objective=WorkerObjective(objective, twin.seed_),
                                 n_estimators=int(self.n_estimators), client=client, **params)
         if init_score is not None and n_models > 1:  # one starting column per model, as in memory
             init_score = init_score.map_blocks(per_model, n_models, new_axis=1,
@@ -379,7 +381,7 @@ max_query_size, random_state, importance_type, lgb_params
         self.n_partitions_ = len(layout.sizes)
         self.n_workers_ = machines
         for name in ("booster_", "objective_", "n_features_in_", "evals_result_", "best_iteration_", "best_score_",
-                     "n_estimators_", "stop_reason_", "target_"):
+                     "n_estimators_", "stop_reason_", "target_", "seed_"):
             if hasattr(twin, name):  # target_: LambdaMART's only
                 setattr(self, name, getattr(twin, name))
         if names is not None:

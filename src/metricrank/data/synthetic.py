@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._checks import check_flag, check_generator_seed, is_integer, is_real
+from .._seeds import as_generator
 from .dataset import RankingDataset
 
 __all__ = ["make_ltr", "default_label_probs"]
@@ -87,7 +88,7 @@ def make_ltr(
     noise : float, default=1.0
         Standard deviation of the noise added to the informative features
         (in label units: the signal moves by ``|w_j|`` in 0.5..1.5 per grade).
-    random_state : int or numpy.random.Generator, default=0
+    random_state : int, numpy Generator or RandomState, default=0
         Same seed, same data.
     sparse : bool, default=False
         If True, ``X`` is CSR and about 80% of the noise-feature entries are 0.
@@ -150,7 +151,7 @@ def make_ltr(
         probs = probs / probs.sum()
 
     check_generator_seed(random_state)
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     sizes = rng.integers(lo, hi + 1, size=n_queries, dtype=np.int64)
     group_ptr = np.zeros(n_queries + 1, dtype=np.int64)
     np.cumsum(sizes, out=group_ptr[1:])

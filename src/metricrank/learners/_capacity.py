@@ -301,7 +301,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
 
     preset = getattr(estimator, "preset", None)
     metric = judging_metric(metric, preset, ds.y)
-    folds = held_out_folds(ds.n_queries, estimator.random_state)
+    folds = held_out_folds(ds.n_queries, estimator.seed_)
     higher = get_metric(metric, preset=preset).higher_is_better
     held = [ds.subset_queries(f) for f in folds]
     report = CapacityCheck(metric=metric, level=CHECK_ALPHA / len(folds), max_looks=len(folds),
@@ -318,6 +318,7 @@ def check_capacity(estimator, ds: RankingDataset, metric: str, start: tuple[int,
             # model's gradient, resolved from all the training labels (MRR's "auto" reads their count)
             model = clone(estimator).set_params(n_models=1, num_leaves=capacity[0], extra_trees=capacity[1],
                                                 lambda_l2=capacity[2], verbose=0, grow_policy=estimator._policy(),
+                                                random_state=estimator.seed_,  # the final fit's draw
                                                 **estimator._resolved_objective_params())
             model._unmoved_said = True  # a metric no order moves: the outer fit said so of the whole training data
             model._keeps_every_tree = True  # the check reads every grown tree of its curves (best or not)

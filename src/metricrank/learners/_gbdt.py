@@ -9,7 +9,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from .._checks import check_lightgbm_seed, is_integer, is_real
+from .._checks import is_integer, is_real
+from .._seeds import check_lightgbm_random_state
 from ._boosting import BoostResult, thread_count, tree_params
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
@@ -556,7 +557,7 @@ class GBDTBase(BaseEstimator):
         if not (isinstance(self.extra_trees, (bool, np.bool_)) or self.extra_trees == "auto"):
             raise ValueError(f"extra_trees must be 'auto', True or False; got {self.extra_trees!r}")
         check_lgb_params(self.lgb_params)
-        check_lightgbm_seed(self.random_state, "random_state", allow_none=True)
+        check_lightgbm_random_state(self.random_state)
         if self.importance_type not in ("split", "gain"):
             raise ValueError(f"importance_type must be 'split' or 'gain'; got {self.importance_type!r}")
         if not is_integer(self.max_depth) or not -(2 ** 31) <= self.max_depth < 2 ** 31:
@@ -625,7 +626,7 @@ class GBDTBase(BaseEstimator):
             lambda_l2=self.lambda_l2_, path_smooth=self.path_smooth, extra_trees=extra,
             max_depth=max_depth, max_bin=self.max_bin, feature_fraction=self.feature_fraction,
             bagging_fraction=self.bagging_fraction, bagging_freq=self.bagging_freq, n_jobs=self.n_jobs,
-            random_state=self.random_state, extra=self.lgb_params, n_models=getattr(self, "n_models_", 1),
+            random_state=self.seed_, extra=self.lgb_params, n_models=getattr(self, "n_models_", 1),
         )
 
     def _set_fitted(self, result: BoostResult, n_features: int, init_model=None) -> None:

@@ -14,6 +14,7 @@ import lightgbm as lgb
 import numpy as np
 
 from .._checks import check_early_stopping_rounds, check_flag, check_verbose
+from .._seeds import GENERATORS, draw_seed
 from ..data import RankingDataset
 from ..model_selection import RankerScoreMixin
 from ..metrics.conventions import check_preset
@@ -151,12 +152,16 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         Threads for LightGBM and the objective kernels: None all cores; a negative value
         counts back from the cores as LightGBM and joblib do (-1 all, -2 all but
         one); 0 raises a ValueError.
-    random_state : int or None, default None
+    random_state : int, numpy RandomState or Generator, or None, default None
         Seeds LightGBM and the stochastic objectives (YetiRank's permutations,
-        sampled pairs, Stochastic*): a fit is deterministic given it. None uses
-        fixed seeds (LightGBM's own, and 0 for the objective), as LightGBM,
-        CatBoost and XGBoost do, so two fits on the same data give the same
-        model; pass different values for different draws.
+        sampled pairs, Stochastic*): a fit is deterministic given an integer
+        (in [0, 2**31), LightGBM's seeds). None uses fixed seeds (LightGBM's
+        own, and 0 for the objective), as LightGBM, CatBoost and XGBoost do, so
+        two fits on the same data give the same model; pass different values
+        for different draws. A RandomState or Generator is drawn from once per
+        fit, as by LightGBM's scikit-learn estimators: it advances, so the next
+        fit differs. The fit's seed is ``seed_``, and a saved model keeps that
+        seed as its ``random_state``.
     importance_type : {"split", "gain"}, default "split"
     lgb_params : dict, optional
         Extra LightGBM parameters for the tree learner (``min_gain_to_split``,
@@ -210,6 +215,8 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         its ``grow_policy``, ``n_models``, ``num_leaves``, ``extra_trees``,
         ``lambda_l2`` and ``capacity_check``.
     stop_reason_ : str
+    seed_ : int or None
+        The seed the fit used: ``random_state``, or the integer drawn from it.
     init_model_ : estimator or None
         The base model whose scores the trees start from (warm start).
 
@@ -418,6 +425,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         self
         """
         self._check_params()
+        self.seed_ = draw_seed(self.random_state)  # once per fit: a RandomState or Generator is drawn from
         if init_model is not None:  # LightGBM copies the base's trees: refitting that object later (or this one:
             init_model = _base_copy(init_model)  # LightGBM's model.fit(..., init_model=model)) leaves this model be
         check_early_stopping_rounds(early_stopping_rounds)
@@ -472,9 +480,9 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         mean_hessian = None
         if self._penalty_reads_hessian(objective):
             with numba_threads(self.n_jobs):
-                mean_hessian = first_hessian_mass(objective, data, base_train, self.random_state) / ds.n_docs
+                mean_hessian = first_hessian_mass(objective, data, base_train, self.seed_) / ds.n_docs
         # None: a fixed seed, as LightGBM's, CatBoost's and XGBoost's defaults, so the same data give the same model
-        bound = objective.bind(data, 0 if self.random_state is None else self.random_state)
+        bound = objective.bind(data, 0 if self.seed_ is None else self.seed_)
         # "auto" reads the data and the judged metric: leaf-wise where categorical features are
         self._resolve_grow_policy(ds, eval_metrics[0], categorical=bool(schema.categorical), init_score=init_score,
                                   objective=objective)
@@ -542,8 +550,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
                     evals=[(eds.X, eds.y, per_model(b, n_models, eds.n_docs))
                            for (_, eds), b in zip(evals, eval_bases)]))
                 # every kind draws as a fit of it alone would: its own binding, from the same seed
-                kind_bound = bound if i == 0 else objective.bind(data, 0 if self.random_state is None
-                                                                 else self.random_state)
+                kind_bound = bound if i == 0 else objective.bind(data, 0 if self.seed_ is None else self.seed_)
                 lanes.append(Lane(params, train, kind_bound if n_models == 1 else ModelGradients(kind_bound), lds,
                                   None if grower is None else grower.before_tree,
                                   [] if grower is None else [grower.check_tree]))
@@ -774,6 +781,8 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
                              "GBRanker or LambdaMART base model is saved with it (use pickle/joblib for others)")
         params = self.get_params()
         params["lgb_params"] = dict(self.lgb_params) if self.lgb_params else None
+        if isinstance(self.random_state, GENERATORS):  # no file holds a generator's state: the seed drawn from it
+            params["random_state"] = self.seed_
         check = getattr(self, "capacity_check_", None)  # a Dask-trained twin never runs the check
         kinds = getattr(self, "kinds_", None) or [self._kind_record()]  # a model pickled before stop 68: one kind
         return {
@@ -805,6 +814,7 @@ class GBRanker(FeatureNamesMixin, RankerScoreMixin, GBDTBase):
         model.best_score_ = state["best_score"]
         model.n_estimators_ = int(model.booster_.current_iteration())
         model.stop_reason_ = state["stop_reason"]
+        model.seed_ = model.random_state
         model.init_model_ = _base_from_state(state["init_model"], cls)
         model._set_schema(FeatureSchema.from_dict(state.get("features")))
         # files written before stop 21 lack the capacity: the booster's own parameters say what it trained

@@ -390,9 +390,10 @@ class LambdaMART(GBRanker):
         Threads for LightGBM and the λ kernel: None all cores; a negative value
         counts back from the cores as LightGBM and joblib do (-1 all, -2 all but
         one); 0 raises a ValueError.
-    random_state : int or None, default None
+    random_state : int, numpy RandomState or Generator, or None, default None
         As :class:`~metricrank.GBRanker`: seeds LightGBM and YetiRank's draws;
-        None uses fixed seeds, so two fits on the same data give the same model.
+        None uses fixed seeds, so two fits on the same data give the same model;
+        a RandomState or Generator is drawn from once per fit (``seed_``).
     importance_type : {"split", "gain"}, default "split"
         What :attr:`feature_importances_` counts.
     lgb_params : dict, optional
@@ -442,6 +443,8 @@ class LambdaMART(GBRanker):
         ``grow_policy``, ``n_models``, ``num_leaves``, ``extra_trees``,
         ``lambda_l2`` and ``capacity_check``.
     stop_reason_ : str
+    seed_ : int or None
+        The seed the fit used: ``random_state``, or the integer drawn from it.
     target_ : str
         The target trained on (``target`` with ``"auto"`` resolved).
     objective_ : LambdaObjective, YetiRank or PairLogit

@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from .._checks import check_generator_seed, is_integer, is_real
+from .._seeds import as_generator
 from ._sklearn_compat import RankerContractMixin, border_spec
 from ._lp_chunking import LPSolveError, enumerate_pairs, solve_chunked, solve_pair_lp
 
@@ -185,7 +186,7 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         column of the dual, or as a row plus its slack column of the primal.
     time_limit : float > 0, optional
         HiGHS time limit per solve, in seconds.
-    random_state : int, numpy Generator or None, default=0
+    random_state : int, numpy Generator or RandomState, or None, default=0
         Shuffles the pairs into chunks and draws the ``max_pairs`` sample.
 
     Attributes
@@ -365,7 +366,7 @@ class LPRanker(RankerContractMixin, BaseEstimator):
         pairs = enumerate_pairs(positive, group_ptr)
         if pairs.shape[0] == 0:
             raise ValueError("no query holds both a positive and a negative row; every query has a single class")
-        rng = np.random.default_rng(self.random_state)
+        rng = as_generator(self.random_state)
         n_full = pairs.shape[0]
         exact = True
         if self.max_pairs is not None and n_full > self.max_pairs:

@@ -9,6 +9,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
+from .._seeds import draw_seed
 from ..objectives.binary import LogisticObjective
 from ._boosting import boost, numba_threads
 from ._gbdt import GBDTBase
@@ -77,6 +78,7 @@ class MARTClassifier(ClassifierMixin, GBDTBase):
     def fit(self, X, y, *, sample_weight=None):
         """Fit on two-class labels (any two values; the larger one is positive)."""
         self._check_params()
+        self.seed_ = draw_seed(self.random_state)
         if self.loss not in ("logistic", "balanced"):
             raise ValueError(f"loss must be 'logistic' or 'balanced'; got {self.loss!r}")
         objective = LogisticObjective(sigma=self.sigma, balanced=self.loss == "balanced")

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from .._checks import check_early_stopping_rounds, check_flag, check_lightgbm_seed, is_integer, is_real
+from .._checks import check_early_stopping_rounds, check_flag, is_integer, is_real
+from .._seeds import check_lightgbm_random_state, draw_seed
 from .._groups import group_ptr_from_qid
 from .._row_refs import renumber_rows
 from ..data import RankingDataset
@@ -414,10 +415,11 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         BENCHMARKS.md, "Stop 80").
     timeout : float, optional
         Stop starting trials after this many seconds.
-    random_state : int in [0, 2**31), optional
+    random_state : int in [0, 2**31), numpy RandomState or Generator, optional
         Seeds the folds' shuffle, Optuna's TPE sampler and, when the estimator's own
         ``random_state`` is None, the estimator: the search is then deterministic
-        (with ``n_jobs=1``).
+        (with ``n_jobs=1``). A RandomState or Generator is drawn from once per call,
+        and that seed serves all three.
     n_jobs : int, default 1
         Trials run in parallel (Optuna threads; -1: one per core).
     show_progress : bool, default True
@@ -505,7 +507,8 @@ def tune(estimator, X, y=None, *, qid=None, metric=None, n_trials=30, cv=3, para
         raise ValueError(f"n_trials must be a positive integer; got {n_trials!r}")
     if not (timeout is None or (is_real(timeout) and timeout > 0)):
         raise ValueError(f"timeout must be None or a positive number of seconds; got {timeout!r}")
-    check_lightgbm_seed(random_state, "random_state", allow_none=True)  # the estimator's, the folds' and TPE's seed
+    check_lightgbm_random_state(random_state)
+    random_state = draw_seed(random_state)  # one seed for the estimator, the folds and TPE
     check_flag(show_progress, "show_progress")
     check_flag(start_from_estimator, "start_from_estimator")
     if not (study_name is None or isinstance(study_name, str)):

@@ -30,7 +30,7 @@ from .._groups import check_group_ptr, check_pairs
 from ..metrics._base import Param
 from ..metrics.registry import judge_reading
 
-__all__ = ["BoundObjective", "Objective", "ObjectiveDef", "TrainingData", "as_generator", "as_training_data",
+__all__ = ["BoundObjective", "Objective", "ObjectiveDef", "TrainingData", "as_training_data",
            "default_eval_spec", "metric_name_parser"]
 
 
@@ -192,15 +192,6 @@ def fill_scoped(label: str, params: dict, scoped: dict, applies: Callable[[str],
             raise ValueError(f"{label.split(':')[0]}: {key}={value} is not allowed; choose one of {', '.join(allowed)}")
         params[key] = value
     return params
-
-
-def as_generator(random_state) -> np.random.Generator:
-    """A numpy Generator from a seed, a Generator (used as is) or a legacy RandomState."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
-    return np.random.default_rng(random_state)
 
 
 def check_raw(raw, n: int) -> np.ndarray:

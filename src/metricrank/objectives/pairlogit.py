@@ -45,7 +45,8 @@ from numba import njit, prange
 
 from ..metrics._base import USE_WEIGHTS_TRUE
 from ..metrics._pairwise import MAX_PAIRS, _check_max_pairs
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
+from .._seeds import as_generator
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
 from ._judged import JudgedByMetric
 
 __all__ = ["DEFINITIONS", "BoundPairLogit", "PairLogit", "PairLogitPairwise", "generate_pairs",

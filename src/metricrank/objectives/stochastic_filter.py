@@ -53,7 +53,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..metrics._base import Param, parse_int, parse_positive
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator
+from .._seeds import as_generator
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData
 
 __all__ = ["DEFINITIONS", "BoundStochasticFilter", "StochasticFilter"]
 

@@ -95,7 +95,8 @@ from numba import njit, prange
 from ..metrics._base import (REQUIRED, Param, check_finite_labels_in, parse_choice, parse_float, parse_nonnegative,
                              parse_positive, parse_top)
 from ..metrics.registry import get_metric
-from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator, metric_name_parser
+from .._seeds import as_generator
+from ._base import BoundObjective, Objective, ObjectiveDef, TrainingData, metric_name_parser
 from .stochastic_filter import check_num_estimations, parse_num_estimations
 
 __all__ = ["DEFINITIONS", "STOCHASTIC_RANK_METRICS", "BoundStochasticRank", "StochasticRank"]

@@ -62,7 +62,8 @@ from numba import get_num_threads, njit, prange
 
 from ..metrics._base import (USE_WEIGHTS_TRUE, Param, parse_choice, parse_float, parse_int, parse_positive,
                              parse_top)
-from ._base import (BoundObjective, Objective, ObjectiveDef, TrainingData, as_generator, choice_parser,
+from .._seeds import as_generator
+from ._base import (BoundObjective, Objective, ObjectiveDef, TrainingData, choice_parser,
                     fill_scoped)
 from ._judged import JudgedByMetric
 from .pairlogit import one_label, pair_terms

@@ -126,10 +126,11 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
         try:
             if isinstance(self.random_state, (bool, np.bool_)):
                 raise ValueError("a bool is no seed")
-            check_random_state(self.random_state)
+            if not isinstance(self.random_state, np.random.Generator):
+                check_random_state(self.random_state)
         except ValueError as err:
-            raise ValueError(f"random_state must be None, an integer in [0, 2**32) or a numpy RandomState; "
-                             f"got {self.random_state!r} ({err})") from None
+            raise ValueError(f"random_state must be None, an integer in [0, 2**32), a numpy RandomState or a numpy "
+                             f"Generator; got {self.random_state!r} ({err})") from None
         self._torch_device()
 
     def _torch_device(self):
@@ -239,7 +240,8 @@ class NetRanker(FeatureNamesMixin, RankerScoreMixin, BaseEstimator):
             mean, scale = np.zeros(Xd.shape[1]), np.ones(Xd.shape[1])
         self.feature_mean_, self.feature_scale_ = mean, scale
         self._device_ = device
-        seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        seed = (int(self.random_state.integers(0, 2**31 - 1)) if isinstance(self.random_state, np.random.Generator)
+                else int(check_random_state(self.random_state).randint(0, 2**31 - 1)))
         rng = np.random.default_rng(seed)
         fork = [] if device.type == "cpu" else [device]
         with _threads(self.n_jobs), torch.random.fork_rng(devices=fork):  # caller's generator untouched

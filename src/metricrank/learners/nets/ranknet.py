@@ -40,7 +40,7 @@ _COMMON_PARAMS = """
     n_jobs : int or None, default 1
         Threads for torch and the λ kernel while fitting and predicting (restored
         afterwards); None leaves torch's and numba's settings as they are.
-    random_state : int, RandomState or None, default None
+    random_state : int, numpy RandomState or Generator, or None, default None
         Seeds the initial weights, dropout and the query order; on the CPU two fits with
         the same integer give identical models. The caller's torch generator is left as it was.
     verbose : bool or int, default False
