@@ -29,6 +29,7 @@ from ..learners._inputs import (check_eval_labels, check_num_iteration, check_st
                                 eval_specs, eval_starting_scores, warn_unmoved, warn_unmoved_metrics,
                                 name_training, training_entries, warn_unordered_labels,
                                 warn_unread_eval_weights)
+from ..learners._param_names import NamesUnknownKeywords
 from ..learners.gbranker import GBRanker
 from ..learners.lambdamart import LambdaMART
 from ..metrics import get_metric
@@ -40,13 +41,15 @@ from ._partitions import (_is_dask, _is_dask_frame, as_dask_inputs, check_query_
 
 __all__ = ["DaskGBRanker", "DaskLambdaMART"]
 
-#: Single-machine parameters with no distributed meaning: LightGBM's Dask
-#: interface sets each worker's threads to the worker's own thread count,
-#: trees are grown inside one distributed call, so there is no per-tree printout,
-#: and they grow leaf-wise (the symmetric kinds need the capacity check's fits).
+#: Single-machine parameters with no distributed meaning, and why (a Dask estimator refuses them with this).
 #: ``n_models`` is distributed: the side-by-side models are LightGBM's score
 #: columns, and the workers' objective draws each column's gradient in turn.
-NOT_DISTRIBUTED = ("n_jobs", "verbose", "grow_policy")
+NOT_DISTRIBUTED = {
+    "n_jobs": "LightGBM's Dask interface sets each worker's threads to the worker's own thread count "
+              "(lgb_params={'num_threads': ...} overrides it)",
+    "verbose": "the trees are grown inside one distributed call, so there is no per-tree printout",
+    "grow_policy": "the trees grow leaf-wise (the symmetric kinds need the capacity check's fits)",
+}
 
 _GB = GBRanker().get_params()
 _LM = LambdaMART().get_params()
@@ -93,7 +96,7 @@ def _check_finite(scores, name: str) -> None:
         raise ValueError(f"{name} must be finite; row {row} is {float(scores[row].compute())}")
 
 
-class DaskGBRanker(RankerScoreMixin, BaseEstimator):
+class DaskGBRanker(RankerScoreMixin, NamesUnknownKeywords, BaseEstimator):
     """:class:`~metricrank.GBRanker` trained on a Dask cluster by ``lightgbm.dask``.
 
     Every worker runs the metricrank objective over the rows of its own
@@ -167,6 +170,7 @@ max_query_size, random_state, importance_type, lgb_params
     """
 
     _local_class = GBRanker
+    _absent_params = NOT_DISTRIBUTED
 
     def __init__(self, objective=_GB["objective"], *, n_estimators=_GB["n_estimators"],
                  learning_rate=_GB["learning_rate"], num_leaves=_GB["num_leaves"],

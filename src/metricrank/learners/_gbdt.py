@@ -12,6 +12,7 @@ from sklearn.exceptions import NotFittedError
 from .._checks import is_integer, is_real
 from .._seeds import check_lightgbm_random_state
 from ._boosting import BoostResult, thread_count, tree_params
+from ._param_names import NamesUnknownKeywords
 
 __all__ = ["ADDED_LEVEL_LAMBDA_L2", "AUTO_DOCS_PER_LEAF", "AUTO_LAMBDA_L2", "AUTO_LAMBDA_L2_FLOOR",
            "AUTO_MODELS", "AVERAGED_LAMBDA_L2", "AVERAGED_PENALTY_MIN_DOCS", "AVERAGED_PENALTY_MIN_LEAVES",
@@ -403,7 +404,7 @@ class TreeKind:
         return cls(**{**entry, "capacity_check": None if check is None else CapacityCheck(**check)})
 
 
-class GBDTBase(BaseEstimator):
+class GBDTBase(NamesUnknownKeywords, BaseEstimator):
     """Base of the tree learners. Subclasses define ``__init__`` with the tree parameters
     ``n_estimators, learning_rate, num_leaves, min_data_in_leaf, min_sum_hessian_in_leaf,
     lambda_l2, path_smooth, extra_trees, max_depth, max_bin, feature_fraction, bagging_fraction,
