@@ -90,3 +90,13 @@ def test_the_estimators_own_parameters_construct_copy_and_pickle_as_before(data)
     again = pickle.loads(pickle.dumps(fitted))
     np.testing.assert_array_equal(again.predict(data.X), fitted.predict(data.X))
     assert model.set_params(n_estimators=4).n_estimators == 4
+
+
+def test_a_subclass_that_takes_any_keyword_checks_its_own():
+    class Tagged(LambdaMART):
+        def __init__(self, tag="x", **params):
+            super().__init__(**params)
+            self.tag = tag
+
+    model = Tagged(tag="y", n_estimators=3, metric="MAP")
+    assert (model.tag, model.n_estimators, model.metric) == ("y", 3, "MAP")

@@ -25,13 +25,18 @@ class NamesUnknownKeywords:
     _absent_params: dict[str, str] = {}
 
     def __new__(cls, *args, **kwargs):
-        if kwargs:  # checked before __init__, whose signature stays the estimator's parameters
+        if kwargs and not _takes_any_keyword(cls.__init__):  # before __init__, whose signature stays the same
             params = cls._get_param_names()
             for key in sorted(set(kwargs) - set(params)):
                 raise TypeError(unknown_keyword_message(cls.__name__, key, kwargs[key], params,
                                                         cls._absent_params.get(key),
                                                         fit_params=inspect.signature(cls.fit).parameters))
         return super().__new__(cls)
+
+
+def _takes_any_keyword(init) -> bool:
+    """A subclass's ``__init__`` with ``**kwargs``: its keywords are its own to check."""
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(init).parameters.values())
 
 
 def unknown_keyword_message(owner: str, key: str, value, params, absent: str | None = None, *,
