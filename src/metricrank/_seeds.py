@@ -1,9 +1,10 @@
 """Seeds: what a ``random_state`` parameter takes, and what one fit or call draws from it.
 
-Every ``random_state`` in metricrank takes None, an integer, a numpy ``RandomState`` or a numpy ``Generator``,
-as scikit-learn's and LightGBM's estimators do. An integer (or None) fixes the result; a ``RandomState`` or
-``Generator`` is drawn from, once per fit or call, so it advances and the next fit differs, as in
-scikit-learn. The integer's range is the engine's: LightGBM's and the nets' seeds are below 2**31.
+Every estimator's ``random_state`` (and ``make_ltr``'s, ``tune``'s and ``local_optimality``'s) takes None, an
+integer, a numpy ``RandomState`` or a numpy ``Generator``, as scikit-learn's and LightGBM's estimators do. An
+integer (or None) fixes the result; a ``RandomState`` or ``Generator`` is drawn from, once per fit or call, so it
+advances and the next fit differs, as in scikit-learn. The integer's range is the engine's: LightGBM's seeds are
+below 2**31, a RandomState's (the nets') below 2**32, a Generator's unbounded.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._checks import check_generator_seed, check_positive_finite, is_integer, is_real
-from .._seeds import as_generator
 from .._io import save_figure
+from .._seeds import as_generator
 from ..metrics import get_metric
 from ..metrics.evaluate import make_input, with_scores
 from ..learners._boosting import numba_threads

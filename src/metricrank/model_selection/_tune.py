@@ -10,9 +10,9 @@ import numpy as np
 from sklearn.base import clone
 
 from .._checks import check_early_stopping_rounds, check_flag, is_integer, is_real
-from .._seeds import check_lightgbm_random_state, draw_seed
 from .._groups import group_ptr_from_qid
 from .._row_refs import renumber_rows
+from .._seeds import check_lightgbm_random_state, draw_seed
 from ..data import RankingDataset
 from ..metrics import evaluate, get_metric
 from ..objectives._base import default_eval_spec
