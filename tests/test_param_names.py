@@ -52,7 +52,15 @@ def test_a_lightgbm_name_points_to_the_parameter_lightgbm_reads_as_it(data, name
 @pytest.mark.parametrize("cls, kwargs, message", [
     (GBRanker, {"reg_alpha": 0.5}, "LightGBM's name for lambda_l1; pass it to LightGBM as lgb_params={'lambda_l1': 0.5}"),
     (GBRanker, {"boosting_type": "dart"}, "pass it to LightGBM as lgb_params={'boosting': 'dart'}"),
-    (GBRanker, {"seed": 3}, "LightGBM's name for random_state; pass random_state=3"),
+    (GBRanker, {"seed": 3}, "LightGBM's parameter; pass random_state=3"),
+    (GBRanker, {"random_seed": 3}, "LightGBM's name for seed; pass random_state=3"),
+    (GBRanker, {"nthread": 2}, "LightGBM's name for num_threads; pass n_jobs=2"),
+    (GBRanker, {"n_iter": 9}, "LightGBM's name for num_iterations; pass n_estimators=9"),
+    (GBRanker, {"l2_leaf_reg": 3}, "CatBoost's name for lambda_l2; pass lambda_l2=3 (LightGBM's L2 penalty"),
+    (GBRanker, {"loss_function": "YetiRank"}, "CatBoost's name for objective; pass objective='YetiRank'"),
+    (LambdaMART, {"loss_function": "YetiRank"}, "metricrank's objective gives the gradients; choose it with metric="),
+    (GBRanker, {"thread_count": 2}, "CatBoost's name for n_jobs; pass n_jobs=2"),
+    (GBRanker, {"border_count": 254}, "CatBoost's name for max_bin; pass max_bin=255 (bins, not borders"),
     (LambdaMART, {"objective": "lambdarank"}, "metricrank's objective gives the gradients; choose it with metric="),
     (GBRanker, {"loss": "PairLogit"}, "LightGBM's name for objective; pass objective='PairLogit'"),
     (GBRanker, {"metric": "ndcg"}, "metricrank evaluates the eval sets itself; pass eval_metric or eval_metrics to fit"),
@@ -71,6 +79,22 @@ def test_other_keywords_say_where_they_go(cls, kwargs, message):
         cls(**kwargs)
 
 
+def test_catboosts_iterations_and_depth_point_to_the_parameters_that_grow_as_many_trees_as_deep(data):
+    catboost = pytest.importorskip("catboost")
+    passed = {}
+    for name, value in (("iterations", 7), ("depth", 3)):
+        with pytest.raises(TypeError, match=rf"'{name}': CatBoost's name for \w+; pass \w+={value}") as err:
+            GBRanker("YetiRank", **{name: value})
+        own, given = re.search(r"pass (\w+)=(\d+)", str(err.value)).groups()
+        passed[own] = int(given)
+    reference = catboost.CatBoostRanker(loss_function="YetiRank", iterations=7, depth=3, verbose=False,
+                                        thread_count=1).fit(data.X, data.y, group_id=data.qid)
+    here = GBRanker("YetiRank", grow_policy="symmetric", min_data_in_leaf=1, **passed).fit(data)
+    leaves = [tree["num_leaves"] for tree in here.booster_.dump_model()["tree_info"]]
+    assert here.n_estimators_ == reference.tree_count_ == 7
+    assert set(leaves) == set(reference.get_tree_leaf_counts()) == {2 ** 3}  # symmetric trees of depth 3
+
+
 def test_the_dask_rankers_say_why_a_single_machine_parameter_is_absent():
     pytest.importorskip("distributed")
     from metricrank.dask import DaskLambdaMART
@@ -79,6 +103,11 @@ def test_the_dask_rankers_say_why_a_single_machine_parameter_is_absent():
         DaskLambdaMART(grow_policy="mixed")
     with pytest.raises(TypeError, match=r"'n_jobs': LightGBM's Dask interface sets each worker's threads"):
         DaskLambdaMART(n_jobs=2)
+    with pytest.raises(TypeError, match=r"'thread_count': CatBoost's name for n_jobs; DaskLambdaMART has no n_jobs: "
+                                        r"LightGBM's Dask interface"):
+        DaskLambdaMART(thread_count=2)
+    with pytest.raises(TypeError, match=r"'depth': CatBoost's name for max_depth; pass max_depth=4$"):
+        DaskLambdaMART(depth=4)  # no grow_policy to point to
     with pytest.raises(TypeError, match="LightGBM's name for bagging_fraction; pass bagging_fraction=0.5"):
         DaskLambdaMART(subsample=0.5)
 
