@@ -10,7 +10,7 @@ Examples
 1.0
 """
 
-import importlib
+import importlib as _importlib
 
 from . import _numba_cache
 
@@ -22,6 +22,7 @@ _EXPORTS = {
     "compare_per_query": "analysis",
     "RankingDataset": "data", "load_letor": "data", "make_ltr": "data", "save_letor": "data",
     "GBRanker": "learners", "LambdaMART": "learners", "LPRanker": "learners", "SVMAcc": "learners",
+    "load_model": "learners",
     "LambdaRank": "learners", "RankNet": "learners",  # the nets' classes: torch loads when one is built
     "SVMMAP": "learners", "SVMROCArea": "learners", "SVMROCAreaMultiClass": "learners",
     "ThresholdBinner": "learners",
@@ -33,9 +34,9 @@ _SUBPACKAGES = ("analysis", "dask", "data", "experiments", "learners", "metrics"
 
 def __getattr__(name):
     if name in _EXPORTS:
-        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        value = getattr(_importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     elif name in _SUBPACKAGES:  # ``metricrank.learners`` works after a bare ``import metricrank``, as before
-        value = importlib.import_module(f".{name}", __name__)
+        value = _importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value  # later lookups skip this function
