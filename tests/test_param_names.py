@@ -61,6 +61,7 @@ def test_a_lightgbm_name_points_to_the_parameter_lightgbm_reads_as_it(data, name
     (LambdaMART, {"loss_function": "YetiRank"}, "metricrank's objective gives the gradients; choose it with metric="),
     (GBRanker, {"thread_count": 2}, "CatBoost's name for n_jobs; pass n_jobs=2"),
     (GBRanker, {"border_count": 254}, "CatBoost's name for max_bin; pass max_bin=255 (bins, not borders"),
+    (GBRanker, {"border_count": np.int64(32)}, "CatBoost's name for max_bin; pass max_bin=33 (bins, not borders"),
     (LambdaMART, {"objective": "lambdarank"}, "metricrank's objective gives the gradients; choose it with metric="),
     (GBRanker, {"loss": "PairLogit"}, "LightGBM's name for objective; pass objective='PairLogit'"),
     (GBRanker, {"metric": "ndcg"}, "metricrank evaluates the eval sets itself; pass eval_metric or eval_metrics to fit"),

@@ -11,6 +11,8 @@ from __future__ import annotations
 import difflib
 import inspect
 
+from .._checks import is_integer
+
 __all__ = ["CATBOOST_NAMES", "FIT_KEYWORDS", "NamesUnknownKeywords", "unknown_keyword_message"]
 
 #: keywords of ``fit`` that other libraries' constructors take (XGBoost's ``eval_metric``,
@@ -79,7 +81,7 @@ def unknown_keyword_message(owner: str, key: str, value, params, absent: dict | 
         if own in absent:
             return f"{head}: CatBoost's name for {own}; {owner} has no {own}: {absent[own]}"
         if own in params:
-            value = value + 1 if key == "border_count" and isinstance(value, int) else value
+            value = int(value) + 1 if key == "border_count" and is_integer(value) else value
             if own == "max_depth" and "grow_policy" not in params:
                 differs = ""
             return f"{head}: CatBoost's name for {own}; pass {own}={value!r}{differs}"
