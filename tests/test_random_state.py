@@ -109,7 +109,7 @@ def test_other_seeds_are_refused_by_name(data, bad):
 
 
 def as_generator_oracle(seed):
-    return np.random.default_rng(np.random.RandomState(seed).randint(0, 2 ** 31 - 1))
+    return np.random.default_rng(np.random.RandomState(seed).randint(0, LIGHTGBM_SEEDS))  # draw_seed's one draw
 
 
 def test_make_ltr_takes_a_random_state():

@@ -30,7 +30,7 @@ def as_generator(random_state) -> np.random.Generator:
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+        return np.random.default_rng(draw_seed(random_state))  # one draw, as a fit takes its seed
     return np.random.default_rng(random_state)
 
 
